@@ -1,0 +1,1 @@
+export default defineBackground({ type: 'module', main() {} });

@@ -1,0 +1,49 @@
+import { defineConfig } from 'wxt';
+import preact from '@preact/preset-vite';
+
+// Host permissions: only the model hub (and its CDN redirects), Open-Meteo and Wikipedia. A user-chosen mirror or
+// model server is requested at run time through optional_host_permissions, never granted up front.
+export const HOST_PERMISSIONS = [
+  'https://huggingface.co/*',
+  'https://*.huggingface.co/*',
+  'https://*.hf.co/*',
+  'https://geocoding-api.open-meteo.com/*',
+  'https://api.open-meteo.com/*',
+  'https://*.wikipedia.org/*',
+];
+
+export const PERMISSIONS = ['sidePanel', 'offscreen', 'storage', 'unlimitedStorage', 'scripting', 'activeTab'];
+
+export default defineConfig({
+  srcDir: '.',
+  entrypointsDir: 'entrypoints',
+  publicDir: 'public',
+  manifest: {
+    name: 'Sidetalk',
+    description: 'Talk to a local voice assistant in the side panel. Speech, language and voice models run on your GPU.',
+    permissions: PERMISSIONS,
+    host_permissions: HOST_PERMISSIONS,
+    optional_host_permissions: ['http://*/*', 'https://*/*'],
+    minimum_chrome_version: '124',
+    content_security_policy: {
+      extension_pages: "script-src 'self' 'wasm-unsafe-eval'; object-src 'self';",
+    },
+    cross_origin_embedder_policy: { value: 'require-corp' },
+    cross_origin_opener_policy: { value: 'same-origin' },
+    icons: { 16: 'icons/16.png', 32: 'icons/32.png', 48: 'icons/48.png', 128: 'icons/128.png' },
+    action: { default_title: 'Sidetalk', default_icon: { 16: 'icons/16.png', 32: 'icons/32.png' } },
+    commands: {
+      _execute_action: {
+        suggested_key: { default: 'Alt+Shift+S' },
+        description: 'Open Sidetalk',
+      },
+      'toggle-listening': {
+        suggested_key: { default: 'Alt+Shift+L' },
+        description: 'Start or stop hands-free listening',
+      },
+    },
+  },
+  vite: () => ({
+    plugins: [preact()],
+  }),
+});
