@@ -1,5 +1,17 @@
 import { defineConfig } from 'wxt';
 import preact from '@preact/preset-vite';
+import { resolve } from 'node:path';
+
+/**
+ * Runtime files copied from node_modules into the build, so no binary is committed and nothing loads from a CDN:
+ * the onnxruntime-web wasm that transformers.js and our own sessions share (one pinned version), and the Silero VAD
+ * model that ships in @ricky0123/vad-web.
+ */
+const RUNTIME_FILES: { from: string; to: string }[] = [
+  { from: 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.mjs', to: 'ort/ort-wasm-simd-threaded.asyncify.mjs' },
+  { from: 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm', to: 'ort/ort-wasm-simd-threaded.asyncify.wasm' },
+  { from: 'node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx', to: 'vad/silero_vad_v5.onnx' },
+];
 
 // Host permissions: only the model hub (and its CDN redirects), Open-Meteo and Wikipedia. A user-chosen mirror or
 // model server is requested at run time through optional_host_permissions, never granted up front.
@@ -41,6 +53,11 @@ export default defineConfig({
         suggested_key: { default: 'Alt+Shift+L' },
         description: 'Start or stop hands-free listening',
       },
+    },
+  },
+  hooks: {
+    'build:publicAssets': (_wxt, files) => {
+      for (const file of RUNTIME_FILES) files.push({ absoluteSrc: resolve(file.from), relativeDest: file.to });
     },
   },
   vite: () => ({

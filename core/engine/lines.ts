@@ -1,0 +1,6 @@
+/** Fixed lines the engine speaks itself. Short, and never reading back what was (mis)heard. */
+export const LINES = {
+  clarify: "Sorry, I didn't catch that. Could you say it again?",
+  degenerate: 'Sorry, I lost my train of thought. Could you ask that again?',
+  busy: "I'm still working on the last thing you asked.",
+} as const;

@@ -1,0 +1,73 @@
+/**
+ * Keeps exactly one offscreen document alive while anything needs it. Chrome allows one per profile and a second
+ * createDocument rejects, so creation goes through one in-flight promise. A document that stops answering pings is
+ * closed and created again; one that vanished (closed, crashed, extension reload) is re-created on demand.
+ */
+export interface OffscreenAdapter {
+  exists(): Promise<boolean>;
+  create(): Promise<void>;
+  close(): Promise<void>;
+  /** Resolves when the document answers, rejects or times out otherwise. */
+  ping(timeoutMs: number): Promise<void>;
+}
+
+export interface OffscreenKeeperOptions {
+  pingTimeoutMs: number;
+  onCreated?: (count: number) => void;
+  onError?: (message: string) => void;
+}
+
+export class OffscreenKeeper {
+  private inFlight: Promise<void> | null = null;
+  private created = 0;
+
+  constructor(
+    private readonly adapter: OffscreenAdapter,
+    private readonly options: OffscreenKeeperOptions,
+  ) {}
+
+  get createdCount(): number {
+    return this.created;
+  }
+
+  /** Makes sure a document exists; concurrent callers share one creation. */
+  ensure(): Promise<void> {
+    if (this.inFlight) return this.inFlight;
+    this.inFlight = (async () => {
+      try {
+        if (await this.adapter.exists()) return;
+        await this.adapter.create();
+        this.created += 1;
+        this.options.onCreated?.(this.created);
+      } catch (err) {
+        // A racing creation elsewhere (e.g. a second SW instance) leaves a document behind: that is success.
+        if (await this.adapter.exists().catch(() => false)) return;
+        this.options.onError?.(err instanceof Error ? err.message : String(err));
+        throw err;
+      }
+    })().finally(() => {
+      this.inFlight = null;
+    });
+    return this.inFlight;
+  }
+
+  /**
+   * Health check: a missing document is created; a present one that does not answer is replaced.
+   * Returns what it found so callers can report it.
+   */
+  async check(): Promise<'healthy' | 'created' | 'replaced'> {
+    if (this.inFlight) await this.inFlight.catch(() => undefined);
+    if (!(await this.adapter.exists())) {
+      await this.ensure();
+      return 'created';
+    }
+    try {
+      await this.adapter.ping(this.options.pingTimeoutMs);
+      return 'healthy';
+    } catch {
+      await this.adapter.close().catch(() => undefined);
+      await this.ensure();
+      return 'replaced';
+    }
+  }
+}

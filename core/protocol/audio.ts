@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+/**
+ * Binary audio from the offscreen document to the side panel over a BroadcastChannel (runtime messaging is
+ * JSON-only and would turn a Float32Array into an object with one key per sample).
+ */
+export const AUDIO_CHANNEL_NAME = 'sidetalk-audio';
+
+export const AudioChunkSchema = z.object({
+  kind: z.literal('chunk'),
+  turnId: z.string().min(1).max(64),
+  seq: z.number().int().nonnegative(),
+  sampleRate: z.number().int().min(8000).max(96_000),
+  samples: z.instanceof(Float32Array).refine((s) => s.length <= 96_000 * 10, 'chunk longer than 10 s'),
+  text: z.string().max(2000).optional(),
+  final: z.boolean(),
+});
+
+export const AudioStopSchema = z.object({
+  kind: z.literal('stop'),
+  turnId: z.string().min(1).max(64),
+});
+
+export const AudioChannelMessageSchema = z.discriminatedUnion('kind', [AudioChunkSchema, AudioStopSchema]);
+export type AudioChannelMessage = z.infer<typeof AudioChannelMessageSchema>;
+export type AudioChunk = z.infer<typeof AudioChunkSchema>;

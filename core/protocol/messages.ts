@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { SettingsPatchSchema, SettingsSchema } from './settings';
+import { AppStatusSchema, OffscreenStatusSchema } from './status';
+
+/** Contexts that answer requests. UIs (side panel, popup) only send requests and receive events. */
+export const TargetSchema = z.enum(['background', 'offscreen']);
+export type Target = z.infer<typeof TargetSchema>;
+
+const Empty = z.object({}).strict();
+
+const MicProbeResultSchema = z.object({
+  sampleRate: z.number(),
+  frames: z.number().int().nonnegative(),
+  peakRms: z.number().nonnegative(),
+  meanRms: z.number().nonnegative(),
+});
+export type MicProbeResult = z.infer<typeof MicProbeResultSchema>;
+
+/**
+ * Every request between contexts: its receiving context, its payload and the shape of its answer. Both directions
+ * are validated: the receiver parses the request, the sender parses the answer.
+ */
+export const REQUESTS = {
+  'settings/get': { target: 'background', payload: Empty, result: SettingsSchema },
+  'settings/set': { target: 'background', payload: z.object({ patch: SettingsPatchSchema }).strict(), result: SettingsSchema },
+  'status/get': { target: 'background', payload: Empty, result: AppStatusSchema },
+  'offscreen/ensure': { target: 'background', payload: Empty, result: AppStatusSchema },
+  'listening/toggle': { target: 'background', payload: Empty, result: SettingsSchema },
+  'offscreen/ping': { target: 'offscreen', payload: Empty, result: z.object({ startedAt: z.number() }) },
+  'offscreen/status': { target: 'offscreen', payload: Empty, result: OffscreenStatusSchema },
+  'mic/probe': {
+    target: 'offscreen',
+    payload: z.object({ durationMs: z.number().int().min(100).max(10_000) }).strict(),
+    result: MicProbeResultSchema,
+  },
+} as const satisfies Record<string, { target: Target; payload: z.ZodType; result: z.ZodType }>;
+
+export type RequestType = keyof typeof REQUESTS;
+export type RequestPayload<T extends RequestType> = z.infer<(typeof REQUESTS)[T]['payload']>;
+export type RequestResult<T extends RequestType> = z.infer<(typeof REQUESTS)[T]['result']>;
+
+interface OneRequest<T extends RequestType> {
+  kind: 'request';
+  type: T;
+  target: Target;
+  payload: RequestPayload<T>;
+}
+
+/** A union over every request type, so checking `type` narrows `payload`. */
+export type RequestMessage<T extends RequestType = RequestType> = { [K in T]: OneRequest<K> }[T];
+
+/** Events are broadcast (runtime messaging) and need no answer. */
+export const EVENTS = {
+  'event/status': z.object({ status: AppStatusSchema }).strict(),
+  'event/settings': z.object({ settings: SettingsSchema }).strict(),
+  'event/offscreen-ready': z.object({ status: OffscreenStatusSchema }).strict(),
+} as const satisfies Record<string, z.ZodType>;
+
+export type EventType = keyof typeof EVENTS;
+export type EventPayload<T extends EventType> = z.infer<(typeof EVENTS)[T]>;
+
+interface OneEvent<T extends EventType> {
+  kind: 'event';
+  type: T;
+  payload: EventPayload<T>;
+}
+
+/** A union over every event type, so checking `type` narrows `payload`. */
+export type EventMessage<T extends EventType = EventType> = { [K in T]: OneEvent<K> }[T];
+
+export const ProtocolErrorSchema = z.object({
+  code: z.enum(['malformed', 'unknown_type', 'wrong_target', 'handler_failed', 'timeout', 'unavailable']),
+  message: z.string(),
+});
+
+export type Reply<T> = { ok: true; data: T } | { ok: false; error: z.infer<typeof ProtocolErrorSchema> };
+
+export function requestMessage<T extends RequestType>(type: T, payload: RequestPayload<T>): RequestMessage<T> {
+  return { kind: 'request', type, target: REQUESTS[type].target, payload } as RequestMessage<T>;
+}
+
+export function eventMessage<T extends EventType>(type: T, payload: EventPayload<T>): EventMessage<T> {
+  return { kind: 'event', type, payload } as EventMessage<T>;
+}

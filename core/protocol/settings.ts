@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/**
+ * User settings persisted by the background in chrome.storage.local. Parsing is lenient per field: a corrupt or
+ * outdated field falls back to its default while every valid field the user chose is kept.
+ */
+export const SettingsSchema = z.object({
+  visionEnabled: z.boolean(),
+  handsFree: z.boolean(),
+  theme: z.enum(['system', 'light', 'dark']),
+  captions: z.boolean(),
+  mirrorBaseUrl: z.string().max(2048),
+  asrModel: z.enum(['moonshine-base', 'whisper-base']),
+  debugPanel: z.boolean(),
+});
+export type Settings = z.infer<typeof SettingsSchema>;
+
+export const DEFAULT_SETTINGS: Settings = {
+  visionEnabled: false,
+  handsFree: false,
+  theme: 'system',
+  captions: true,
+  mirrorBaseUrl: '',
+  asrModel: 'moonshine-base',
+  debugPanel: false,
+};
+
+export const SettingsPatchSchema = SettingsSchema.partial().strict();
+export type SettingsPatch = z.infer<typeof SettingsPatchSchema>;
+
+/** Reads whatever is stored, keeping each valid field and replacing only the invalid or missing ones. */
+export function settingsFromStored(stored: unknown): Settings {
+  const out: Settings = { ...DEFAULT_SETTINGS };
+  if (stored === null || typeof stored !== 'object') return out;
+  const record = stored as Record<string, unknown>;
+  const shape = SettingsSchema.shape;
+  for (const key of Object.keys(shape) as (keyof Settings)[]) {
+    const parsed = shape[key].safeParse(record[key]);
+    if (parsed.success) (out as Record<keyof Settings, unknown>)[key] = parsed.data;
+  }
+  return out;
+}

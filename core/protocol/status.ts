@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+export const PermissionStateSchema = z.enum(['granted', 'denied', 'prompt', 'unknown']);
+export type PermissionStateName = z.infer<typeof PermissionStateSchema>;
+
+export const GpuInfoSchema = z.object({
+  available: z.boolean(),
+  vendor: z.string(),
+  architecture: z.string(),
+  description: z.string(),
+  isFallbackAdapter: z.boolean(),
+  shaderF16: z.boolean(),
+  error: z.string().optional(),
+});
+export type GpuInfo = z.infer<typeof GpuInfoSchema>;
+
+/** What the offscreen document can do right now; shown by the side panel and popup. */
+export const OffscreenStatusSchema = z.object({
+  startedAt: z.number(),
+  crossOriginIsolated: z.boolean(),
+  gpu: GpuInfoSchema,
+  mic: z.object({
+    capturing: z.boolean(),
+    sampleRate: z.number().nullable(),
+    error: z.string().optional(),
+  }),
+});
+export type OffscreenStatus = z.infer<typeof OffscreenStatusSchema>;
+
+/** The background's view of the whole extension, one snapshot for every UI. */
+export const AppStatusSchema = z.object({
+  offscreen: z.union([OffscreenStatusSchema, z.null()]),
+  offscreenCreatedCount: z.number().int().nonnegative(),
+});
+export type AppStatus = z.infer<typeof AppStatusSchema>;

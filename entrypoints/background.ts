@@ -1,1 +1,0 @@
-export default defineBackground({ type: 'module', main() {} });

@@ -1,0 +1,140 @@
+import { OffscreenKeeper } from '../../core/lifecycle/offscreen-keeper';
+import {
+  createEventReceiver,
+  createRequestRouter,
+  eventMessage,
+  OffscreenStatusSchema,
+  type AppStatus,
+  type EventMessage,
+  type OffscreenStatus,
+  type ProtocolError,
+} from '../../core/protocol';
+import { chromeOffscreenAdapter } from './offscreen-adapter';
+import { loadSettings, migrateSettings, saveSettings } from './settings-store';
+
+const HEALTH_CHECK_MS = 15_000;
+const PING_TIMEOUT_MS = 4_000;
+const STATUS_KEY = 'offscreenStatus';
+
+export default defineBackground({
+  type: 'module',
+  main() {
+    const logError = (error: ProtocolError) => console.warn(`[sidetalk] rejected message: ${error.code}: ${error.message}`);
+    const keeper = new OffscreenKeeper(chromeOffscreenAdapter(), {
+      pingTimeoutMs: PING_TIMEOUT_MS,
+      onError: (message) => console.warn(`[sidetalk] offscreen document: ${message}`),
+    });
+    let sidePanels = 0;
+
+    const broadcast = (event: EventMessage) => {
+      // No receiver (no side panel or popup open) is normal; the rejection carries no information.
+      chrome.runtime.sendMessage(event).catch(() => undefined);
+    };
+
+    // The status snapshot is kept in session storage so a restarted worker still knows what the document reported.
+    async function readStatus(): Promise<AppStatus> {
+      const stored = await chrome.storage.session.get([STATUS_KEY, 'offscreenCreatedCount']);
+      const parsed = OffscreenStatusSchema.safeParse(stored[STATUS_KEY]);
+      const count = typeof stored.offscreenCreatedCount === 'number' ? stored.offscreenCreatedCount : 0;
+      return { offscreen: parsed.success ? parsed.data : null, offscreenCreatedCount: count };
+    }
+
+    async function writeStatus(offscreen: OffscreenStatus | null, created?: boolean): Promise<AppStatus> {
+      const current = await readStatus();
+      const next: AppStatus = {
+        offscreen,
+        offscreenCreatedCount: current.offscreenCreatedCount + (created ? 1 : 0),
+      };
+      await chrome.storage.session.set({ [STATUS_KEY]: offscreen, offscreenCreatedCount: next.offscreenCreatedCount });
+      broadcast(eventMessage('event/status', { status: next }));
+      return next;
+    }
+
+    async function ensureOffscreen(): Promise<AppStatus> {
+      const before = keeper.createdCount;
+      await keeper.ensure();
+      if (keeper.createdCount > before) return writeStatus(null, true);
+      return readStatus();
+    }
+
+    const router = createRequestRouter(
+      'background',
+      {
+        'settings/get': () => loadSettings(),
+        'settings/set': async ({ patch }) => {
+          const settings = await saveSettings(patch);
+          broadcast(eventMessage('event/settings', { settings }));
+          return settings;
+        },
+        'status/get': () => readStatus(),
+        'offscreen/ensure': () => ensureOffscreen(),
+        'listening/toggle': async () => {
+          const settings = await saveSettings({ handsFree: !(await loadSettings()).handsFree });
+          broadcast(eventMessage('event/settings', { settings }));
+          return settings;
+        },
+      },
+      logError,
+    );
+
+    const onEvent = createEventReceiver((event) => {
+      if (event.type === 'event/offscreen-ready') void writeStatus(event.payload.status);
+    }, logError);
+
+    chrome.runtime.onMessage.addListener((raw: unknown, sender, sendResponse) => {
+      if (sender.id !== chrome.runtime.id) return false;
+      onEvent(raw);
+      const reply = router.handle(raw);
+      if (!reply) return false;
+      void reply.then(sendResponse);
+      return true;
+    });
+
+    // The offscreen document and every open side panel hold a port: its disconnect is the fastest death signal.
+    chrome.runtime.onConnect.addListener((port) => {
+      if (port.sender?.id !== chrome.runtime.id) return port.disconnect();
+      if (port.name === 'sidepanel') {
+        sidePanels += 1;
+        void ensureOffscreen().catch(() => undefined);
+        port.onDisconnect.addListener(() => {
+          sidePanels = Math.max(0, sidePanels - 1);
+        });
+      } else if (port.name === 'offscreen') {
+        port.onDisconnect.addListener(() => {
+          void (async () => {
+            await writeStatus(null);
+            const settings = await loadSettings();
+            if (sidePanels > 0 || settings.handsFree || settings.visionEnabled) await ensureOffscreen();
+          })().catch((err: unknown) => console.warn('[sidetalk] could not re-create the offscreen document', err));
+        });
+      }
+    });
+
+    setInterval(() => {
+      if (sidePanels === 0) return;
+      void keeper.check().then((result) => {
+        if (result !== 'healthy') void writeStatus(null, true);
+      });
+    }, HEALTH_CHECK_MS);
+
+    chrome.runtime.onInstalled.addListener(() => {
+      void migrateSettings();
+      void chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: false }).catch(() => undefined);
+    });
+
+    chrome.runtime.onStartup.addListener(() => {
+      void loadSettings().then((s) => (s.handsFree || s.visionEnabled ? ensureOffscreen() : undefined));
+    });
+
+    chrome.commands.onCommand.addListener((command, tab) => {
+      if (command !== 'toggle-listening') return;
+      // A keyboard command counts as a user gesture, so the panel may be opened from here.
+      if (tab?.windowId !== undefined) void chrome.sidePanel.open({ windowId: tab.windowId }).catch(() => undefined);
+      void (async () => {
+        const settings = await saveSettings({ handsFree: !(await loadSettings()).handsFree });
+        broadcast(eventMessage('event/settings', { settings }));
+        await ensureOffscreen();
+      })();
+    });
+  },
+});

@@ -1,0 +1,76 @@
+import {
+  createRequestRouter,
+  eventMessage,
+  type OffscreenStatus,
+  type ProtocolError,
+} from '../../core/protocol';
+import { MicCapture } from '../../models/audio/mic-capture';
+import { readGpuInfo } from './gpu-info';
+
+/**
+ * The offscreen document: owns the GPU, the microphone and (in workers) the models. Its main thread only routes,
+ * because it shares a renderer thread with the side panel whose avatar must keep its frame rate.
+ */
+const startedAt = Date.now();
+const mic = new MicCapture(chrome.runtime.getURL('/worklets/mic-framer.js'));
+const gpuInfo = readGpuInfo();
+
+async function status(): Promise<OffscreenStatus> {
+  return {
+    startedAt,
+    crossOriginIsolated: globalThis.crossOriginIsolated === true,
+    gpu: await gpuInfo,
+    mic: { capturing: mic.capturing, sampleRate: mic.sampleRate, ...(mic.lastError ? { error: mic.lastError } : {}) },
+  };
+}
+
+async function probeMic(durationMs: number) {
+  const wasCapturing = mic.capturing;
+  let frames = 0;
+  let peak = 0;
+  let sumSquares = 0;
+  let samples = 0;
+  const off = mic.onFrame((frame) => {
+    frames += 1;
+    peak = Math.max(peak, frame.rms);
+    sumSquares += frame.rms * frame.rms * frame.samples.length;
+    samples += frame.samples.length;
+  });
+  try {
+    await mic.start();
+    const sampleRate = mic.sampleRate ?? 0;
+    await new Promise((r) => setTimeout(r, durationMs));
+    return { sampleRate, frames, peakRms: peak, meanRms: samples ? Math.sqrt(sumSquares / samples) : 0 };
+  } finally {
+    off();
+    if (!wasCapturing) await mic.stop();
+  }
+}
+
+const logError = (error: ProtocolError) => console.warn(`[sidetalk] offscreen rejected message: ${error.code}: ${error.message}`);
+
+const router = createRequestRouter(
+  'offscreen',
+  {
+    'offscreen/ping': () => ({ startedAt }),
+    'offscreen/status': () => status(),
+    'mic/probe': ({ durationMs }) => probeMic(durationMs),
+  },
+  logError,
+);
+
+chrome.runtime.onMessage.addListener((raw: unknown, sender, sendResponse) => {
+  if (sender.id !== chrome.runtime.id) return false;
+  const reply = router.handle(raw);
+  if (!reply) return false;
+  void reply.then(sendResponse);
+  return true;
+});
+
+// A held port lets the background see this document die at once; if the worker restarts, reconnect and re-report.
+function connect(): void {
+  const port = chrome.runtime.connect({ name: 'offscreen' });
+  port.onDisconnect.addListener(() => setTimeout(connect, 250));
+  void status().then((s) => chrome.runtime.sendMessage(eventMessage('event/offscreen-ready', { status: s })).catch(() => undefined));
+}
+connect();

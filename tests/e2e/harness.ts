@@ -1,0 +1,122 @@
+import { chromium, type BrowserContext, type Page, type Worker } from 'playwright-core';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const EXTENSION_DIR = resolve('.output/chrome-mv3');
+export const ARTIFACTS_DIR = resolve('tests/artifacts');
+const CHROMIUM = process.env.SIDETALK_CHROMIUM ?? '/usr/bin/chromium';
+
+export interface LaunchOptions {
+  /** WAV file fed as the microphone. */
+  micWav?: string;
+  /** Y4M file fed as the camera; Chromium's moving test pattern when absent. */
+  cameraY4m?: string;
+  /** false to leave media permission at 'prompt' (exercises the grant flow). */
+  autoGrantMedia?: boolean;
+}
+
+export interface ExtensionSession {
+  context: BrowserContext;
+  worker: Worker;
+  extensionId: string;
+  /** Console errors and uncaught exceptions from every extension page, for the "no console errors" checks. */
+  errors: string[];
+  openPage(path: string): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/** Launches headless Debian Chromium with the built extension, SwiftShader WebGPU and fake media devices. */
+export async function launchExtension(options: LaunchOptions = {}): Promise<ExtensionSession> {
+  if (!existsSync(join(EXTENSION_DIR, 'manifest.json'))) {
+    throw new Error(`No built extension at ${EXTENSION_DIR}: run "npm run build" first.`);
+  }
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y --no-install-recommends chromium`);
+  }
+  const profile = mkdtempSync(join(tmpdir(), 'sidetalk-e2e-'));
+  const args = [
+    `--disable-extensions-except=${EXTENSION_DIR}`,
+    `--load-extension=${EXTENSION_DIR}`,
+    '--enable-unsafe-webgpu',
+    '--use-fake-device-for-media-stream',
+    '--no-sandbox',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--disable-quic',
+  ];
+  if (options.autoGrantMedia !== false) args.push('--use-fake-ui-for-media-stream');
+  if (options.micWav) args.push(`--use-file-for-fake-audio-capture=${options.micWav}`);
+  if (options.cameraY4m) args.push(`--use-file-for-fake-video-capture=${options.cameraY4m}`);
+
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args });
+  const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
+  const extensionId = new URL(worker.url()).host;
+  const errors: string[] = [];
+  worker.on('console', (msg) => {
+    if (msg.type() === 'error') errors.push(`[service worker] ${msg.text()}`);
+  });
+  const watch = (page: Page) => {
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') errors.push(`[${page.url()}] ${msg.text()}`);
+    });
+    page.on('pageerror', (err) => errors.push(`[${page.url()}] uncaught: ${err.message}`));
+  };
+  return {
+    context,
+    worker,
+    extensionId,
+    errors,
+    async openPage(path: string) {
+      const page = await context.newPage();
+      watch(page);
+      await page.goto(`chrome-extension://${extensionId}/${path.replace(/^\//, '')}`);
+      return page;
+    },
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Sends a raw runtime message from an extension page (the offscreen document is reachable only this way). */
+export function sendFromPage<T = unknown>(page: Page, message: unknown): Promise<T> {
+  return page.evaluate((m) => chrome.runtime.sendMessage(m), message) as Promise<T>;
+}
+
+export async function poll<T>(fn: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 15_000, stepMs = 100): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: T = await fn();
+  while (!ok(last)) {
+    if (Date.now() > end) throw new Error(`Timed out after ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, stepMs));
+    last = await fn();
+  }
+  return last;
+}
+
+export function contextTypes(worker: Worker): Promise<string[]> {
+  return worker.evaluate(async () => (await chrome.runtime.getContexts({})).map((c) => c.contextType as string));
+}
+
+/** Saves a screenshot as a test artifact and returns how many distinct colours it has (a blank page has ~1). */
+export async function screenshotColours(page: Page, name: string): Promise<number> {
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  const png = await page.screenshot({ fullPage: true });
+  writeFileSync(join(ARTIFACTS_DIR, `${name}.png`), png);
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const canvas = new OffscreenCanvas(img.width, img.height);
+    const ctx = canvas.getContext('2d')!;
+    ctx.drawImage(img, 0, 0);
+    const data = ctx.getImageData(0, 0, img.width, img.height).data;
+    const colours = new Set<number>();
+    for (let i = 0; i < data.length; i += 16) colours.add((data[i]! << 16) | (data[i + 1]! << 8) | data[i + 2]!);
+    return colours.size;
+  }, png.toString('base64'));
+}

@@ -1,0 +1,44 @@
+/**
+ * Test setup shared by the model runtime tests: fixture repos in a temp dir, served by the local hub server, and
+ * transformers.js pointed at it over HTTP only (no local model files, a fresh download cache per suite).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { env } from '@huggingface/transformers';
+import { generateFixtureRepos, type FixtureRepos } from '../../fixtures/models/generate';
+import { startHubServer, type HubServer } from '../../fixtures/hub/server';
+
+export interface HubEnv {
+  hub: HubServer;
+  repos: FixtureRepos;
+  close(): Promise<void>;
+}
+
+export async function startFixtureHub(): Promise<HubEnv> {
+  const root = await mkdtemp(join(tmpdir(), 'sidetalk-fixture-repos-'));
+  const cache = await mkdtemp(join(tmpdir(), 'sidetalk-tjs-cache-'));
+  const repos = await generateFixtureRepos(root);
+  const hub = await startHubServer({ root });
+  env.allowLocalModels = false;
+  env.allowRemoteModels = true;
+  env.remoteHost = `${hub.url}/`;
+  env.remotePathTemplate = '{model}/resolve/{revision}/';
+  env.cacheDir = cache;
+  return {
+    hub,
+    repos,
+    async close() {
+      await hub.close();
+      await rm(root, { recursive: true, force: true });
+      await rm(cache, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A 16 kHz test tone (amplitude 0.5) or silence. */
+export function clip(seconds: number, hz: number | null): Float32Array {
+  const out = new Float32Array(Math.round(16000 * seconds));
+  if (hz !== null) for (let i = 0; i < out.length; i++) out[i] = 0.5 * Math.sin((2 * Math.PI * hz * i) / 16000);
+  return out;
+}

@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import {
+  AudioChannelMessageSchema,
+  createEventReceiver,
+  createRequestRouter,
+  DEFAULT_SETTINGS,
+  eventMessage,
+  parseMessage,
+  parseReply,
+  requestMessage,
+  sendRequest,
+  settingsFromStored,
+  type EventMessage,
+  type ProtocolError,
+} from '../../../core/protocol';
+
+const status = {
+  offscreen: null,
+  offscreenCreatedCount: 1,
+};
+
+function backgroundRouter(errors: ProtocolError[] = []) {
+  return createRequestRouter(
+    'background',
+    {
+      'settings/get': () => DEFAULT_SETTINGS,
+      'settings/set': ({ patch }) => ({ ...DEFAULT_SETTINGS, ...patch }),
+      'status/get': () => status,
+      'offscreen/ensure': () => status,
+      'listening/toggle': () => ({ ...DEFAULT_SETTINGS, handsFree: true }),
+    },
+    (e) => errors.push(e),
+  );
+}
+
+describe('protocol messages', () => {
+  it('round-trips every valid request through the router and validates the reply', async () => {
+    const router = backgroundRouter();
+    const msg = requestMessage('settings/set', { patch: { visionEnabled: true } });
+    const raw = JSON.parse(JSON.stringify(msg)); // what runtime messaging really delivers
+    const reply = await router.handle(raw);
+    expect(reply).toEqual({ ok: true, data: { ...DEFAULT_SETTINGS, visionEnabled: true } });
+    expect(parseReply('settings/set', reply)).toEqual(reply);
+  });
+
+  it('ignores traffic addressed to another context', () => {
+    const router = backgroundRouter();
+    expect(router.handle(requestMessage('offscreen/ping', {}))).toBeNull();
+    expect(router.handle({ hello: 'world' })).toBeNull();
+    expect(router.handle(null)).toBeNull();
+  });
+
+  const malformed: [string, unknown, string, RegExp][] = [
+    ['unknown type', { kind: 'request', type: 'nope', target: 'background', payload: {} }, 'unknown_type', /Unknown request type "nope"/],
+    ['wrong field type', { kind: 'request', type: 'settings/set', target: 'background', payload: { patch: { handsFree: 1 } } }, 'malformed', /patch\.handsFree/],
+    ['extra field', { kind: 'request', type: 'settings/set', target: 'background', payload: { patch: { evil: true } } }, 'malformed', /evil|Unrecognized/],
+    ['missing payload', { kind: 'request', type: 'settings/set', target: 'background' }, 'malformed', /payload/],
+    ['bad kind', { kind: 'rpc', type: 'settings/get', target: 'background', payload: {} }, 'malformed', /kind/],
+    ['huge type string', { kind: 'request', type: 'x'.repeat(500), target: 'background', payload: {} }, 'malformed', /type/],
+    ['bad enum', { kind: 'request', type: 'settings/set', target: 'background', payload: { patch: { theme: 'neon' } } }, 'malformed', /theme/],
+  ];
+  it.each(malformed)('rejects %s with a clear typed error', async (_name, raw, code, message) => {
+    const errors: ProtocolError[] = [];
+    const reply = await backgroundRouter(errors).handle(raw);
+    expect(reply).toMatchObject({ ok: false, error: { code } });
+    expect(reply && !reply.ok && reply.error.message).toMatch(message);
+    expect(errors).toHaveLength(1);
+  });
+
+  it('rejects a request sent to the wrong target', () => {
+    const parsed = parseMessage({ kind: 'request', type: 'mic/probe', target: 'background', payload: { durationMs: 500 } });
+    expect(parsed).toMatchObject({ ok: false, error: { code: 'wrong_target' } });
+  });
+
+  it('turns a throwing handler into a handler_failed reply instead of crashing', async () => {
+    const errors: ProtocolError[] = [];
+    const router = createRequestRouter(
+      'offscreen',
+      {
+        'offscreen/ping': () => {
+          throw new Error('boom');
+        },
+        'offscreen/status': () => Promise.reject(new Error('no gpu')),
+        'mic/probe': () => ({ sampleRate: 16000, frames: 1, peakRms: 0, meanRms: 0 }),
+      },
+      (e) => errors.push(e),
+    );
+    expect(await router.handle(requestMessage('offscreen/ping', {}))).toMatchObject({ ok: false, error: { code: 'handler_failed', message: expect.stringContaining('boom') } });
+    expect(await router.handle(requestMessage('offscreen/status', {}))).toMatchObject({ ok: false, error: { code: 'handler_failed' } });
+    expect(errors).toHaveLength(2);
+  });
+
+  it('validates replies on the sender side', () => {
+    expect(parseReply('offscreen/ping', undefined)).toMatchObject({ ok: false, error: { code: 'unavailable' } });
+    expect(parseReply('offscreen/ping', { ok: true, data: { startedAt: 'yesterday' } })).toMatchObject({ ok: false, error: { code: 'malformed' } });
+    expect(parseReply('offscreen/ping', 42)).toMatchObject({ ok: false, error: { code: 'malformed' } });
+    expect(parseReply('offscreen/ping', { ok: true, data: { startedAt: 5 } })).toEqual({ ok: true, data: { startedAt: 5 } });
+  });
+
+  it('sendRequest times out on a silent receiver and reports a failed send', async () => {
+    const never = () => new Promise<unknown>(() => undefined);
+    expect(await sendRequest(never, 'offscreen/ping', {}, 20)).toMatchObject({ ok: false, error: { code: 'timeout' } });
+    const failing = () => Promise.reject(new Error('Receiving end does not exist.'));
+    expect(await sendRequest(failing, 'offscreen/ping', {})).toMatchObject({ ok: false, error: { code: 'unavailable' } });
+  });
+
+  it('delivers only valid events to listeners', () => {
+    const got: EventMessage[] = [];
+    const errors: ProtocolError[] = [];
+    const receive = createEventReceiver((e) => got.push(e), (e) => errors.push(e));
+    receive(eventMessage('event/settings', { settings: DEFAULT_SETTINGS }));
+    receive({ kind: 'event', type: 'event/settings', payload: { settings: { handsFree: 'nope' } } });
+    receive({ kind: 'event', type: 'event/unknown', payload: {} });
+    receive(requestMessage('settings/get', {}));
+    expect(got).toHaveLength(1);
+    expect(errors.map((e) => e.code)).toEqual(['malformed', 'unknown_type']);
+  });
+});
+
+describe('settings', () => {
+  it('keeps every valid stored field and replaces only invalid ones', () => {
+    const stored = { handsFree: true, theme: 'neon', captions: false, unknownFutureField: 3 };
+    expect(settingsFromStored(stored)).toEqual({ ...DEFAULT_SETTINGS, handsFree: true, captions: false });
+    expect(settingsFromStored(undefined)).toEqual(DEFAULT_SETTINGS);
+    expect(settingsFromStored('garbage')).toEqual(DEFAULT_SETTINGS);
+  });
+});
+
+describe('audio channel messages', () => {
+  it('accepts Float32Array chunks and rejects other sample containers', () => {
+    const chunk = { kind: 'chunk', turnId: 't1', seq: 0, sampleRate: 24000, samples: new Float32Array(1920), final: false };
+    expect(AudioChannelMessageSchema.safeParse(chunk).success).toBe(true);
+    expect(AudioChannelMessageSchema.safeParse({ ...chunk, samples: Array.from({ length: 4 }, () => 0) }).success).toBe(false);
+    expect(AudioChannelMessageSchema.safeParse({ ...chunk, sampleRate: 5 }).success).toBe(false);
+    expect(AudioChannelMessageSchema.safeParse({ kind: 'stop', turnId: 't1' }).success).toBe(true);
+  });
+});

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { WeightsError } from '../../../core/weights/errors';
+import { DEFAULT_HUB_URL, buildFileUrl, bundleTotalBytes, validateMirrorUrl } from '../../../core/weights/registry';
+import { StreamingSha256, sha256OfChunks } from '../../../core/weights/sha256';
+import { MemoryByteStore } from '../../../core/weights/byte-store';
+import { buildSnapshot, parseSnapshot } from '../../../core/weights/state';
+import { fileBytes, tinyBundle } from './helpers';
+
+describe('registry', () => {
+  it('builds hub and mirror URLs in the resolve layout', () => {
+    const b = tinyBundle({ repo: 'onnx-community/LFM2-350M-ONNX', revision: 'main' });
+    expect(buildFileUrl(b, 'onnx/model_q4.onnx')).toBe(
+      'https://huggingface.co/onnx-community/LFM2-350M-ONNX/resolve/main/onnx/model_q4.onnx',
+    );
+    expect(buildFileUrl(b, 'config.json', 'https://mirror.example.org/hf/')).toBe(
+      'https://mirror.example.org/hf/onnx-community/LFM2-350M-ONNX/resolve/main/config.json',
+    );
+    expect(buildFileUrl(b, 'a b.json', 'http://127.0.0.1:8080')).toBe(
+      'http://127.0.0.1:8080/onnx-community/LFM2-350M-ONNX/resolve/main/a%20b.json',
+    );
+    expect(DEFAULT_HUB_URL).toBe('https://huggingface.co');
+  });
+
+  it('accepts https mirrors and http only on localhost; refuses credentials and junk', () => {
+    expect(validateMirrorUrl(' https://hf-mirror.com/ ')).toBe('https://hf-mirror.com');
+    expect(validateMirrorUrl('http://localhost:3000/x/')).toBe('http://localhost:3000/x');
+    expect(validateMirrorUrl('http://127.0.0.1:9')).toBe('http://127.0.0.1:9');
+    for (const bad of ['http://example.com', 'ftp://localhost', 'https://u:p@example.com', 'https://x.org/?t=1', 'not a url', 'javascript:alert(1)']) {
+      expect(() => validateMirrorUrl(bad), bad).toThrow(WeightsError);
+    }
+    try {
+      validateMirrorUrl('https://user:secret@example.com');
+    } catch (e) {
+      expect((e as WeightsError).code).toBe('bad_mirror');
+      expect((e as WeightsError).message).not.toContain('secret');
+    }
+  });
+
+  it('sums bundle sizes with and without optional files', () => {
+    const b = tinyBundle();
+    const required = b.files.filter((f) => !f.optional).reduce((s, f) => s + f.size, 0);
+    expect(bundleTotalBytes(b, false)).toBe(required);
+    expect(bundleTotalBytes(b)).toBe(required + 20);
+  });
+});
+
+describe('sha256', () => {
+  it('streaming hash equals node:crypto for block-boundary lengths and any chunking', () => {
+    for (const n of [0, 1, 55, 56, 63, 64, 65, 119, 120, 128, 1000, 70_001]) {
+      const data = fileBytes(n, n + 3);
+      const want = createHash('sha256').update(data).digest('hex');
+      expect(new StreamingSha256().update(data).digestHex(), `len ${n}`).toBe(want);
+      const h = new StreamingSha256();
+      for (let i = 0; i < n; i += 1 + (i % 97)) h.update(data.subarray(i, Math.min(n, i + 1 + (i % 97))));
+      expect(h.digestHex(), `chunked len ${n}`).toBe(want);
+    }
+  });
+
+  it('WebCrypto and streaming paths agree', async () => {
+    const data = fileBytes(200_000, 9);
+    const chunks = async function* () {
+      for (let i = 0; i < data.length; i += 30_000) yield data.subarray(i, i + 30_000);
+    };
+    const want = createHash('sha256').update(data).digest('hex');
+    const subtle = globalThis.crypto.subtle;
+    expect(await sha256OfChunks(chunks(), data.length, { subtle, webCryptoMaxBytes: 1 << 20 })).toBe(want);
+    expect(await sha256OfChunks(chunks(), data.length, { subtle, webCryptoMaxBytes: 1000 })).toBe(want);
+    expect(await sha256OfChunks(chunks(), data.length, { webCryptoMaxBytes: 1 << 20 })).toBe(want);
+  });
+});
+
+describe('snapshot', () => {
+  it('round-trips through JSON and rejects foreign shapes', async () => {
+    const store = new MemoryByteStore();
+    const b = tinyBundle();
+    await store.putPart(buildFileUrl(b, 'onnx/model.onnx'), 0, fileBytes(1000));
+    const snap = await buildSnapshot([b], store, DEFAULT_HUB_URL, 123, {
+      active: { bundleId: 'tiny', path: 'onnx/model.onnx' },
+      lastError: null,
+    });
+    expect(snap.bundles[0]).toMatchObject({ status: 'partial', bytesStored: 1000 });
+    const parsed = parseSnapshot(JSON.parse(JSON.stringify(snap)));
+    expect(parsed).toEqual(snap);
+    expect(parseSnapshot({ version: 2 })).toBeUndefined();
+    expect(parseSnapshot(undefined)).toBeUndefined();
+  });
+});
