@@ -249,3 +249,229 @@ export const weightsTunables = registerTunables(
     webCryptoMaxBytes: { min: 0, max: 2 * 1024 * 1024 * 1024, integer: true },
   },
 );
+
+/** Model runtimes (models/llm, models/asr). */
+export const llmTunables = registerTunables(
+  'llm',
+  {
+    /** Longest answer per turn, tokens. Voice answers are short; the cap bounds a runaway generation. */
+    maxNewTokens: 256,
+    /** Prompt + answer budget in tokens; older exchanges are dropped beyond it (compaction). */
+    contextTokenBudget: 4096,
+    /** Compaction drops history down to this share of the budget so it happens rarely (each one re-prefills). */
+    compactTargetRatio: 0.7,
+    /** LFM2.5's recommended repetition penalty; greedy decoding otherwise (voice wants determinism). */
+    repetitionPenalty: 1.05,
+  },
+  {
+    maxNewTokens: { min: 1, max: 4096, integer: true },
+    contextTokenBudget: { min: 256, max: 32768, integer: true },
+    compactTargetRatio: { min: 0.2, max: 1 },
+    repetitionPenalty: { min: 1, max: 2 },
+  },
+);
+
+export const asrTunables = registerTunables(
+  'asr',
+  {
+    /** Decoder token cap per second of audio (Moonshine paper: ~6; a little slack for fast speakers). */
+    maxTokensPerSecond: 6.5,
+    /** Floor for the cap: transformers' own Moonshine rule floor(seconds)·6 gives 0 tokens for clips under 1 s. */
+    minNewTokens: 12,
+  },
+  {
+    maxTokensPerSecond: { min: 1, max: 30 },
+    minNewTokens: { min: 1, max: 448, integer: true },
+  },
+);
+
+// remoteLlm: the optional bring-your-own OpenAI-compatible model server (core/remote-llm).
+export const remoteLlmTunables = registerTunables(
+  'remoteLlm',
+  {
+    /** No first streamed data within this long ends the turn as `timeout` (a cold Ollama load can take ~10 s). */
+    firstTokenTimeoutMs: 20_000,
+    /** Silence between streamed chunks after the first one; a stalled stream is as bad as a dead one in a voice turn. */
+    idleTimeoutMs: 15_000,
+    /** GET /v1/models for the settings dropdown and "test connection". */
+    modelsTimeoutMs: 8_000,
+    /** Cap on one assembled tool call's argument text; a runaway stream is cut off as malformed. */
+    maxToolArgumentChars: 16_000,
+  },
+  {
+    firstTokenTimeoutMs: { min: 1_000, max: 300_000, integer: true },
+    idleTimeoutMs: { min: 1_000, max: 300_000, integer: true },
+    modelsTimeoutMs: { min: 500, max: 60_000, integer: true },
+    maxToolArgumentChars: { min: 256, max: 1_000_000, integer: true },
+  },
+);
+
+// ---------------------------------------------------------------------------------------------------------------
+// tools and page context (core/tools, core/page). Small local models have 2–8k usable tokens, so page context is
+// budgeted by tokens; the tool APIs are free public services whose etiquette asks for serial requests, caching and
+// polite back-off.
+// ---------------------------------------------------------------------------------------------------------------
+export const toolTunables = registerTunables(
+  'tools',
+  {
+    /** Whole-request timeout for one tool look-up (the user is waiting on voice). */
+    requestTimeoutMs: 6_000,
+    /** Retries after HTTP 429 / 503 before giving up. */
+    maxRetries: 2,
+    /** A Retry-After longer than this is not waited out; we report rate_limited instead. */
+    maxRetryWaitMs: 8_000,
+    /** Back-off when a 429/503 carries no usable Retry-After (doubles per retry). */
+    defaultRetryWaitMs: 1_000,
+    /** Wikipedia summaries are stable; cache them this long. */
+    wikipediaCacheTtlMs: 30 * 60_000,
+    wikipediaCacheMaxEntries: 200,
+    /** Spoken Wikipedia answers: first sentence, at most this many characters. */
+    maxSpokenChars: 240,
+    /** Days of forecast fetched for the weather card. */
+    forecastDays: 3,
+  },
+  {
+    requestTimeoutMs: { min: 500, max: 60_000, integer: true },
+    maxRetries: { min: 0, max: 5, integer: true },
+    maxRetryWaitMs: { min: 0, max: 120_000, integer: true },
+    defaultRetryWaitMs: { min: 0, max: 60_000, integer: true },
+    wikipediaCacheTtlMs: { min: 0, integer: true },
+    wikipediaCacheMaxEntries: { min: 1, max: 10_000, integer: true },
+    maxSpokenChars: { min: 40, max: 1_000, integer: true },
+    forecastDays: { min: 2, max: 16, integer: true },
+  },
+);
+
+export const pageTunables = registerTunables(
+  'page',
+  {
+    /** Extracted text cap inside the page (keeps the executeScript result small). */
+    maxExtractChars: 400_000,
+    /** Selections shorter than this are ignored (a stray click-drag). */
+    minSelectionChars: 2,
+    /** Below this many non-space characters the page counts as empty (e.g. an SPA that has not rendered). */
+    minReadableChars: 80,
+    /** Target size of one retrieval chunk, estimated tokens. */
+    chunkTokens: 180,
+    /** Token budget for quoted page text in one prompt. */
+    contextTokens: 1_500,
+    /** Pages beyond this many estimated tokens are only partly indexed, and the user is told so. */
+    maxIndexedTokens: 60_000,
+    /** BM25 parameters (classic defaults). */
+    bm25K1: 1.2,
+    bm25B: 0.75,
+  },
+  {
+    maxExtractChars: { min: 1_000, integer: true },
+    minSelectionChars: { min: 1, integer: true },
+    minReadableChars: { min: 0, integer: true },
+    chunkTokens: { min: 20, max: 4_000, integer: true },
+    contextTokens: { min: 100, max: 32_000, integer: true },
+    maxIndexedTokens: { min: 1_000, integer: true },
+    bm25K1: { min: 0, max: 5 },
+    bm25B: { min: 0, max: 1 },
+  },
+);
+
+// vision: webcam object detection (core/vision, models/vision). Times in ms, scores are sigmoid probabilities, boxes
+// are normalised to [0, 1] of the frame. Defaults follow reference/duplex-conversation.md §11 unless noted.
+export const visionTunables = registerTunables(
+  'vision',
+  {
+    /** A query/class pair whose sigmoid score is below this is not a detection at all. */
+    scoreThreshold: 0.45,
+    /** Most detections kept per frame (top scores first). */
+    maxDetections: 40,
+    /** Frame interval while nobody is established in view: look often so a person is found quickly. */
+    searchIntervalMs: 700,
+    /** Frame interval once a person is established: the scene changes slowly; spare the GPU. */
+    establishedIntervalMs: 2200,
+    /** Retry delay after a frame was skipped for speech or dropped as stale. */
+    retryAfterSkipMs: 250,
+    /** Vision waits this long after the last speech stage ended: a follow-up question often comes right away. */
+    resumeAfterSpeechMs: 600,
+    /** A grabbed frame older than this when the detector could start is dropped (it no longer shows "now"). */
+    maxFrameAgeMs: 800,
+    /** Weight of the newest frame in the per-label score EMA (frames missing a label count as score 0). */
+    emaAlpha: 0.5,
+    /** Hysteresis: a label appears once its EMA reaches `presentOn` and disappears only below `presentOff`. */
+    presentOn: 0.5,
+    presentOff: 0.25,
+    /** Per-frame counts are stabilised as the median over this many recent frames. */
+    countWindow: 3,
+    /** A box must score at least this to be counted (person count, object count). */
+    countMinScore: 0.6,
+    /** Same-label boxes whose intersection over the smaller box exceeds this are one object. */
+    mergeIoMin: 0.7,
+    /** Most object kinds named in one spoken answer. */
+    maxSpokenObjects: 4,
+    /** With no frame for this long the scene is unknown (camera stalled, or vision paused by a long reply). */
+    staleSceneMs: 10000,
+    /** Preview frames sent to the side panel: longer side in pixels and JPEG quality. */
+    previewMaxSide: 320,
+    previewJpegQuality: 0.7,
+    /** Frames handed to the detector are downscaled so the longer side is at most this (the model resizes to 640). */
+    detectMaxSide: 640,
+  },
+  {
+    scoreThreshold: { min: 0.01, max: 0.99 },
+    maxDetections: { min: 1, max: 300, integer: true },
+    searchIntervalMs: { min: 100, max: 60000 },
+    establishedIntervalMs: { min: 100, max: 60000 },
+    retryAfterSkipMs: { min: 50, max: 10000 },
+    resumeAfterSpeechMs: { min: 0, max: 10000 },
+    maxFrameAgeMs: { min: 50, max: 10000 },
+    emaAlpha: { min: 0.05, max: 1 },
+    presentOn: { min: 0.05, max: 0.99 },
+    presentOff: { min: 0.01, max: 0.99 },
+    countWindow: { min: 1, max: 15, integer: true },
+    countMinScore: { min: 0.01, max: 0.99 },
+    mergeIoMin: { min: 0.1, max: 1 },
+    maxSpokenObjects: { min: 1, max: 10, integer: true },
+    staleSceneMs: { min: 1000, max: 600000 },
+    previewMaxSide: { min: 64, max: 1280, integer: true },
+    previewJpegQuality: { min: 0.1, max: 1 },
+    detectMaxSide: { min: 64, max: 1920, integer: true },
+  },
+);
+
+// lipsync: text → viseme timing for the avatar (core/lipsync). Times in ms; levels are RMS of [-1, 1] audio.
+export const lipsyncTunables = registerTunables(
+  'lipsync',
+  {
+    /** Lips stay closed at least this long on m/b/p (a shorter closure is not seen at 30 fps). */
+    closureMinMs: 60,
+    /** Lower lip on the teeth at least this long on f/v. */
+    labiodentalMinMs: 50,
+    /** Tongue-only consonants shorter than this take the neighbouring vowel's shape instead of their own. */
+    consonantMinMs: 90,
+    /** Any other mouth shape is held at least this long (Rhubarb uses 70–80 ms). */
+    minHoldMs: 75,
+    /** Rounded shapes (O, U) start this much earlier than their sound (anticipation). */
+    roundLeadMs: 70,
+    /** Upper limit on mouth-shape changes per second; busier tracks lose their least important shapes. */
+    maxChangesPerSec: 8,
+    /** A silent gap at least this long relaxes the mouth (no viseme; the face returns to its resting smile). */
+    pauseRelaxMs: 150,
+    /** RMS below this counts as silence when trimming a chunk's audio to its voiced span. */
+    silenceRms: 0.012,
+    /** Envelope → jaw: RMS at which the jaw reaches 1. */
+    jawFullRms: 0.2,
+    /** Envelope → jaw: smoothing per 20 ms frame when opening (fast) and closing (slow): "pop open, close slowly". */
+    jawAttack: 0.7,
+    jawRelease: 0.25,
+  },
+  {
+    closureMinMs: { min: 20, max: 200 },
+    labiodentalMinMs: { min: 20, max: 200 },
+    consonantMinMs: { min: 0, max: 300 },
+    minHoldMs: { min: 20, max: 300 },
+    roundLeadMs: { min: 0, max: 250 },
+    maxChangesPerSec: { min: 2, max: 20 },
+    pauseRelaxMs: { min: 50, max: 2000 },
+    silenceRms: { min: 0, max: 0.5 },
+    jawFullRms: { min: 0.01, max: 1 },
+    jawAttack: { min: 0.01, max: 1 },
+    jawRelease: { min: 0.01, max: 1 },
+  },
+);

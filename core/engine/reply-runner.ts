@@ -21,6 +21,8 @@ export interface ReplyHooks {
   caption(text: string, final: boolean): void;
   /** Any sign of life; feeds the watchdog. */
   progress(): void;
+  /** A sentence was synthesised and queued for playback: audio is pending until playback reports `ended`. */
+  queued(): void;
 }
 
 export class ReplyRunner {
@@ -106,6 +108,7 @@ export class ReplyRunner {
     this.spokenParts.push(sentence);
     this.hooks.caption(this.spoken, false);
     await this.speak(sentence, this.signal, meta);
+    this.hooks.queued();
     this.hooks.progress();
     return true;
   }
@@ -122,6 +125,7 @@ export class ReplyRunner {
         }
         this.spokenParts.push(LINES.degenerate);
         await this.speak(LINES.degenerate, this.signal, meta);
+        this.hooks.queued();
       } catch {
         return 'aborted';
       }

@@ -1,6 +1,6 @@
 // One JSON GET helper for every tool client: timeout through AbortSignal, polite retries on 429/503 honouring
 // Retry-After (waited through the injected clock), and classification of every failure into a FailureKind.
-import { TOOL_TUNABLES } from '../tunables';
+import { toolTunables } from '../tunables';
 import type { Clock, FailureKind, FetchLike } from './types';
 
 export interface JsonRequest {
@@ -38,7 +38,7 @@ function isAbort(e: unknown): boolean {
 
 /** A single attempt, no retries. */
 async function attempt(deps: HttpDeps, req: JsonRequest): Promise<JsonOutcome> {
-  const timeout = AbortSignal.timeout(req.timeoutMs ?? TOOL_TUNABLES.requestTimeoutMs);
+  const timeout = AbortSignal.timeout(req.timeoutMs ?? toolTunables.requestTimeoutMs);
   const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
   const aborted = (): JsonOutcome =>
     req.signal?.aborted
@@ -78,9 +78,9 @@ async function attempt(deps: HttpDeps, req: JsonRequest): Promise<JsonOutcome> {
  * doubles); a Retry-After longer than `maxRetryWaitMs` is not waited out — the caller reports rate_limited.
  */
 export async function getJson(deps: HttpDeps, req: JsonRequest): Promise<JsonOutcome> {
-  const maxRetries = deps.maxRetries ?? TOOL_TUNABLES.maxRetries;
-  const maxWait = deps.maxRetryWaitMs ?? TOOL_TUNABLES.maxRetryWaitMs;
-  let fallbackWait: number = TOOL_TUNABLES.defaultRetryWaitMs;
+  const maxRetries = deps.maxRetries ?? toolTunables.maxRetries;
+  const maxWait = deps.maxRetryWaitMs ?? toolTunables.maxRetryWaitMs;
+  let fallbackWait: number = toolTunables.defaultRetryWaitMs;
   for (let i = 0; ; i++) {
     const out = await attempt(deps, req);
     const retryable = !out.ok && out.status !== undefined && (out.status === 429 || out.status === 503);

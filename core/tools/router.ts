@@ -64,7 +64,8 @@ function weatherRoute(t: string): Route | null {
     .replace(/\s+/g, ' ')
     .replace(/[ ,.]+$/, '')
     .trim();
-  if (!place || placeCandidates(place).length === 0) return null; // no place named: let the LLM ask, or the engine use a saved home location
+  // No usable place: the LLM asks (or the engine uses a saved home location); never fall through to Wikipedia.
+  if (!place || placeCandidates(place).length === 0) return NONE;
   return tool('get_weather', when ? { location: place, when } : { location: place });
 }
 

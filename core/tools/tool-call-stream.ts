@@ -117,7 +117,7 @@ export function parsePayload(format: ToolCallFormat, raw: string): StreamEvent[]
   if (!text) return [{ type: 'tool_call_invalid', format, error: 'empty tool call', raw }];
   try {
     // LFM2 normally writes Pythonic calls but sometimes JSON; Hermes models occasionally write Pythonic calls.
-    const looksJson = /^[[{]\s*(?:["'{]|$)/.test(text) || text.startsWith('```');
+    const looksJson = text.startsWith('{') || /^\[\s*[{["']/.test(text) || text.startsWith('```');
     if (looksJson) {
       const values = parseLooseValues(text).flatMap((v) => (Array.isArray(v) ? v : [v]));
       if (!values.length) return [{ type: 'tool_call_invalid', format, error: 'empty tool call', raw }];

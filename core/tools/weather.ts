@@ -2,7 +2,7 @@
 // Lessons built in: never geocode bare function words ("the" once geocoded to a city in Brazil) and back off
 // trailing tokens ("Paris this weekend" → "Paris this" → "Paris") until a place is found.
 import { z } from 'zod';
-import { TOOL_TUNABLES } from '../tunables';
+import { toolTunables } from '../tunables';
 import { getJson, type HttpDeps } from './http';
 import { failureSpeech, type Clock, type FetchLike, type ToolResult, type WeatherCard } from './types';
 
@@ -175,7 +175,7 @@ export function createWeatherClient(opts: WeatherClientOptions) {
         'temperature_2m,apparent_temperature,relative_humidity_2m,weather_code,wind_speed_10m,precipitation',
       daily: 'temperature_2m_max,temperature_2m_min,precipitation_probability_max,weather_code',
       timezone: 'auto',
-      forecast_days: String(TOOL_TUNABLES.forecastDays),
+      forecast_days: String(toolTunables.forecastDays),
       temperature_unit: units.temperature,
       wind_speed_unit: units.windSpeed,
     });

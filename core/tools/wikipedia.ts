@@ -3,7 +3,7 @@
 // Wikimedia etiquette is built in: an identifying Api-User-Agent, one request at a time, a TTL cache, and a
 // cool-down that honours Retry-After after HTTP 429.
 import { z } from 'zod';
-import { TOOL_TUNABLES } from '../tunables';
+import { toolTunables } from '../tunables';
 import { getJson, type HttpDeps, type JsonOutcome } from './http';
 import {
   failureSpeech,
@@ -57,7 +57,7 @@ export type WikipediaResult = ToolResult<WikipediaCard | WikipediaChoicesCard>;
 const FILLER = new Set('the a an of in on and or to is was what who tell me about wikipedia'.split(' '));
 
 /** First sentence, at most maxChars, cut at a word boundary. */
-export function firstSentence(text: string, maxChars: number = TOOL_TUNABLES.maxSpokenChars): string {
+export function firstSentence(text: string, maxChars: number = toolTunables.maxSpokenChars): string {
   const clean = text.replace(/\s+/g, ' ').trim();
   // A sentence ends at . ! ? followed by a space and a capital, unless the period closes an initial ("J. R.").
   const m = /^(.+?[^\s.]{2}[.!?])\s+(?=[A-Z"“(])/u.exec(clean);
@@ -77,8 +77,8 @@ function significantWords(s: string): string[] {
 export function createWikipediaClient(opts: WikipediaClientOptions) {
   const deps: HttpDeps = { fetch: opts.fetch, clock: opts.clock };
   const base = opts.baseUrl ?? ((lang: string) => `https://${lang}.wikipedia.org`);
-  const ttl = opts.ttlMs ?? TOOL_TUNABLES.wikipediaCacheTtlMs;
-  const maxEntries = opts.maxEntries ?? TOOL_TUNABLES.wikipediaCacheMaxEntries;
+  const ttl = opts.ttlMs ?? toolTunables.wikipediaCacheTtlMs;
+  const maxEntries = opts.maxEntries ?? toolTunables.wikipediaCacheMaxEntries;
   const cache = new Map<string, { expires: number; value: WikipediaResult }>();
   let queue: Promise<unknown> = Promise.resolve();
   let blockedUntil = 0;
@@ -96,7 +96,7 @@ export function createWikipediaClient(opts: WikipediaClientOptions) {
         headers: { 'Api-User-Agent': opts.userAgent },
       });
       if (!out.ok && out.kind === 'rate_limited') {
-        blockedUntil = opts.clock.now() + (out.retryAfterMs ?? TOOL_TUNABLES.defaultRetryWaitMs);
+        blockedUntil = opts.clock.now() + (out.retryAfterMs ?? toolTunables.defaultRetryWaitMs);
       }
       return out;
     };
@@ -142,11 +142,17 @@ export function createWikipediaClient(opts: WikipediaClientOptions) {
     };
   }
 
-  async function choices(lang: string, topic: string, signal?: AbortSignal): Promise<WikipediaResult> {
+  /** Options for a disambiguation page: search hits other than the disambiguation page itself. */
+  async function choices(lang: string, topic: string, pageTitle: string, signal?: AbortSignal): Promise<WikipediaResult> {
     const found = await search(lang, topic, signal);
     const options = found.ok
       ? found.pages
-          .filter((p) => !/disambiguation/i.test(p.description ?? '') && !/\(disambiguation\)/i.test(p.title))
+          .filter(
+            (p) =>
+              p.title !== pageTitle &&
+              !/disambiguation|topics referred to by the same term/i.test(p.description ?? '') &&
+              !/\(disambiguation\)/i.test(p.title),
+          )
           .slice(0, 5)
           .map((p) => ({
             title: p.title,
@@ -178,7 +184,7 @@ export function createWikipediaClient(opts: WikipediaClientOptions) {
       if (page.kind === 'not_found') return fail('not_found', page.detail, `I couldn't find a Wikipedia article about ${topic}.`);
       return fail(page.kind, page.detail);
     }
-    if (page.page.type === 'disambiguation') return choices(lang, topic, signal);
+    if (page.page.type === 'disambiguation') return choices(lang, topic, page.page.title, signal);
     const card = toCard(lang, page.page);
     return { ok: true, tool: 'wikipedia_lookup', speech: firstSentence(card.extract), card };
   }

@@ -120,8 +120,12 @@ export class SentencePieceTokenizer {
     return this.pieces.length;
   }
 
+  /** Id of any piece (normal, control, byte …) by its exact text. */
   pieceToId(piece: string): number | undefined {
-    return this.lookup.get(piece);
+    const id = this.lookup.get(piece);
+    if (id !== undefined) return id;
+    const i = this.pieces.findIndex((p) => p.piece === piece);
+    return i >= 0 ? i : undefined;
   }
 
   /** Text → the string the lattice runs over (spaces as ▁, dummy prefix, collapsed whitespace). */

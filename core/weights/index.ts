@@ -8,3 +8,5 @@ export * from './downloader';
 export * from './state';
 export { sha256OfChunks, StreamingSha256 } from './sha256';
 export { ProgressMeter } from './progress';
+export * from './resolve';
+export * from './service';

@@ -18,8 +18,8 @@ function edge(front: number, theta: number): number {
   return Math.PI / 2 + (front - Math.PI / 2) * k;
 }
 
-const UPPER_REST = 0.37 * Math.PI;
-const LOWER_REST = 0.71 * Math.PI;
+const UPPER_REST = 0.27 * Math.PI;
+const LOWER_REST = 0.74 * Math.PI;
 
 function sph(c: Vec3, r: number, phi: number, theta: number): Vec3 {
   return [c[0] + r * Math.sin(phi) * Math.sin(theta), c[1] + r * Math.cos(phi), c[2] + r * Math.sin(phi) * Math.cos(theta)];
@@ -83,11 +83,11 @@ function eyeball(side: 1 | -1): { ball: Part; lids: Part } {
 
   // Lids: grid u across the eye (theta), v from the skull side (t=0) to the lid edge (t=1).
   const span = 1.95;
-  const upperR = R * 1.075;
-  const lowerR = R * 1.065;
+  const upperR = R * 1.05;
+  const lowerR = R * 1.042;
   const upper = gridPart(30, 8, (u, v) => {
     const theta = (u - 0.5) * 2 * span;
-    const lash = smoothstep(0.8, 0.95, v);
+    const lash = smoothstep(0.72, 0.9, v) * (0.85 + 0.15 * Math.abs(Math.sin(theta)));
     return { p: sph(c, upperR, v * edge(UPPER_REST, theta), theta), c: mixRgb(PALETTE.skin, PALETTE.lash, lash) };
   });
   const lower = gridPart(30, 6, (u, v) => {
@@ -112,13 +112,13 @@ function eyeball(side: 1 | -1): { ball: Part; lids: Part } {
   };
   addMorph(upper, `eyeBlink${s}`, moveUpper(0.625 * Math.PI));
   addMorph(lower, `eyeBlink${s}`, moveLower(0.6 * Math.PI));
-  addMorph(upper, `eyeWide${s}`, moveUpper(0.27 * Math.PI));
-  addMorph(lower, `eyeWide${s}`, moveLower(0.75 * Math.PI));
+  addMorph(upper, `eyeWide${s}`, moveUpper(0.2 * Math.PI));
+  addMorph(lower, `eyeWide${s}`, moveLower(0.78 * Math.PI));
   addMorph(upper, `eyeSquint${s}`, moveUpper(0.42 * Math.PI));
   addMorph(lower, `eyeSquint${s}`, moveLower(0.6 * Math.PI));
   // Lids follow vertical gaze a little, as real lids do.
-  addMorph(upper, `eyeLookDown${s}`, moveUpper(0.47 * Math.PI));
-  addMorph(upper, `eyeLookUp${s}`, moveUpper(0.31 * Math.PI));
+  addMorph(upper, `eyeLookDown${s}`, moveUpper(0.44 * Math.PI));
+  addMorph(upper, `eyeLookUp${s}`, moveUpper(0.26 * Math.PI));
   return { ball, lids: mergeParts([upper, lower]) };
 }
 

@@ -22,9 +22,8 @@ function ellipsoid(c: Vec3, r: Vec3, color: (dy: number, dz: number) => Vec3, nu
 
 /** Jaw-driven morphs: how far the chin drops for each open shape (metres). */
 const CHIN_DROP: Array<[string, number]> = [
+  // Only the widest shapes move the chin: small ones read fine from the lips alone and each target costs ~25 KB.
   ['jawOpen', 0.014], ['viseme_aa', 0.011], ['viseme_O', 0.007], ['viseme_E', 0.005], ['viseme_kk', 0.004],
-  ['viseme_U', 0.003], ['viseme_CH', 0.003], ['viseme_DD', 0.003], ['viseme_nn', 0.003], ['viseme_TH', 0.003],
-  ['viseme_RR', 0.003], ['viseme_I', 0.002],
 ];
 
 export const SKIN_MORPHS: readonly string[] = [
@@ -116,31 +115,22 @@ export function buildBrows(): Part {
 
 /**
  * Hair: a bumpy shell over the skull whose hairline is low and wavy at the front (a soft fringe), rising over the
- * ears and dropping at the nape, plus a cheeky swoop on top.
+ * ears and dropping at the nape, parted to one side.
  */
 export function buildHair(): Part {
   const shell = gridPart(56, 22, (u, v) => {
     const th = (u - 0.5) * Math.PI * 2;
     const front = (1 + Math.cos(th)) / 2; // 1 at the face, 0 at the back
     const side = Math.abs(Math.sin(th));
-    const fringe = 0.035 * Math.abs(Math.sin(th * 6)) * front;
+    // A side-swept fringe: lower over the character's right brow, with soft scallops.
+    const fringe = (0.03 * Math.abs(Math.sin(th * 5)) + 0.05 * smoothstep(0.4, -0.6, th)) * front;
     const edge = Math.PI * (0.27 + 0.3 * (1 - front) + 0.11 * side * front) + fringe;
     const ph = v * edge;
     const d: Vec3 = [Math.sin(ph) * Math.sin(th), Math.cos(ph), Math.sin(ph) * Math.cos(th)];
-    const bump = 0.006 * Math.sin(th * 9) * Math.sin(ph * 4) * smoothstep(0.05, 0.3, v);
+    const bump = 0.005 * Math.sin(th * 4 + 1.3) * Math.sin(ph * 3) * smoothstep(0.05, 0.3, v);
     const inflate = 0.011 + bump - 0.006 * smoothstep(0.85, 1, v); // edges tuck in towards the skin
     const p = headPoint(d[0], d[1], d[2], inflate);
     return { p, c: mixRgb(PALETTE.hairLight, PALETTE.hair, 0.4 + 0.6 * v) };
   }, { wrapU: true });
-  // Swoop: a curled, tapering tube rising from the crown.
-  const top = headPoint(0.12, 0.97, 0.2, 0.005);
-  const swoop = gridPart(12, 10, (u, v) => {
-    const a = u * Math.PI * 2;
-    const r = 0.014 * (1 - v * 0.85);
-    const cx = top[0] - 0.012 * Math.sin(v * 2.4);
-    const cy = top[1] + 0.03 * Math.sin(v * 1.6);
-    const cz = top[2] + 0.035 * v - 0.02 * v * v;
-    return { p: [cx + r * Math.cos(a), cy + r * Math.sin(a) * 0.6, cz + r * Math.sin(a) * 0.5], c: PALETTE.hair };
-  }, { wrapU: true });
-  return mergeParts([shell, swoop]);
+  return mergeParts([shell]);
 }

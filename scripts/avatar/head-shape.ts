@@ -16,35 +16,35 @@ export const HEAD = {
 };
 
 export const FACE = {
-  eyeX: 0.047,
+  eyeX: 0.049,
   eyeY: 0.098,
-  eyeRadius: 0.029,
+  eyeRadius: 0.031,
   /** How deep the eyeball sits under the skin. */
-  eyeSink: 0.013,
+  eyeSink: 0.015,
   mouthY: 0.036,
   noseY: 0.066,
   browY: 0.146,
 };
 
 export const PALETTE = {
-  skin: hex(0xf4c7a6),
-  blush: hex(0xf39a92),
-  lip: hex(0xd9727a),
+  skin: hex(0xefb894),
+  blush: hex(0xf0877f),
+  lip: hex(0xc95e6a),
   mouthDark: hex(0x5b1e2b),
   teeth: hex(0xfbf7f2),
   tongue: hex(0xe0707a),
-  hair: hex(0x5b3a2c),
-  hairLight: hex(0x7a4d36),
+  hair: hex(0x583222),
+  hairLight: hex(0x80492e),
   brow: hex(0x4a2e24),
   lash: hex(0x2e1f1c),
   sclera: hex(0xfbfbf8),
-  iris: hex(0x3a9a8c),
+  iris: hex(0x2f9c8c),
   irisDark: hex(0x1f5c55),
   pupil: hex(0x111417),
-  sweater: hex(0xf08c6e),
-  sweaterDark: hex(0xd8735a),
+  sweater: hex(0xe9705a),
+  sweaterDark: hex(0xc85a48),
   collar: hex(0xfff3df),
-  pants: hex(0x45506b),
+  pants: hex(0x3f4d72),
   shoe: hex(0xf7f4ee),
   sole: hex(0x8a6e5e),
 } satisfies Record<string, Rgb>;

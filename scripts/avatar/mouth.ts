@@ -24,29 +24,29 @@ interface Shape {
   dy: number;
 }
 
-const REST: Shape = { w: 0.027, up: 0.0012, down: 0.0014, curve: 0.0045, round: 0, pucker: 0, dx: 0, dy: 0 };
+const REST: Shape = { w: 0.029, up: 0.0012, down: 0.0014, curve: 0.0045, round: 0, pucker: 0, dx: 0, dy: 0 };
 
 type Tweak = Partial<Shape>;
 
 /** Each target as a change from REST; `side` limits it to the character's left (+1) or right (-1) half. */
 const TARGETS: Array<[name: string, tweak: Tweak, side?: 1 | -1]> = [
-  ['viseme_aa', { up: 0.006, down: 0.02, w: -0.001 }],
-  ['viseme_E', { up: 0.004, down: 0.009, w: 0.005, curve: 0.002 }],
-  ['viseme_I', { up: 0.003, down: 0.005, w: 0.007, curve: 0.003 }],
-  ['viseme_O', { up: 0.008, down: 0.013, w: -0.012, round: 0.8, pucker: 0.005, curve: -0.004 }],
-  ['viseme_U', { up: 0.004, down: 0.006, w: -0.017, round: 0.9, pucker: 0.009, curve: -0.004 }],
+  ['viseme_aa', { up: 0.0087, down: 0.029, w: -0.001 }],
+  ['viseme_E', { up: 0.0058, down: 0.013, w: 0.005, curve: 0.002 }],
+  ['viseme_I', { up: 0.0043, down: 0.0072, w: 0.007, curve: 0.003 }],
+  ['viseme_O', { up: 0.0116, down: 0.0188, w: -0.012, round: 0.8, pucker: 0.005, curve: -0.004 }],
+  ['viseme_U', { up: 0.0058, down: 0.0087, w: -0.017, round: 0.9, pucker: 0.009, curve: -0.004 }],
   ['viseme_PP', { up: -0.0012, down: -0.0014, w: -0.002, curve: -0.002, pucker: 0.002 }],
-  ['viseme_FF', { up: 0.004, down: -0.0012, w: -0.002, dy: 0.001, curve: -0.001 }],
-  ['viseme_TH', { up: 0.003, down: 0.006, w: -0.001 }],
-  ['viseme_DD', { up: 0.003, down: 0.007 }],
-  ['viseme_kk', { up: 0.003, down: 0.009, w: 0.002 }],
-  ['viseme_CH', { up: 0.006, down: 0.007, w: -0.007, round: 0.3, pucker: 0.005 }],
-  ['viseme_SS', { up: 0.0025, down: 0.003, w: 0.004, curve: 0.001 }],
-  ['viseme_nn', { up: 0.002, down: 0.006 }],
-  ['viseme_RR', { up: 0.004, down: 0.007, w: -0.009, round: 0.4, pucker: 0.004 }],
-  ['jawOpen', { up: 0.004, down: 0.024, w: -0.003 }],
+  ['viseme_FF', { up: 0.0058, down: -0.0012, w: -0.002, dy: 0.001, curve: -0.001 }],
+  ['viseme_TH', { up: 0.0043, down: 0.0087, w: -0.001 }],
+  ['viseme_DD', { up: 0.0043, down: 0.0101 }],
+  ['viseme_kk', { up: 0.0043, down: 0.013, w: 0.002 }],
+  ['viseme_CH', { up: 0.0087, down: 0.0101, w: -0.007, round: 0.3, pucker: 0.005 }],
+  ['viseme_SS', { up: 0.0025, down: 0.0043, w: 0.004, curve: 0.001 }],
+  ['viseme_nn', { up: 0.002, down: 0.0087 }],
+  ['viseme_RR', { up: 0.0058, down: 0.0101, w: -0.009, round: 0.4, pucker: 0.004 }],
+  ['jawOpen', { up: 0.0058, down: 0.0348, w: -0.003 }],
   ['mouthClose', { down: -0.012, up: -0.002 }],
-  ['mouthFunnel', { up: 0.006, down: 0.008, w: -0.011, round: 0.8, pucker: 0.006 }],
+  ['mouthFunnel', { up: 0.0087, down: 0.0116, w: -0.011, round: 0.8, pucker: 0.006 }],
   ['mouthPucker', { w: -0.015, round: 0.6, pucker: 0.01, curve: -0.003 }],
   ['mouthLeft', { dx: 0.008 }],
   ['mouthRight', { dx: -0.008 }],
@@ -64,11 +64,11 @@ const TARGETS: Array<[name: string, tweak: Tweak, side?: 1 | -1]> = [
   ['mouthShrugUpper', { dy: 0.0015, up: 0.001 }],
   ['mouthPressLeft', { up: -0.001, down: -0.001, w: 0.002 }, 1],
   ['mouthPressRight', { up: -0.001, down: -0.001, w: 0.002 }, -1],
-  ['mouthLowerDownLeft', { down: 0.007 }, 1],
-  ['mouthLowerDownRight', { down: 0.007 }, -1],
-  ['mouthUpperUpLeft', { up: 0.006 }, 1],
-  ['mouthUpperUpRight', { up: 0.006 }, -1],
-  ['tongueOut', { down: 0.01, up: 0.002 }],
+  ['mouthLowerDownLeft', { down: 0.0101 }, 1],
+  ['mouthLowerDownRight', { down: 0.0101 }, -1],
+  ['mouthUpperUpLeft', { up: 0.0087 }, 1],
+  ['mouthUpperUpRight', { up: 0.0087 }, -1],
+  ['tongueOut', { down: 0.0145, up: 0.002 }],
   ['jawForward', { pucker: 0.003, dy: -0.001 }],
   ['jawLeft', { dx: 0.004 }],
   ['jawRight', { dx: -0.004 }],

@@ -53,7 +53,7 @@ export function boneSpecs(eyeLeft: Vec3): BoneSpec[] {
     { name: 'Spine', parent: 'Hips', offset: [0, 0.1, 0] },
     { name: 'Spine1', parent: 'Spine', offset: [0, 0.115, 0] },
     { name: 'Spine2', parent: 'Spine1', offset: [0, 0.13, 0] },
-    { name: 'Neck', parent: 'Spine2', offset: [0, 0.15, 0] },
+    { name: 'Neck', parent: 'Spine2', offset: [0, 0.125, 0] },
     { name: 'Head', parent: 'Neck', offset: [0, 0.085, 0] },
     { name: 'HeadTop_End', parent: 'Head', offset: [0, 0.3, 0] },
     { name: 'LeftEye', parent: 'Head', offset: eyeLeft },

@@ -29,12 +29,14 @@ describe('registry', () => {
     for (const bad of ['http://example.com', 'ftp://localhost', 'https://u:p@example.com', 'https://x.org/?t=1', 'not a url', 'javascript:alert(1)']) {
       expect(() => validateMirrorUrl(bad), bad).toThrow(WeightsError);
     }
+    let err: unknown;
     try {
       validateMirrorUrl('https://user:secret@example.com');
     } catch (e) {
-      expect((e as WeightsError).code).toBe('bad_mirror');
-      expect((e as WeightsError).message).not.toContain('secret');
+      err = e;
     }
+    expect((err as WeightsError).code).toBe('bad_mirror');
+    expect((err as WeightsError).message).not.toContain('secret');
   });
 
   it('sums bundle sizes with and without optional files', () => {

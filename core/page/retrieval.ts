@@ -1,0 +1,69 @@
+// Choosing which page text goes into the prompt, within a token budget:
+//  - question: BM25-ranked chunks (heading path indexed with the text), best first until the budget is full;
+//  - summary:  a representative spread — the first chunk of every section, then second chunks, and so on.
+// Chosen chunks are returned in page order so the quoted text reads naturally.
+import { Bm25Index } from './bm25';
+import type { Chunk } from './chunking';
+
+export interface Selection {
+  chunks: Chunk[];
+  /** Distinct section headings used, in page order ('' = text before the first heading). */
+  sections: string[];
+  /** For questions: false when nothing matched and the page's opening was used instead. */
+  matched: boolean;
+  /** True when chunks were left out for the budget. */
+  partial: boolean;
+}
+
+function finish(all: Chunk[], picked: Chunk[], matched: boolean): Selection {
+  const chunks = [...picked].sort((a, b) => a.id - b.id);
+  const sections: string[] = [];
+  for (const c of chunks) if (!sections.includes(c.heading)) sections.push(c.heading);
+  return { chunks, sections, matched, partial: picked.length < all.length };
+}
+
+export function selectForSummary(chunks: Chunk[], budgetTokens: number): Selection {
+  const bySection = new Map<number, Chunk[]>();
+  for (const c of chunks) bySection.set(c.sectionIndex, [...(bySection.get(c.sectionIndex) ?? []), c]);
+  const groups = [...bySection.values()];
+  const picked: Chunk[] = [];
+  let used = 0;
+  for (let round = 0; groups.some((g) => g.length > round); round++) {
+    for (const g of groups) {
+      const c = g[round];
+      if (c && used + c.tokens <= budgetTokens) {
+        picked.push(c);
+        used += c.tokens;
+      }
+    }
+  }
+  return finish(chunks, picked, true);
+}
+
+export function retrievePassages(chunks: Chunk[], question: string, budgetTokens: number): Selection {
+  const index = new Bm25Index(chunks.map((c) => `${c.path.join(' ')} ${c.path.join(' ')} ${c.text}`));
+  const scores = index.scores(question);
+  const ranked = chunks
+    .map((c, i) => ({ c, s: scores[i] ?? 0 }))
+    .filter((x) => x.s > 0)
+    .sort((a, b) => b.s - a.s || a.c.id - b.c.id);
+  if (!ranked.length) {
+    // Nothing matched: quote the opening so the model can say the page doesn't cover it (or answer generally).
+    const opening: Chunk[] = [];
+    let used = 0;
+    for (const c of chunks) {
+      if (used + c.tokens > budgetTokens) break;
+      opening.push(c);
+      used += c.tokens;
+    }
+    return finish(chunks, opening, false);
+  }
+  const picked: Chunk[] = [];
+  let used = 0;
+  for (const { c } of ranked) {
+    if (used + c.tokens > budgetTokens) continue;
+    picked.push(c);
+    used += c.tokens;
+  }
+  return finish(chunks, picked, true);
+}

@@ -1,0 +1,16 @@
+// What the injected extractor returns from the tab (a plain, structured-clonable object).
+
+export type ExtractionKind = 'selection' | 'article' | 'fallback' | 'empty' | 'pdf';
+
+export interface PageExtraction {
+  title: string;
+  url: string;
+  lang: string;
+  /** The user's selection, trimmed ('' when none). */
+  selection: string;
+  /** Readable text; headings are marked Markdown-style ("# Title", "## Section"). */
+  text: string;
+  kind: ExtractionKind;
+  /** True when the text was cut at the extraction cap. */
+  truncated: boolean;
+}

@@ -1,0 +1,199 @@
+/**
+ * One GPUDevice and one onnxruntime-web instance for every model in the worker: transformers.js (ASR, LLM) and the
+ * project's own sessions (VAD, Pocket TTS) share them, so weights and kernels are not duplicated and stages do not
+ * fight over two devices (ARCHITECTURE.md). No chrome.* here: this runs inside a dedicated worker.
+ *
+ * Init order (the lead wires this in the model worker):
+ *   import * as ort from 'onnxruntime-web/webgpu';
+ *   shareOrt(ort);                                   // BEFORE transformers is imported: it reads the symbol at load
+ *   const rt = await initGpuRuntime({ ort, gpu: navigator.gpu, crossOriginIsolated, hardwareConcurrency });
+ *   const tjs = await import('@huggingface/transformers');
+ *   applyToTransformers(tjs.env, rt);                // re-asserts local wasm paths over transformers' CDN default
+ *   load models with device: rt.backend ('webgpu' | 'wasm'); on rt.onDeviceLost(...) reload them with 'wasm'.
+ */
+import { BUFFER_USAGE, MAP_MODE_READ, type GpuDeviceLike, type GpuDeviceLostInfo, type GpuLike } from './webgpu-types';
+
+export type Backend = 'webgpu' | 'wasm';
+
+/** The parts of an ORT namespace (onnxruntime-web) the runtime configures. */
+export interface OrtNamespace {
+  env: {
+    wasm: { wasmPaths?: unknown; numThreads?: number; proxy?: boolean };
+    webgpu?: { device?: unknown; powerPreference?: string };
+  };
+}
+
+export const ORT_SYMBOL = Symbol.for('onnxruntime');
+
+/** Publishes `ort` as the process-wide ORT that transformers.js picks up; refuses a second, different instance. */
+export function shareOrt<T extends object>(ort: T): T {
+  const g = globalThis as Record<symbol, unknown>;
+  const existing = g[ORT_SYMBOL];
+  if (existing && existing !== ort) throw new Error('a different onnxruntime instance is already shared');
+  g[ORT_SYMBOL] = ort;
+  return ort;
+}
+
+/** The shared ORT namespace, for the project's own sessions (VAD, Pocket TTS). */
+export function sharedOrt<T = unknown>(): T {
+  const ort = (globalThis as Record<symbol, unknown>)[ORT_SYMBOL];
+  if (!ort) throw new Error('onnxruntime not shared yet: call shareOrt() first');
+  return ort as T;
+}
+
+export interface GpuRuntimeOptions {
+  ort: OrtNamespace;
+  /** navigator.gpu in the worker; null/undefined → WASM only. */
+  gpu?: GpuLike | null;
+  /** Folder (URL prefix) holding ort-wasm-simd-threaded.asyncify.{mjs,wasm}; the extension copies them to /ort/. */
+  wasmPaths?: string;
+  /** globalThis.crossOriginIsolated: WASM threads need SharedArrayBuffer. */
+  crossOriginIsolated?: boolean;
+  hardwareConcurrency?: number;
+  maxThreads?: number;
+  /** How long the health check may take before WebGPU is declared unhealthy. */
+  healthTimeoutMs?: number;
+}
+
+export interface GpuRuntime {
+  readonly ort: OrtNamespace;
+  /** Current backend; becomes 'wasm' after a device loss. */
+  readonly backend: Backend;
+  readonly device: GpuDeviceLike | null;
+  readonly hasShaderF16: boolean;
+  readonly numThreads: number;
+  /** Why WebGPU is not used (null when it is). */
+  readonly fallbackReason: string | null;
+  /** Called once when the device is lost; callers re-create their sessions on WASM. Returns an unsubscribe. */
+  onDeviceLost(listener: (info: GpuDeviceLostInfo) => void): () => void;
+  /** Destroys the device on purpose (not reported as a loss). */
+  dispose(): void;
+}
+
+export function threadCount(options: Pick<GpuRuntimeOptions, 'crossOriginIsolated' | 'hardwareConcurrency' | 'maxThreads'>): number {
+  if (!options.crossOriginIsolated) return 1;
+  const cores = options.hardwareConcurrency ?? 2;
+  // Leave a core for the audio/UI threads; ORT gains little beyond 4 threads for these model sizes.
+  return Math.max(1, Math.min(options.maxThreads ?? 4, cores - 1));
+}
+
+/** Round-trips 16 bytes through the queue: proves the device executes work, not just that it was created. */
+async function deviceWorks(device: GpuDeviceLike, timeoutMs: number): Promise<boolean> {
+  const pattern = Uint8Array.from({ length: 16 }, (_, i) => (i * 37 + 11) & 0xff);
+  const check = (async () => {
+    const src = device.createBuffer({ size: 16, usage: BUFFER_USAGE.COPY_DST | BUFFER_USAGE.COPY_SRC });
+    const dst = device.createBuffer({ size: 16, usage: BUFFER_USAGE.COPY_DST | BUFFER_USAGE.MAP_READ });
+    try {
+      device.queue.writeBuffer(src, 0, pattern);
+      const encoder = device.createCommandEncoder();
+      encoder.copyBufferToBuffer(src, 0, dst, 0, 16);
+      device.queue.submit([encoder.finish()]);
+      await dst.mapAsync(MAP_MODE_READ);
+      const got = new Uint8Array(dst.getMappedRange().slice(0));
+      dst.unmap();
+      return got.every((v, i) => v === pattern[i]);
+    } finally {
+      src.destroy();
+      dst.destroy();
+    }
+  })();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+  try {
+    return await Promise.race([check.catch(() => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function openDevice(gpu: GpuLike, timeoutMs: number): Promise<{ device: GpuDeviceLike; f16: boolean } | string> {
+  const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+  if (!adapter) return 'no WebGPU adapter';
+  const f16 = adapter.features.has('shader-f16');
+  // ORT asks for the adapter's maximum buffer limits when it creates its own device; we create it, so we must.
+  const requiredLimits: Record<string, number> = {};
+  for (const key of ['maxBufferSize', 'maxStorageBufferBindingSize', 'maxComputeWorkgroupStorageSize']) {
+    const value = adapter.limits[key];
+    if (typeof value === 'number') requiredLimits[key] = value;
+  }
+  const device = await adapter.requestDevice({ requiredFeatures: f16 ? ['shader-f16'] : [], requiredLimits });
+  if (!(await deviceWorks(device, timeoutMs))) {
+    device.destroy();
+    return 'WebGPU health check failed';
+  }
+  return { device, f16 };
+}
+
+export async function initGpuRuntime(options: GpuRuntimeOptions): Promise<GpuRuntime> {
+  const { ort } = options;
+  const numThreads = threadCount(options);
+  ort.env.wasm.wasmPaths = options.wasmPaths ?? '/ort/';
+  ort.env.wasm.numThreads = numThreads;
+  ort.env.wasm.proxy = false; // already in a worker
+
+  let backend: Backend = 'wasm';
+  let device: GpuDeviceLike | null = null;
+  let hasShaderF16 = false;
+  let fallbackReason: string | null = 'WebGPU unavailable in this context';
+  if (options.gpu) {
+    try {
+      const opened = await openDevice(options.gpu, options.healthTimeoutMs ?? 3000);
+      if (typeof opened === 'string') fallbackReason = opened;
+      else {
+        ({ device, f16: hasShaderF16 } = opened);
+        backend = 'webgpu';
+        fallbackReason = null;
+        if (ort.env.webgpu) ort.env.webgpu.device = device;
+      }
+    } catch (error) {
+      fallbackReason = `WebGPU init failed: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+
+  const listeners = new Set<(info: GpuDeviceLostInfo) => void>();
+  let disposing = false;
+  const runtime: GpuRuntime = {
+    ort,
+    get backend() {
+      return backend;
+    },
+    get device() {
+      return device;
+    },
+    hasShaderF16,
+    numThreads,
+    get fallbackReason() {
+      return fallbackReason;
+    },
+    onDeviceLost(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    dispose() {
+      disposing = true;
+      device?.destroy();
+    },
+  };
+  if (device) {
+    void device.lost.then((info) => {
+      if (disposing) return;
+      backend = 'wasm';
+      device = null;
+      fallbackReason = `WebGPU device lost (${info.reason})`;
+      for (const listener of [...listeners]) listener(info);
+    });
+  }
+  return runtime;
+}
+
+/** transformers.js copies ORT's env at import and points WASM at a CDN when unset: re-assert our settings. */
+export function applyToTransformers(
+  tjsEnv: { backends: { onnx: { wasm?: { wasmPaths?: unknown; numThreads?: number; proxy?: boolean } } } },
+  runtime: GpuRuntime,
+): void {
+  const wasm = tjsEnv.backends.onnx.wasm;
+  if (!wasm) return;
+  wasm.wasmPaths = runtime.ort.env.wasm.wasmPaths;
+  wasm.numThreads = runtime.numThreads;
+  wasm.proxy = false;
+}

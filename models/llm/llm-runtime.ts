@@ -1,0 +1,187 @@
+/**
+ * The chat LLM: tokenizer + causal LM through transformers.js with an explicit dtype per backend, streaming text deltas
+ * (special tokens kept, so tool-call markers reach the tool parser), abort via AbortSignal, exact-prefix KV reuse
+ * across turns and history compaction. One generation at a time (transformers.js serialises sessions anyway).
+ * Never logs prompt or output text.
+ */
+import {
+  AutoModelForCausalLM,
+  AutoTokenizer,
+  DynamicCache,
+  TextStreamer,
+  type PreTrainedModel,
+  type PreTrainedTokenizer,
+  type Tensor,
+} from '@huggingface/transformers';
+import { llmTunables } from '../../core/tunables';
+import { LLM_MODEL } from '../registry';
+import { AbortSignalCriteria } from './abort-criteria';
+import { compactHistory, type ChatMessage } from './compaction';
+import { PrefixCache } from './prefix-cache';
+
+export type { ChatMessage } from './compaction';
+export type LlmDevice = 'webgpu' | 'wasm' | 'cpu';
+
+export interface LlmLoadOptions {
+  device: LlmDevice;
+  repo?: string;
+  revision?: string;
+  dtype?: string;
+  /** transformers.js progress events (download bytes per file). */
+  onProgress?: (event: unknown) => void;
+  /** Run one short generation after loading so the first real turn does not pay shader/kernel compilation. */
+  warmUp?: boolean;
+}
+
+export interface GenerateOptions {
+  tools?: object[];
+  maxNewTokens?: number;
+  signal?: AbortSignal;
+  /** Called with each decoded text piece as soon as the streamer releases it. */
+  onDelta?: (text: string) => void;
+}
+
+export interface GenerateStats {
+  /** Tokens of the rendered prompt (after compaction). */
+  promptTokens: number;
+  /** Prompt tokens served from the previous turn's cache (not recomputed). */
+  cachedTokens: number;
+  /** Prompt tokens actually fed in the prefill run. */
+  prefillTokens: number;
+  newTokens: number;
+  aborted: boolean;
+  /** Messages dropped from the start of the history to fit the budget. */
+  compactedMessages: number;
+}
+
+export interface GenerateResult {
+  text: string;
+  stats: GenerateStats;
+}
+
+type ChatTemplateOutput = { input_ids: Tensor; attention_mask: Tensor };
+
+function idsOf(t: Tensor): number[] {
+  return (t.tolist() as bigint[][])[0]!.map(Number);
+}
+
+export class LlmRuntime {
+  private readonly prefix = new PrefixCache<InstanceType<typeof DynamicCache>>();
+  private busy = false;
+
+  private constructor(
+    readonly tokenizer: PreTrainedTokenizer,
+    readonly model: PreTrainedModel,
+    readonly device: LlmDevice,
+  ) {}
+
+  static async load(options: LlmLoadOptions): Promise<LlmRuntime> {
+    const repo = options.repo ?? LLM_MODEL.repo;
+    const common = { revision: options.revision ?? LLM_MODEL.revision, progress_callback: options.onProgress };
+    const tokenizer = await AutoTokenizer.from_pretrained(repo, common);
+    const model = await AutoModelForCausalLM.from_pretrained(repo, {
+      ...common,
+      device: options.device,
+      // Always explicit: transformers' WebGPU default is fp32 (4× the download). See models/registry.ts.
+      dtype: (options.dtype ?? LLM_MODEL.dtype) as 'q4',
+    });
+    const runtime = new LlmRuntime(tokenizer, model, options.device);
+    if (options.warmUp ?? true) await runtime.warmUp();
+    return runtime;
+  }
+
+  /** One token on a tiny prompt; the cache it builds is discarded. */
+  async warmUp(): Promise<void> {
+    await this.generate([{ role: 'user', content: 'hi' }], { maxNewTokens: 1 });
+    await this.prefix.clear();
+  }
+
+  /** Prompt length in tokens of `messages` rendered with the chat template (generation prompt included). */
+  countTokens(messages: readonly ChatMessage[], tools?: object[]): number {
+    return this.render(messages, tools).input_ids.dims[1]!;
+  }
+
+  private render(messages: readonly ChatMessage[], tools?: object[]): ChatTemplateOutput {
+    return this.tokenizer.apply_chat_template([...messages], {
+      add_generation_prompt: true,
+      tokenize: true,
+      return_dict: true,
+      ...(tools && tools.length > 0 ? { tools } : {}),
+    }) as unknown as ChatTemplateOutput;
+  }
+
+  async generate(messages: readonly ChatMessage[], options: GenerateOptions = {}): Promise<GenerateResult> {
+    if (this.busy) throw new Error('LlmRuntime: a generation is already running');
+    this.busy = true;
+    try {
+      return await this.generateUnlocked(messages, options);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async generateUnlocked(messages: readonly ChatMessage[], options: GenerateOptions): Promise<GenerateResult> {
+    const maxNewTokens = options.maxNewTokens ?? llmTunables.maxNewTokens;
+    const budget = llmTunables.contextTokenBudget - maxNewTokens;
+    const compacted = compactHistory(messages, (m) => this.countTokens(m, options.tools), budget, llmTunables.compactTargetRatio);
+    const inputs = this.render(compacted.messages, options.tools);
+    const promptIds = idsOf(inputs.input_ids);
+    const stats: GenerateStats = {
+      promptTokens: promptIds.length,
+      cachedTokens: 0,
+      prefillTokens: 0,
+      newTokens: 0,
+      aborted: options.signal?.aborted ?? false,
+      compactedMessages: compacted.dropped,
+    };
+    if (stats.aborted) return { text: '', stats };
+
+    const taken = await this.prefix.take(promptIds);
+    const cache = taken.cache ?? new DynamicCache();
+    stats.cachedTokens = taken.cachedTokens;
+    stats.prefillTokens = promptIds.length - taken.cachedTokens;
+
+    const eos = this.tokenizer.eos_token;
+    let text = '';
+    const streamer = new TextStreamer(this.tokenizer, {
+      skip_prompt: true,
+      skip_special_tokens: false, // tool-call markers are special tokens and must survive
+      callback_function: (piece: string) => {
+        // The streamer releases each special token alone (#1520); the end-of-turn marker is not content.
+        if (piece === eos || piece.length === 0) return;
+        text += piece;
+        options.onDelta?.(piece);
+      },
+    });
+    let sequence: number[];
+    try {
+      const out = (await this.model.generate({
+        ...inputs,
+        past_key_values: cache,
+        max_new_tokens: maxNewTokens,
+        do_sample: false,
+        repetition_penalty: llmTunables.repetitionPenalty,
+        streamer,
+        ...(options.signal ? { stopping_criteria: [new AbortSignalCriteria(options.signal)] } : {}),
+      })) as Tensor;
+      sequence = idsOf(out);
+    } catch (error) {
+      await cache.dispose(); // state unknown after a failed run: never reuse it
+      throw error;
+    }
+    stats.newTokens = sequence.length - promptIds.length;
+    stats.aborted = options.signal?.aborted ?? false;
+    this.prefix.store(cache, sequence);
+    return { text, stats };
+  }
+
+  /** Drops the cached prefix (e.g. a new conversation). */
+  async resetCache(): Promise<void> {
+    await this.prefix.clear();
+  }
+
+  async dispose(): Promise<void> {
+    await this.prefix.clear();
+    await this.model.dispose();
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * The Pocket TTS generation loop (pocket-tts.md §4): per chunk, restart from the voice state, prefill the text,
+ * then autoregress flow_lm_main → one LSD flow step (flow_lm_flow) → mimi_decoder, yielding every 80 ms frame as soon
+ * as it exists. The async generator is pull-based: frame k+1 is not computed before frame k has been taken, so a
+ * consumer that posts frames immediately streams them, and an abort is seen before the next model call.
+ */
+import { BackendGuard, type TtsBackend } from '../../../core/tts/backend-guard';
+import { planChunks, type TextChunk } from '../../../core/tts/chunking';
+import { maxFramesForTokens } from '../../../core/tts/text-prep';
+import type { HostTensor } from '../../../core/tts/tensor-data';
+import { ttsTunables } from '../../../core/tunables';
+import type { PocketModel, Voice } from './model';
+import { freshStates, threadStates, toOrt, voiceToFlowHostStates, type Feeds } from './state';
+
+export interface AudioFrame {
+  /** 1920 samples of 24 kHz mono PCM. */
+  pcm: Float32Array;
+  /** Index over the whole utterance (all chunks). */
+  frameIndex: number;
+  chunkIndex: number;
+  /** The prepared text of the chunk this frame belongs to. */
+  text: string;
+}
+
+export interface StepInfo {
+  chunkIndex: number;
+  step: number;
+  eosLogit: number;
+  latent: Float32Array;
+}
+
+export interface SynthesizeOptions {
+  signal?: AbortSignal;
+  temperature?: number;
+  lsdSteps?: number;
+  eosThreshold?: number;
+  maxFramesPerChunk?: number;
+  decodeBatchFrames?: number;
+  /** Keep mimi_decoder state from one chunk to the next (upstream starts each chunk fresh). */
+  carryDecoderStateAcrossChunks?: boolean;
+  /** Uniform [0,1) source for the sampling noise; seed it for reproducible output. */
+  random?: () => number;
+  /** Called after each flow_lm_main step (progress, debugging, tests). */
+  onStep?: (info: StepInfo) => void;
+  /** Inspect frames for NaN/Inf/overflow (default true). The self-test turns it off to judge raw output. */
+  guardFrames?: boolean;
+  /** Called when a bad WebGPU frame moved the session to WASM. */
+  onBackendSwitch?: (info: { to: TtsBackend; reason: string; frameIndex: number }) => void;
+}
+
+export class SynthesisError extends Error {
+  override name = 'SynthesisError';
+}
+
+function abortError(): Error {
+  return new DOMException('speech cancelled', 'AbortError');
+}
+
+function throwIfAborted(signal?: AbortSignal) {
+  if (signal?.aborted) throw abortError();
+}
+
+/** Standard normal via Box–Muller (the JS drivers do the same). */
+function gaussian(random: () => number): number {
+  const u = 1 - random();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
+}
+
+const voiceStateCache = new WeakMap<Map<string, HostTensor>, HostTensor[]>();
+
+/** Voice prefix → flow-LM feeds; the host arrays are built once per voice, ORT never writes into its inputs. */
+function voiceFeeds(model: PocketModel, voice: Voice): Feeds {
+  let host = voiceStateCache.get(voice.tensors);
+  if (!host) {
+    host = voiceToFlowHostStates(model.bundle.flow_lm_state_manifest, voice.tensors);
+    voiceStateCache.set(voice.tensors, host);
+  }
+  const feeds: Feeds = {};
+  model.bundle.flow_lm_state_manifest.forEach((e, i) => (feeds[e.input_name] = toOrt(model.ort, host![i]!)));
+  return feeds;
+}
+
+function stepOfFeeds(model: PocketModel, feeds: Feeds): number {
+  const e = model.bundle.flow_lm_state_manifest.find((m) => m.key === 'step');
+  return e ? Number((feeds[e.input_name]!.data as BigInt64Array)[0]) : 0;
+}
+
+function cacheCapacity(model: PocketModel): number {
+  const e = model.bundle.flow_lm_state_manifest.find((m) => m.key === 'cache');
+  return e?.shape[2] ?? Infinity;
+}
+
+export function chunksFor(model: PocketModel, text: string, maxTokens = ttsTunables.maxTokensPerChunk): TextChunk[] {
+  const b = model.bundle;
+  return planChunks(model.tokenizer, text, {
+    padWithSpacesForShortInputs: b.pad_with_spaces_for_short_inputs,
+    removeSemicolons: b.remove_semicolons,
+    maxTokens: Math.min(maxTokens, b.max_token_per_chunk),
+    modelRecommendedFramesAfterEos: b.model_recommended_frames_after_eos,
+  });
+}
+
+/** Restart request raised inside a chunk when the guard moved the session from WebGPU to WASM. */
+class RestartChunk {
+  constructor(readonly emitted: number) {}
+}
+
+export async function* synthesize(model: PocketModel, text: string, voice: Voice, opts: SynthesizeOptions = {}): AsyncGenerator<AudioFrame> {
+  const { ort, bundle } = model;
+  const t = ttsTunables;
+  const temperature = opts.temperature ?? t.temperature;
+  const lsdSteps = opts.lsdSteps ?? t.lsdSteps;
+  const eosThreshold = opts.eosThreshold ?? t.eosThreshold;
+  const batch = opts.decodeBatchFrames ?? t.decodeBatchFrames;
+  const random = opts.random ?? Math.random;
+  const spf = bundle.samples_per_frame;
+  const D = bundle.latent_dim;
+  const guard = new BackendGuard(model.backend, () => t.selfTestMaxPeak);
+  const emptySeq = new ort.Tensor('float32', new Float32Array(0), [1, 0, D]);
+  const emptyText = new ort.Tensor('float32', new Float32Array(0), [1, 0, bundle.conditioning_dim]);
+  let frameIndex = 0;
+  let mimiCarry: Feeds | null = null;
+
+  const chunks = chunksFor(model, text);
+  for (let chunkIndex = 0; chunkIndex < chunks.length; chunkIndex++) {
+    const chunk = chunks[chunkIndex]!;
+    const mimiAtStart = opts.carryDecoderStateAcrossChunks && mimiCarry ? mimiCarry : null;
+    let skip = 0; // frames of this chunk already played before a backend restart
+    for (;;) {
+      throwIfAborted(opts.signal);
+      let emittedInChunk = 0;
+      try {
+        // Prefill: text after the voice prefix, starting from a fresh copy of the voice state.
+        const ids = new ort.Tensor('int64', BigInt64Array.from(chunk.ids.map(BigInt)), [1, chunk.ids.length]);
+        const te = (await model.session('text_conditioner').run({ token_ids: ids })).embeddings!;
+        let flow: Feeds = voiceFeeds(model, voice);
+        const prefill = await model.session('flow_lm_main').run({ sequence: emptySeq, text_embeddings: te, ...flow });
+        flow = threadStates(bundle.flow_lm_state_manifest, prefill);
+        let mimi: Feeds = mimiAtStart ?? freshStates(ort, bundle.mimi_state_manifest);
+        const room = cacheCapacity(model) - stepOfFeeds(model, flow);
+        const maxFrames = Math.min(maxFramesForTokens(chunk.ids.length, bundle.frame_rate, opts.maxFramesPerChunk ?? t.maxFramesPerChunk), room);
+        let x = new Float32Array(D).fill(NaN); // NaN = BOS: the graph swaps in its learned bos_emb
+        let eosStep: number | null = null;
+        const pending: Float32Array[] = [];
+
+        const decode = async function* (): AsyncGenerator<AudioFrame> {
+          if (pending.length === 0) return;
+          const n = pending.length;
+          const latent = new Float32Array(n * D);
+          pending.forEach((p, i) => latent.set(p, i * D));
+          pending.length = 0;
+          const out = await model.session('mimi_decoder').run({ latent: new ort.Tensor('float32', latent, [1, n, D]), ...mimi });
+          mimi = threadStates(bundle.mimi_state_manifest, out);
+          const audio = out.audio_frame!.data as Float32Array;
+          for (let k = 0; k < n; k++) {
+            const pcm = audio.slice(k * spf, (k + 1) * spf);
+            const decision = opts.guardFrames === false ? ({ action: 'play' } as const) : guard.inspect(pcm, frameIndex);
+            if (decision.action === 'switch') {
+              opts.onBackendSwitch?.({ to: decision.to, reason: decision.reason, frameIndex });
+              await model.switchToWasm();
+              throw new RestartChunk(emittedInChunk);
+            }
+            if (decision.action === 'fail') throw new SynthesisError(decision.reason);
+            if (emittedInChunk++ < skip) continue;
+            throwIfAborted(opts.signal);
+            yield { pcm, frameIndex: frameIndex++, chunkIndex, text: chunk.text };
+          }
+        };
+
+        for (let step = 0; step < maxFrames; step++) {
+          throwIfAborted(opts.signal);
+          const o = await model.session('flow_lm_main').run({ sequence: new ort.Tensor('float32', x, [1, 1, D]), text_embeddings: emptyText, ...flow });
+          const eosLogit = (o.eos_logit!.data as Float32Array)[0]!;
+          if (eosLogit > eosThreshold && eosStep === null) eosStep = step;
+          if (eosStep !== null && step >= eosStep + chunk.framesAfterEos) break;
+          const c = o.conditioning!;
+          const next = new Float32Array(D);
+          const std = Math.sqrt(temperature);
+          if (std > 0) for (let i = 0; i < D; i++) next[i] = std * gaussian(random);
+          for (let j = 0; j < lsdSteps; j++) {
+            const f = await model.session('flow_lm_flow').run({
+              c,
+              s: new ort.Tensor('float32', Float32Array.of(j / lsdSteps), [1, 1]),
+              t: new ort.Tensor('float32', Float32Array.of((j + 1) / lsdSteps), [1, 1]),
+              x: new ort.Tensor('float32', next.slice(), [1, D]),
+            });
+            const dir = f.flow_dir!.data as Float32Array;
+            for (let i = 0; i < D; i++) next[i]! += dir[i]! / lsdSteps;
+          }
+          flow = threadStates(bundle.flow_lm_state_manifest, o);
+          opts.onStep?.({ chunkIndex, step, eosLogit, latent: next });
+          x = next;
+          pending.push(next);
+          if (pending.length >= batch) yield* decode();
+        }
+        yield* decode();
+        mimiCarry = mimi;
+        break;
+      } catch (e) {
+        if (e instanceof RestartChunk) {
+          skip = Math.max(skip, e.emitted);
+          continue;
+        }
+        throw e;
+      }
+    }
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * A loaded Pocket TTS bundle: bundle.json, tokenizer, preset voices, optional bos_before_voice, and one ORT session
+ * per graph. WASM runs the int8 graphs when present; WebGPU is only ever given the non-int8 graphs of
+ * `WEBGPU_GRAPHS` (int8 MatMulInteger has no WebGPU kernels and gives NaN, pocket-tts.md §6).
+ */
+import { parseBundleJson, type PocketBundle } from '../../../core/tts/bundle-manifest';
+import type { TtsBackend } from '../../../core/tts/backend-guard';
+import { parseNpyFloat32 } from '../../../core/tts/npy';
+import { SentencePieceTokenizer } from '../../../core/tts/sentencepiece';
+import type { HostTensor } from '../../../core/tts/tensor-data';
+import { parseVoicesBin } from '../../../core/tts/voices-bin';
+import type { GraphName, OrtLike, OrtSessionLike } from './ort-types';
+
+/** Bundle files by name (as in the bundle folder): bundle.json, tokenizer.model, voices.bin, *.onnx, *.npy. */
+export type BundleFiles = Map<string, Uint8Array>;
+
+export interface Voice {
+  id: string;
+  name: string;
+  kind: 'preset' | 'clone';
+  tensors: Map<string, HostTensor>;
+}
+
+export const REQUIRED_GRAPHS: GraphName[] = ['text_conditioner', 'flow_lm_main', 'flow_lm_flow', 'mimi_decoder'];
+/** Graphs that may run on WebGPU after the self-test; the conditioner (a lookup) and the encoder stay on WASM. */
+export const WEBGPU_GRAPHS: GraphName[] = ['flow_lm_main', 'flow_lm_flow', 'mimi_decoder'];
+
+export type SessionFactory = (graph: GraphName, backend: TtsBackend, bytes: Uint8Array) => Promise<OrtSessionLike>;
+
+export interface LoadOptions {
+  ort: OrtLike;
+  files: BundleFiles;
+  /** 'webgpu' only after a passing self-test verdict. */
+  backend?: TtsBackend;
+  /** ORT session options per backend; Node tests use `{ executionProviders: ['cpu'] }` for 'wasm'. */
+  sessionOptions?: Partial<Record<TtsBackend, object>>;
+  /** Replaces ORT session creation (tests use it to model a broken accelerator with a real NaN graph). */
+  sessionFactory?: SessionFactory;
+}
+
+export class PocketLoadError extends Error {
+  override name = 'PocketLoadError';
+}
+
+const DEFAULT_SESSION_OPTIONS: Record<TtsBackend, object> = {
+  wasm: { executionProviders: ['wasm'], graphOptimizationLevel: 'all' },
+  webgpu: { executionProviders: ['webgpu'], graphOptimizationLevel: 'all' },
+};
+
+function graphFile(files: BundleFiles, graph: GraphName, backend: TtsBackend): string | undefined {
+  const names = backend === 'webgpu' ? [`${graph}.onnx`] : [`${graph}_int8.onnx`, `${graph}.onnx`];
+  return names.find((n) => files.has(n));
+}
+
+export class PocketModel {
+  readonly sessions = new Map<GraphName, { session: OrtSessionLike; backend: TtsBackend; file: string }>();
+  readonly voices = new Map<string, Voice>();
+
+  private constructor(
+    readonly ort: OrtLike,
+    readonly bundle: PocketBundle,
+    readonly tokenizer: SentencePieceTokenizer,
+    readonly bosBeforeVoice: Float32Array | null,
+    private readonly files: BundleFiles,
+    private readonly opts: LoadOptions,
+  ) {}
+
+  /** Stable id for verdict caches and stored voices. */
+  get bundleId(): string {
+    return `${this.bundle.bundle_name}/${this.bundle.language}`;
+  }
+
+  static async load(opts: LoadOptions): Promise<PocketModel> {
+    const { files } = opts;
+    const need = (name: string) => {
+      const f = files.get(name);
+      if (!f) throw new PocketLoadError(`bundle file missing: ${name}`);
+      return f;
+    };
+    const bundle = parseBundleJson(JSON.parse(new TextDecoder().decode(need('bundle.json'))));
+    const tokenizer = SentencePieceTokenizer.fromModelBytes(need(bundle.tokenizer_file));
+    let bos: Float32Array | null = null;
+    if (bundle.insert_bos_before_voice && bundle.bos_before_voice_file) {
+      const npy = parseNpyFloat32(need(bundle.bos_before_voice_file));
+      if (npy.data.length !== bundle.conditioning_dim) throw new PocketLoadError(`bos_before_voice has ${npy.data.length} values`);
+      bos = npy.data;
+    }
+    const model = new PocketModel(opts.ort, bundle, tokenizer, bos, files, opts);
+    if (files.has('voices.bin')) {
+      for (const v of parseVoicesBin(need('voices.bin'))) model.voices.set(v.name, { id: v.name, name: v.name, kind: 'preset', tensors: v.tensors });
+    }
+    const backend = opts.backend ?? 'wasm';
+    for (const g of REQUIRED_GRAPHS) await model.openGraph(g, WEBGPU_GRAPHS.includes(g) ? backend : 'wasm');
+    if (graphFile(files, 'mimi_encoder', 'wasm')) await model.openGraph('mimi_encoder', 'wasm');
+    return model;
+  }
+
+  private async openGraph(graph: GraphName, backend: TtsBackend): Promise<void> {
+    const file = graphFile(this.files, graph, backend);
+    if (!file) throw new PocketLoadError(`no ${backend === 'webgpu' ? 'non-int8 ' : ''}file for graph ${graph}`);
+    const bytes = this.files.get(file)!;
+    const session = this.opts.sessionFactory
+      ? await this.opts.sessionFactory(graph, backend, bytes)
+      : await this.opts.ort.InferenceSession.create(bytes, this.opts.sessionOptions?.[backend] ?? DEFAULT_SESSION_OPTIONS[backend]);
+    const previous = this.sessions.get(graph);
+    this.sessions.set(graph, { session, backend, file });
+    await previous?.session.release?.();
+  }
+
+  session(graph: GraphName): OrtSessionLike {
+    const s = this.sessions.get(graph);
+    if (!s) throw new PocketLoadError(`graph ${graph} is not loaded`);
+    return s.session;
+  }
+
+  get hasEncoder(): boolean {
+    return this.sessions.has('mimi_encoder');
+  }
+
+  /** The backend of the heavy graphs ('webgpu' if any of them runs there). */
+  get backend(): TtsBackend {
+    return WEBGPU_GRAPHS.some((g) => this.sessions.get(g)?.backend === 'webgpu') ? 'webgpu' : 'wasm';
+  }
+
+  /** Mid-session fallback: reopen every WebGPU graph on WASM (int8 where available). */
+  async switchToWasm(): Promise<void> {
+    for (const g of WEBGPU_GRAPHS) if (this.sessions.get(g)?.backend === 'webgpu') await this.openGraph(g, 'wasm');
+  }
+
+  async release(): Promise<void> {
+    for (const { session } of this.sessions.values()) await session.release?.();
+    this.sessions.clear();
+  }
+}

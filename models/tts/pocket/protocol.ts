@@ -1,0 +1,70 @@
+/**
+ * Messages between the offscreen document and the Pocket TTS worker. Incoming messages are zod-validated (a bad
+ * message gets a typed error, never a crash); audio leaves as a transferable Float32Array.
+ */
+import { z } from 'zod';
+import { consentSchema } from '../../../core/tts/voice-store';
+
+const fileSource = z.union([z.instanceof(ArrayBuffer), z.instanceof(Uint8Array), z.string().min(1)]);
+
+export const ttsWorkerRequestSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('load'),
+    /** File name in the bundle → bytes, or a URL the worker fetches (e.g. a Cache Storage-backed URL). */
+    files: z.record(z.string(), fileSource),
+    /** 'auto' = WebGPU only with a passing (cached or fresh) self-test verdict. */
+    backend: z.enum(['wasm', 'webgpu', 'auto']).default('wasm'),
+    /** Verdicts the lead persisted (chrome.storage), keyed by selfTestCacheKey. */
+    verdicts: z.record(z.string(), z.object({ pass: z.boolean(), reason: z.string().optional(), at: z.number() })).default({}),
+  }),
+  z.object({
+    type: z.literal('speak'),
+    requestId: z.string().min(1),
+    text: z.string(),
+    voiceId: z.string().min(1),
+    temperature: z.number().min(0).max(2).optional(),
+  }),
+  z.object({ type: z.literal('cancel'), requestId: z.string().min(1) }),
+  z.object({
+    type: z.literal('clone'),
+    requestId: z.string().min(1),
+    audio: z.instanceof(Float32Array),
+    sampleRate: z.number().positive(),
+    name: z.string().min(1).max(200),
+    consent: consentSchema.optional(),
+  }),
+  /** A stored clone (bytes from serializeVoice) made available for `speak`. */
+  z.object({ type: z.literal('add-voice'), bytes: z.union([z.instanceof(ArrayBuffer), z.instanceof(Uint8Array)]) }),
+  z.object({ type: z.literal('list-voices') }),
+]);
+export type TtsWorkerRequest = z.input<typeof ttsWorkerRequestSchema>;
+
+export type TtsErrorCode =
+  | 'bad-message'
+  | 'not-loaded'
+  | 'load-failed'
+  | 'unknown-voice'
+  | 'synthesis-failed'
+  | 'consent-required'
+  | 'cloning-unavailable'
+  | 'bad-audio'
+  | 'bad-voice-file';
+
+export interface VoiceInfo {
+  id: string;
+  name: string;
+  kind: 'preset' | 'clone';
+}
+
+export type TtsWorkerEvent =
+  | { type: 'loaded'; backend: 'wasm' | 'webgpu'; bundleId: string; sampleRate: number; voices: VoiceInfo[] }
+  | { type: 'verdict'; key: string; verdict: { pass: boolean; reason?: string; at: number } }
+  | { type: 'audio'; requestId: string; frameIndex: number; chunkIndex: number; text: string; sampleRate: number; pcm: Float32Array }
+  | { type: 'done'; requestId: string; frames: number; cancelled: boolean }
+  | { type: 'backend'; backend: 'wasm'; reason: string; frameIndex: number }
+  | { type: 'voice-cloned'; requestId: string; voice: VoiceInfo; bytes: Uint8Array }
+  | { type: 'voices'; voices: VoiceInfo[] }
+  | { type: 'error'; requestId?: string; code: TtsErrorCode; message: string };
+
+/** post(event, transfer) — a Worker's postMessage or a test collector. */
+export type PostEvent = (event: TtsWorkerEvent, transfer?: Transferable[]) => void;

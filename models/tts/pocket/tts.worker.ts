@@ -1,0 +1,46 @@
+/**
+ * Pocket TTS module worker. Created by the offscreen document:
+ *   new Worker(new URL('../../models/tts/pocket/tts.worker.ts', import.meta.url), { type: 'module' })
+ * It uses the shared onnxruntime-web instance if one is registered on globalThis (Symbol.for('onnxruntime')),
+ * else imports onnxruntime-web. WASM is single-threaded (multi-thread session creation hangs in some environments,
+ * pocket-tts.md §6). All logic lives in worker-host.ts.
+ */
+import * as ortWeb from 'onnxruntime-web';
+import type { OrtLike } from './ort-types';
+import { PocketWorkerHost } from './worker-host';
+
+// The project's tsconfig has no "webworker" lib; declare the few members of the worker scope used here.
+declare const self: {
+  postMessage(message: unknown, transfer: Transferable[]): void;
+  onmessage: ((e: MessageEvent) => void) | null;
+  location: { origin: string };
+  navigator: Navigator;
+};
+
+const shared = (globalThis as Record<symbol, unknown>)[Symbol.for('onnxruntime')] as OrtLike | undefined;
+const ort = (shared ?? ortWeb) as unknown as OrtLike & { env?: { wasm?: { numThreads?: number; wasmPaths?: unknown } } };
+if (ort.env?.wasm) {
+  ort.env.wasm.numThreads = 1;
+  // ORT wasm files are copied into the extension build (never a CDN).
+  ort.env.wasm.wasmPaths ??= new URL('/ort/', self.location.origin).href;
+}
+
+const host = new PocketWorkerHost({
+  ort,
+  post: (event, transfer) => self.postMessage(event, transfer ?? []),
+  fetchBytes: async (url) => {
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`fetch ${url}: HTTP ${res.status}`);
+    return new Uint8Array(await res.arrayBuffer());
+  },
+  adapterIdentity: async () => {
+    const gpu = (self.navigator as Navigator & { gpu?: { requestAdapter(): Promise<{ info?: { vendor: string; architecture: string; description: string } } | null> } }).gpu;
+    const adapter = await gpu?.requestAdapter();
+    if (!adapter?.info) return null;
+    return { vendor: adapter.info.vendor, architecture: adapter.info.architecture, description: adapter.info.description };
+  },
+});
+
+self.onmessage = (e: MessageEvent) => {
+  void host.handle(e.data);
+};

@@ -1,0 +1,111 @@
+// AsrRuntime (transformers.js ASR pipeline) over the fixture Moonshine and Whisper repos, served over HTTP. The
+// fixture decoders see the audio only through the cross-attention cache, so a tone and silence must transcribe
+// differently, and each transcript must equal the JS reference.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AutoProcessor, type Tensor } from '@huggingface/transformers';
+import { AsrRuntime } from '../../../models/asr/asr-runtime';
+import { MOONSHINE, WHISPER } from '../../fixtures/models/generate';
+import { asrReferenceTokens, type AsrSpec } from '../../fixtures/models/reference';
+import { clip, startFixtureHub, type HubEnv } from './hub-env';
+
+let hub: HubEnv;
+let moonshine: AsrRuntime;
+let whisper: AsrRuntime;
+
+const LETTERS = ' abcdefghijklmnopqrstuvwxyz';
+
+function referenceText(spec: AsrSpec, prompt: number[], summary: number): string {
+  const ids = asrReferenceTokens(spec, prompt, summary);
+  expect(ids.at(-1)).toBe(spec.eos);
+  return ids.slice(0, -1).map((id) => LETTERS[id - spec.textLo]).join('').trim();
+}
+
+/** Every fixture step's logits are one-hot (10 vs 0), so each token's log-prob is −ln(1 + (V−1)·e^−10). */
+function expectedLogProb(vocab: number): number {
+  return -Math.log(1 + (vocab - 1) * Math.exp(-10));
+}
+
+function meanAbs(x: Float32Array): number {
+  let s = 0;
+  for (const v of x) s += Math.abs(v);
+  return s / x.length;
+}
+
+async function whisperFeatureMean(audio: Float32Array): Promise<number> {
+  const processor = await AutoProcessor.from_pretrained(hub.repos.whisper);
+  const { input_features } = (await processor(audio)) as { input_features: Tensor };
+  const data = input_features.data as Float32Array;
+  let s = 0;
+  for (const v of data) s += v;
+  return s / data.length;
+}
+
+beforeAll(async () => {
+  hub = await startFixtureHub();
+  moonshine = await AsrRuntime.load({ family: 'moonshine', device: 'cpu' });
+  whisper = await AsrRuntime.load({ family: 'whisper', device: 'cpu' });
+});
+
+afterAll(async () => {
+  await moonshine?.dispose();
+  await whisper?.dispose();
+  await hub?.close();
+});
+
+describe('AsrRuntime — Moonshine (fixture, over HTTP)', () => {
+  it('requested the fp32 encoder and q4 merged decoder of the registry repo', () => {
+    const paths = hub.hub.log.map((e) => e.path);
+    expect(paths).toContain(`/${hub.repos.moonshine}/resolve/main/onnx/encoder_model.onnx`);
+    expect(paths).toContain(`/${hub.repos.moonshine}/resolve/main/onnx/decoder_model_merged_q4.onnx`);
+  });
+
+  it('transcribes a tone and silence like the reference, differently, with a measured confidence', async () => {
+    const tone = clip(1.5, 440);
+    const silence = clip(1.5, null);
+    const a = await moonshine.transcribe(tone);
+    const b = await moonshine.transcribe(silence);
+    expect(a.text).toBe(referenceText(MOONSHINE, [MOONSHINE.bos], meanAbs(tone)));
+    expect(b.text).toBe(referenceText(MOONSHINE, [MOONSHINE.bos], 0));
+    expect(a.text).not.toBe(b.text);
+    expect(a.text).not.toContain('<ERR>');
+    expect(a.tokens).toBe(6); // 5 text tokens + EOS
+    expect(a.meanLogProb!).toBeCloseTo(expectedLogProb(MOONSHINE.vocab), 5);
+    expect(a.confidence!).toBeCloseTo(Math.exp(expectedLogProb(MOONSHINE.vocab)), 5);
+  });
+
+  it('still decodes a clip shorter than one second (the pipeline default would allow 0 tokens)', async () => {
+    const short = clip(0.6, 440);
+    const result = await moonshine.transcribe(short);
+    expect(result.text).toBe(referenceText(MOONSHINE, [MOONSHINE.bos], meanAbs(short)));
+    expect(result.tokens).toBe(6);
+  });
+
+  it('returns nothing for an already-aborted request', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    expect(await moonshine.transcribe(clip(1, 440), { signal: controller.signal })).toEqual({
+      text: '', confidence: null, meanLogProb: null, tokens: 0,
+    });
+  });
+});
+
+describe('AsrRuntime — Whisper base (fixture, over HTTP)', () => {
+  const prompt = (lang: 'en' | 'de') => [WHISPER.sot, WHISPER.lang[lang]!, WHISPER.transcribe, WHISPER.noTimestamps];
+
+  it('transcribes a tone and silence like the reference, differently', async () => {
+    const tone = clip(1, 440);
+    const silence = clip(1, null);
+    const a = await whisper.transcribe(tone, { language: 'en' });
+    const b = await whisper.transcribe(silence, { language: 'en' });
+    expect(a.text).toBe(referenceText(WHISPER, prompt('en'), await whisperFeatureMean(tone)));
+    expect(b.text).toBe(referenceText(WHISPER, prompt('en'), await whisperFeatureMean(silence)));
+    expect(a.text).not.toBe(b.text);
+    expect(a.meanLogProb!).toBeCloseTo(expectedLogProb(WHISPER.vocab), 5);
+  });
+
+  it('puts the requested language into the decoder prompt', async () => {
+    const tone = clip(1, 440);
+    const de = await whisper.transcribe(tone, { language: 'de' });
+    expect(de.text).toBe(referenceText(WHISPER, prompt('de'), await whisperFeatureMean(tone)));
+  });
+});

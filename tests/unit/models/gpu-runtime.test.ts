@@ -1,0 +1,122 @@
+// models/gpu/runtime: backend choice, WASM settings, device-loss fallback and the shared-ORT guard. Node has no
+// WebGPU, so navigator.gpu is replaced by a small in-memory stand-in whose queue really copies bytes (or corrupts
+// them, to fail the health check); ORT is a plain namespace object carrying the env the runtime configures.
+import { afterEach, describe, expect, it } from 'vitest';
+import { initGpuRuntime, ORT_SYMBOL, shareOrt, sharedOrt, threadCount, type OrtNamespace } from '../../../models/gpu/runtime';
+import type { GpuDeviceLostInfo, GpuLike } from '../../../models/gpu/webgpu-types';
+
+function fakeOrt(): OrtNamespace {
+  return { env: { wasm: {}, webgpu: {} } };
+}
+
+function fakeGpu(opts: { corrupt?: boolean; f16?: boolean } = {}) {
+  let loseDevice!: (info: GpuDeviceLostInfo) => void;
+  const lost = new Promise<GpuDeviceLostInfo>((resolve) => (loseDevice = resolve));
+  const device = {
+    lost,
+    destroyed: false,
+    features: new Set(opts.f16 ? ['shader-f16'] : []),
+    queue: {
+      writeBuffer(buffer: { bytes: Uint8Array }, offset: number, data: Uint8Array) {
+        buffer.bytes.set(data, offset);
+      },
+      submit(commands: Array<() => void>) {
+        for (const run of commands) run();
+      },
+    },
+    createBuffer({ size }: { size: number }) {
+      const bytes = new Uint8Array(size);
+      return { bytes, mapAsync: async () => {}, getMappedRange: () => bytes.buffer, unmap() {}, destroy() {} };
+    },
+    createCommandEncoder() {
+      const ops: Array<() => void> = [];
+      return {
+        copyBufferToBuffer(src: { bytes: Uint8Array }, so: number, dst: { bytes: Uint8Array }, d: number, n: number) {
+          ops.push(() => dst.bytes.set(src.bytes.subarray(so, so + n).map((v) => (opts.corrupt ? v ^ 1 : v)), d));
+        },
+        finish: () => () => ops.forEach((op) => op()),
+      };
+    },
+    destroy() {
+      this.destroyed = true;
+    },
+  };
+  const requested: Array<Record<string, unknown> | undefined> = [];
+  const gpu = {
+    async requestAdapter() {
+      return {
+        features: device.features,
+        limits: { maxBufferSize: 1 << 30, maxStorageBufferBindingSize: 1 << 29 },
+        async requestDevice(d?: Record<string, unknown>) {
+          requested.push(d);
+          return device;
+        },
+      };
+    },
+  };
+  return { gpu: gpu as unknown as GpuLike, device, requested, loseDevice };
+}
+
+afterEach(() => {
+  delete (globalThis as Record<symbol, unknown>)[ORT_SYMBOL];
+});
+
+describe('gpu runtime', () => {
+  it('uses WASM with the extension wasm folder when there is no WebGPU', async () => {
+    const ort = fakeOrt();
+    const rt = await initGpuRuntime({ ort, gpu: null, crossOriginIsolated: false, hardwareConcurrency: 8 });
+    expect(rt.backend).toBe('wasm');
+    expect(rt.fallbackReason).toMatch(/unavailable/);
+    expect(ort.env.wasm).toEqual({ wasmPaths: '/ort/', numThreads: 1, proxy: false });
+  });
+
+  it('uses threads only when cross-origin isolated, leaving a core free and capping at 4', () => {
+    expect(threadCount({ crossOriginIsolated: false, hardwareConcurrency: 16 })).toBe(1);
+    expect(threadCount({ crossOriginIsolated: true, hardwareConcurrency: 2 })).toBe(1);
+    expect(threadCount({ crossOriginIsolated: true, hardwareConcurrency: 4 })).toBe(3);
+    expect(threadCount({ crossOriginIsolated: true, hardwareConcurrency: 16 })).toBe(4);
+  });
+
+  it('hands a healthy device to ORT, with the adapter limits and shader-f16 when offered', async () => {
+    const ort = fakeOrt();
+    const { gpu, device, requested } = fakeGpu({ f16: true });
+    const rt = await initGpuRuntime({ ort, gpu });
+    expect(rt.backend).toBe('webgpu');
+    expect(rt.hasShaderF16).toBe(true);
+    expect(ort.env.webgpu!.device).toBe(device);
+    expect(requested[0]).toEqual({
+      requiredFeatures: ['shader-f16'],
+      requiredLimits: { maxBufferSize: 1 << 30, maxStorageBufferBindingSize: 1 << 29 },
+    });
+  });
+
+  it('falls back to WASM when the device fails the health check', async () => {
+    const { gpu, device } = fakeGpu({ corrupt: true });
+    const rt = await initGpuRuntime({ ort: fakeOrt(), gpu });
+    expect(rt.backend).toBe('wasm');
+    expect(rt.fallbackReason).toMatch(/health check/);
+    expect(device.destroyed).toBe(true);
+  });
+
+  it('reports a device loss once to every listener and switches to WASM', async () => {
+    const { gpu, loseDevice } = fakeGpu();
+    const rt = await initGpuRuntime({ ort: fakeOrt(), gpu });
+    const seen: string[] = [];
+    rt.onDeviceLost((info) => seen.push(`a:${info.reason}`));
+    const off = rt.onDeviceLost(() => seen.push('b'));
+    off();
+    loseDevice({ reason: 'unknown', message: 'DXGI_ERROR_DEVICE_HUNG' });
+    await new Promise((r) => setTimeout(r, 0));
+    expect(seen).toEqual(['a:unknown']);
+    expect(rt.backend).toBe('wasm');
+    expect(rt.device).toBeNull();
+  });
+
+  it('shares exactly one ORT instance through Symbol.for("onnxruntime")', () => {
+    const ort = fakeOrt();
+    expect(() => sharedOrt()).toThrow();
+    shareOrt(ort);
+    expect(sharedOrt()).toBe(ort);
+    expect(() => shareOrt(fakeOrt())).toThrow(/different onnxruntime/);
+  });
+});
