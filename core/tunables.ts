@@ -297,12 +297,15 @@ export const remoteLlmTunables = registerTunables(
     modelsTimeoutMs: 8_000,
     /** Cap on one assembled tool call's argument text; a runaway stream is cut off as malformed. */
     maxToolArgumentChars: 16_000,
+    /** After the server was unreachable or timed out, turns go straight to the local model (if allowed) this long. */
+    skipAfterFailureMs: 60_000,
   },
   {
     firstTokenTimeoutMs: { min: 1_000, max: 300_000, integer: true },
     idleTimeoutMs: { min: 1_000, max: 300_000, integer: true },
     modelsTimeoutMs: { min: 500, max: 60_000, integer: true },
     maxToolArgumentChars: { min: 256, max: 1_000_000, integer: true },
+    skipAfterFailureMs: { min: 0, max: 3_600_000, integer: true },
   },
 );
 

@@ -43,8 +43,11 @@ interface Rule {
 const NOT_A_NAME = new Set(['not', 'sorry', 'just', 'going', 'here', 'fine', 'good', 'tired', 'back', 'done', 'sure', 'trying', 'looking', 'a', 'the', 'so', 'very', 'really', 'still']);
 const RELATIONS = 'wife|husband|partner|girlfriend|boyfriend|son|daughter|mother|mom|mum|father|dad|sister|brother|friend|boss|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin';
 
+/** Time words that trail a value but are not part of it ("I live in Lisbon now"). */
+const TRAILING_TIME_WORDS = /\s+(?:now|these days|at the moment|currently|right now|too|as well|anymore)$/i;
+
 function clean(s: string): string {
-  return s.trim().replace(/\s+/g, ' ').slice(0, MAX_VALUE_CHARS);
+  return s.trim().replace(/\s+/g, ' ').replace(TRAILING_TIME_WORDS, '').slice(0, MAX_VALUE_CHARS);
 }
 function cap(s: string): string {
   return s.replace(/\b\p{L}/gu, (c) => c.toUpperCase());
@@ -133,8 +136,8 @@ const KIND_CUES: Record<FactKind, string[]> = {
   location: ['live', 'where', 'weather', 'near', 'here', 'local', 'city', 'home', 'nearby', 'time'],
   origin: ['from', 'where', 'grew', 'hometown', 'country'],
   work: ['work', 'job', 'office', 'career', 'boss', 'colleague', 'do'],
-  preference: ['like', 'love', 'favorite', 'favourite', 'recommend', 'suggest', 'enjoy', 'should', 'prefer'],
-  dislike: ['like', 'recommend', 'suggest', 'hate', 'avoid', 'should'],
+  preference: ['like', 'love', 'favorite', 'favourite', 'recommend', 'suggest', 'enjoy', 'prefer'],
+  dislike: ['like', 'recommend', 'suggest', 'hate', 'avoid'],
   plan: ['trip', 'plan', 'tomorrow', 'weekend', 'pack', 'flight', 'interview', 'going', 'travel', 'prepare', 'weather', 'meeting', 'exam'],
   relation: ['wife', 'husband', 'partner', 'son', 'daughter', 'mother', 'mom', 'mum', 'father', 'dad', 'sister', 'brother', 'friend', 'gift', 'birthday', 'family'],
   pet: ['dog', 'cat', 'pet', 'walk', 'vet', 'puppy', 'kitten', 'food'],

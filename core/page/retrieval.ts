@@ -65,5 +65,11 @@ export function retrievePassages(chunks: Chunk[], question: string, budgetTokens
     picked.push(c);
     used += c.tokens;
   }
+  if (!picked.length) {
+    // Even the best chunk is over budget: quote its beginning rather than nothing.
+    const best = ranked[0]!.c;
+    const ratio = budgetTokens / best.tokens;
+    picked.push({ ...best, text: best.text.slice(0, Math.floor(best.text.length * ratio)), tokens: budgetTokens });
+  }
   return finish(chunks, picked, true);
 }

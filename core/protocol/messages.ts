@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SettingsPatchSchema, SettingsSchema } from './settings';
 import { AppStatusSchema, OffscreenStatusSchema } from './status';
+import { weightsSnapshotSchema } from '../weights/state';
 
 /** Contexts that answer requests. UIs (side panel, popup) only send requests and receive events. */
 export const TargetSchema = z.enum(['background', 'offscreen']);
@@ -16,6 +17,20 @@ const MicProbeResultSchema = z.object({
 });
 export type MicProbeResult = z.infer<typeof MicProbeResultSchema>;
 
+const BundleIds = z.array(z.string().min(1).max(100)).min(1).max(16);
+const BaseUrl = z.string().max(2048).nullable();
+
+export const DownloadProgressSchema = z.object({
+  bundleId: z.string(),
+  path: z.string(),
+  fileBytes: z.number().nonnegative(),
+  fileTotal: z.number().nonnegative(),
+  bytes: z.number().nonnegative(),
+  total: z.number().nonnegative(),
+  speedBps: z.number().nonnegative(),
+  etaSeconds: z.number().nonnegative().nullable(),
+});
+
 /**
  * Every request between contexts: its receiving context, its payload and the shape of its answer. Both directions
  * are validated: the receiver parses the request, the sender parses the answer.
@@ -26,6 +41,22 @@ export const REQUESTS = {
   'status/get': { target: 'background', payload: Empty, result: AppStatusSchema },
   'offscreen/ensure': { target: 'background', payload: Empty, result: AppStatusSchema },
   'listening/toggle': { target: 'background', payload: Empty, result: SettingsSchema },
+  'models/download': { target: 'background', payload: z.object({ bundleIds: BundleIds }).strict(), result: z.object({ queued: z.array(z.string()) }) },
+  'models/cancel': { target: 'background', payload: Empty, result: Empty },
+  'models/delete': { target: 'background', payload: z.object({ bundleId: z.string().min(1).max(100) }).strict(), result: z.object({ freedBytes: z.number() }) },
+  'models/state': { target: 'background', payload: Empty, result: weightsSnapshotSchema.nullable() },
+  'weights/download': {
+    target: 'offscreen',
+    payload: z.object({ bundleIds: BundleIds, baseUrl: BaseUrl }).strict(),
+    result: z.object({ queued: z.array(z.string()) }),
+  },
+  'weights/cancel': { target: 'offscreen', payload: Empty, result: Empty },
+  'weights/delete': {
+    target: 'offscreen',
+    payload: z.object({ bundleId: z.string().min(1).max(100), baseUrl: BaseUrl }).strict(),
+    result: z.object({ freedBytes: z.number() }),
+  },
+  'weights/snapshot': { target: 'offscreen', payload: z.object({ baseUrl: BaseUrl }).strict(), result: weightsSnapshotSchema },
   'offscreen/ping': { target: 'offscreen', payload: Empty, result: z.object({ startedAt: z.number() }) },
   'offscreen/status': { target: 'offscreen', payload: Empty, result: OffscreenStatusSchema },
   'mic/probe': {
@@ -54,6 +85,8 @@ export const EVENTS = {
   'event/status': z.object({ status: AppStatusSchema }).strict(),
   'event/settings': z.object({ settings: SettingsSchema }).strict(),
   'event/offscreen-ready': z.object({ status: OffscreenStatusSchema }).strict(),
+  'event/weights-progress': z.object({ progress: DownloadProgressSchema }).strict(),
+  'event/weights-snapshot': z.object({ snapshot: weightsSnapshotSchema }).strict(),
 } as const satisfies Record<string, z.ZodType>;
 
 export type EventType = keyof typeof EVENTS;

@@ -151,6 +151,9 @@ export async function* streamChat(
     };
 
     for (;;) {
+      // The idle deadline runs only while we wait on the server, never while the consumer holds a yielded event
+      // (it may be busy with TTS); before the first token the first-token deadline from the request is still armed.
+      if (gotFirstToken) watchdog.arm('idle', remoteLlmTunables.idleTimeoutMs);
       let step: ReadableStreamReadResult<Uint8Array>;
       try {
         step = await reader.read();
@@ -159,11 +162,13 @@ export async function* streamChat(
       }
       const text = step.done ? decoder.decode() : decoder.decode(step.value, { stream: true });
       const events = step.done ? [...sse.push(text), ...sse.end()] : sse.push(text);
+      const outs: ChatStreamEvent[] = [];
       for (const ev of events) {
         if (ev.event === 'error') throw streamError(ev.data, config.apiKey);
-        for (const out of handle(ev.data)) yield out;
+        if (!sawDone) outs.push(...handle(ev.data));
       }
-      if (gotFirstToken) watchdog.arm('idle', remoteLlmTunables.idleTimeoutMs);
+      if (gotFirstToken) watchdog.disarm();
+      for (const out of outs) yield out;
       if (step.done || sawDone) break;
     }
     watchdog.disarm();

@@ -11,10 +11,21 @@ import {
 } from '../../core/protocol';
 import { chromeOffscreenAdapter } from './offscreen-adapter';
 import { loadSettings, migrateSettings, saveSettings } from './settings-store';
+import { createWeightsRelay } from './weights-relay';
+import { validateMirrorUrl, WeightsError } from '../../core/weights';
 
 const HEALTH_CHECK_MS = 15_000;
 const PING_TIMEOUT_MS = 4_000;
 const STATUS_KEY = 'offscreenStatus';
+
+/** The user's mirror, normalised; the error says what is wrong in words the settings form can show. */
+function checkedMirror(url: string): string {
+  try {
+    return validateMirrorUrl(url);
+  } catch (err) {
+    throw new Error(err instanceof WeightsError ? err.userMessage : String(err));
+  }
+}
 
 export default defineBackground({
   type: 'module',
@@ -57,11 +68,14 @@ export default defineBackground({
       return readStatus();
     }
 
+    const weights = createWeightsRelay(ensureOffscreen);
+
     const router = createRequestRouter(
       'background',
       {
         'settings/get': () => loadSettings(),
         'settings/set': async ({ patch }) => {
+          if (patch.mirrorBaseUrl) patch = { ...patch, mirrorBaseUrl: checkedMirror(patch.mirrorBaseUrl) };
           const settings = await saveSettings(patch);
           broadcast(eventMessage('event/settings', { settings }));
           return settings;
@@ -73,12 +87,14 @@ export default defineBackground({
           broadcast(eventMessage('event/settings', { settings }));
           return settings;
         },
+        ...weights.handlers,
       },
       logError,
     );
 
     const onEvent = createEventReceiver((event) => {
       if (event.type === 'event/offscreen-ready') void writeStatus(event.payload.status);
+      void weights.onEvent(event).catch((err: unknown) => console.warn('[sidetalk] weights relay:', err));
     }, logError);
 
     chrome.runtime.onMessage.addListener((raw: unknown, sender, sendResponse) => {

@@ -6,6 +6,7 @@ import {
 } from '../../core/protocol';
 import { MicCapture } from '../../models/audio/mic-capture';
 import { readGpuInfo } from './gpu-info';
+import { createWeightsHandlers } from './weights';
 
 /**
  * The offscreen document: owns the GPU, the microphone and (in workers) the models. Its main thread only routes,
@@ -55,6 +56,7 @@ const router = createRequestRouter(
     'offscreen/ping': () => ({ startedAt }),
     'offscreen/status': () => status(),
     'mic/probe': ({ durationMs }) => probeMic(durationMs),
+    ...createWeightsHandlers(),
   },
   logError,
 );

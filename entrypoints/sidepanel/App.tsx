@@ -2,6 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { EngineStatus } from '../../components/ui/EngineStatus';
 import { PermissionNotice } from '../../components/ui/PermissionNotice';
 import { usePermission, useAppStatus, useSettings } from '../../components/ui/runtime';
+import { ModelsPanel } from '../../components/models/ModelsPanel';
+import { MODEL_BUNDLES } from '../../models/registry';
 
 export function SidePanelApp() {
   const status = useAppStatus(true);
@@ -9,6 +11,7 @@ export function SidePanelApp() {
   const mic = usePermission('microphone');
   const [draft, setDraft] = useState('');
   const [composerNote, setComposerNote] = useState<string | null>(null);
+  const [settingsOpen, setSettingsOpen] = useState(false);
 
   useEffect(() => {
     if (settings?.theme && settings.theme !== 'system') document.documentElement.dataset.theme = settings.theme;
@@ -23,7 +26,26 @@ export function SidePanelApp() {
       <header class="panel-header">
         <h1>Sidetalk</h1>
         <EngineStatus status={status} />
+        <button
+          type="button"
+          class="button"
+          aria-expanded={settingsOpen}
+          aria-controls="settings-drawer"
+          onClick={() => setSettingsOpen(!settingsOpen)}
+          data-testid="settings-button"
+        >
+          Settings
+        </button>
       </header>
+      {settingsOpen && (
+        <aside id="settings-drawer" class="drawer" aria-label="Settings">
+          <ModelsPanel
+            catalog={MODEL_BUNDLES}
+            settings={settings}
+            onMirrorSave={(url) => updateSettings({ mirrorBaseUrl: url.trim() })}
+          />
+        </aside>
+      )}
 
       <section class="stage" aria-label="Assistant">
         <div class="avatar-slot" data-testid="avatar-slot">

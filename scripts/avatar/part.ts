@@ -85,9 +85,9 @@ export function addMorph(part: Part, name: string, fn: (p: Vec3, index: number) 
   for (let i = 0; i < n; i++) {
     const p: Vec3 = [part.positions[i * 3]!, part.positions[i * 3 + 1]!, part.positions[i * 3 + 2]!];
     const q = fn(p, i);
-    d[i * 3] += q[0] - p[0];
-    d[i * 3 + 1] += q[1] - p[1];
-    d[i * 3 + 2] += q[2] - p[2];
+    d[i * 3] = d[i * 3]! + q[0] - p[0];
+    d[i * 3 + 1] = d[i * 3 + 1]! + q[1] - p[1];
+    d[i * 3 + 2] = d[i * 3 + 2]! + q[2] - p[2];
   }
   part.morphs.set(name, d);
 }

@@ -56,6 +56,8 @@ describe('tunables', () => {
 
 describe('time awareness', () => {
   it('formats the local date and time for the prompt', () => {
-    expect(formatLocalDateTime(new Date(Date.UTC(2026, 2, 3, 14, 5)), 'en-GB', 'UTC')).toBe('Tuesday 3 March 2026, 14:05 (UTC)');
+    const text = formatLocalDateTime(new Date(Date.UTC(2026, 2, 3, 14, 5)), 'en-GB', 'UTC');
+    // ICU versions differ in commas; the parts the model needs must be there.
+    for (const part of ['Tuesday', '3 March 2026', '14:05', '(UTC)']) expect(text).toContain(part);
   });
 });

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { synthesize, type AudioFrame, type StepInfo } from '../../../models/tts/pocket/generator';
 import type { PocketModel } from '../../../models/tts/pocket/model';
+import type { OrtTensorLike } from '../../../models/tts/pocket/ort-types';
 import { mimiDecoder } from '../../fixtures/pocket/graphs';
 import { mimiManifest } from '../../fixtures/pocket/generate';
 import { loadFixtureModel, NODE_SESSION_OPTIONS, ort, seededRandom } from './helpers';
@@ -53,8 +54,8 @@ describe('Pocket generation loop over contract-exact fixture graphs (onnxruntime
   it('wrong threading is visible: decoding with fresh mimi states restarts the phase', async () => {
     // What a driver that forgot out_state → state would hear: both frames start at phase 0.
     const { freshStates } = await import('../../../models/tts/pocket/state');
-    const run = async (states: Record<string, unknown>) =>
-      model.session('mimi_decoder').run({ latent: new ort.Tensor('float32', Float32Array.from({ length: 32 }, (_, i) => (i === 2 ? 0.5 : 0)), [1, 1, 32]), ...(states as never) });
+    const run = async (states: Record<string, OrtTensorLike>) =>
+      model.session('mimi_decoder').run({ latent: new ort.Tensor('float32', Float32Array.from({ length: 32 }, (_, i) => (i === 2 ? 0.5 : 0)), [1, 1, 32]), ...states });
     const first = await run(freshStates(ort, model.bundle.mimi_state_manifest));
     const unthreaded = await run(freshStates(ort, model.bundle.mimi_state_manifest));
     const threaded = await run(Object.fromEntries(model.bundle.mimi_state_manifest.map((e) => [e.input_name, first[e.output_name]!])));
@@ -103,8 +104,10 @@ describe('Pocket generation loop over contract-exact fixture graphs (onnxruntime
   });
 
   it('temperature adds √T-scaled noise, reproducible with a seeded source', async () => {
-    const a = await collect(model, 'hello world', 'alba', { temperature: 0.7, random: seededRandom(1) });
-    const b = await collect(model, 'hello world', 'alba', { temperature: 0.7, random: seededRandom(1) });
+    // The fixture decoder's amplitude is latent[2], so noise can push it past the overflow guard: judge raw output.
+    const noisy = { temperature: 0.7, guardFrames: false, maxFramesPerChunk: 8 };
+    const a = await collect(model, 'hello world', 'alba', { ...noisy, random: seededRandom(1) });
+    const b = await collect(model, 'hello world', 'alba', { ...noisy, random: seededRandom(1) });
     expect(a.steps[0]!.latent).toEqual(b.steps[0]!.latent);
     const deviations = a.steps.flatMap((s) => Array.from(s.latent.subarray(3)).map((v) => v - 0.01));
     const std = Math.sqrt(deviations.reduce((x, d) => x + d * d, 0) / deviations.length);

@@ -1,0 +1,155 @@
+import { useEffect, useState } from 'preact/hooks';
+import { createEventReceiver, type Settings } from '../../core/protocol';
+import type { DownloadProgress, ModelBundle, WeightsSnapshot } from '../../core/weights';
+import { request } from '../ui/runtime';
+import { formatBytes, formatEta, formatSpeed, percent } from './format';
+
+interface Props {
+  catalog: ModelBundle[];
+  settings: Settings | null;
+  onMirrorSave: (url: string) => Promise<void>;
+}
+
+/** Live weights state: the persisted snapshot, updated by the offscreen document's progress and snapshot events. */
+function useWeights(): [WeightsSnapshot | null, DownloadProgress | null] {
+  const [snapshot, setSnapshot] = useState<WeightsSnapshot | null>(null);
+  const [progress, setProgress] = useState<DownloadProgress | null>(null);
+  useEffect(() => {
+    request('models/state', {}).then(setSnapshot, () => undefined);
+    const receive = createEventReceiver(
+      (event) => {
+        if (event.type === 'event/weights-snapshot') {
+          setSnapshot(event.payload.snapshot);
+          if (!event.payload.snapshot.active) setProgress(null);
+        } else if (event.type === 'event/weights-progress') setProgress(event.payload.progress);
+      },
+      () => undefined,
+    );
+    chrome.runtime.onMessage.addListener(receive);
+    return () => chrome.runtime.onMessage.removeListener(receive);
+  }, []);
+  return [snapshot, progress];
+}
+
+export function ModelsPanel({ catalog, settings, onMirrorSave }: Props) {
+  const [snapshot, progress] = useWeights();
+  const [error, setError] = useState<string | null>(null);
+  const [mirror, setMirror] = useState(settings?.mirrorBaseUrl ?? '');
+  useEffect(() => setMirror(settings?.mirrorBaseUrl ?? ''), [settings?.mirrorBaseUrl]);
+
+  const run = (p: Promise<unknown>) =>
+    p.then(
+      () => setError(null),
+      (e: Error) => setError(e.message),
+    );
+  const stateOf = (id: string) => snapshot?.bundles.find((b) => b.id === id);
+  const missing = catalog.filter((b) => stateOf(b.id)?.status !== 'complete').map((b) => b.id);
+  const usage = snapshot?.bundles.reduce((s, b) => s + b.bytesStored, 0) ?? 0;
+
+  return (
+    <section class="models" aria-labelledby="models-heading" data-testid="models-panel">
+      <div class="models-head">
+        <h2 id="models-heading">Models</h2>
+        <span class="muted">{formatBytes(usage)} stored on this computer</span>
+      </div>
+      <ul class="model-list">
+        {catalog.map((bundle) => {
+          const state = stateOf(bundle.id);
+          const active = snapshot?.active?.bundleId === bundle.id;
+          const live = active && progress?.bundleId === bundle.id ? progress : null;
+          const done = live ? live.bytes : (state?.bytesStored ?? 0);
+          const total = live ? live.total : (state?.totalBytes ?? bundle.files.reduce((s, f) => s + f.size, 0));
+          const status = active ? 'downloading' : (state?.status ?? 'missing');
+          return (
+            <li class="model" key={bundle.id} data-testid={`model-${bundle.id}`} data-status={status}>
+              <div class="model-title">
+                <strong>{bundle.label}</strong>
+                <span class="muted small">
+                  {bundle.task.toUpperCase()} · {bundle.license}
+                </span>
+              </div>
+              <div
+                class="progress"
+                role="progressbar"
+                aria-label={`${bundle.label} download`}
+                aria-valuemin={0}
+                aria-valuemax={100}
+                aria-valuenow={Math.round(percent(done, total))}
+              >
+                <div class="progress-fill" style={{ width: `${percent(done, total)}%` }} />
+              </div>
+              <div class="model-meta small">
+                <span data-testid="model-bytes">
+                  {status === 'complete' ? `Ready · ${formatBytes(done)}` : `${formatBytes(done)} of ${formatBytes(total)}`}
+                </span>
+                {live && (
+                  <span class="muted">
+                    {[formatSpeed(live.speedBps), formatEta(live.etaSeconds)].filter(Boolean).join(' · ')}
+                  </span>
+                )}
+              </div>
+              <div class="model-actions">
+                {status !== 'complete' && !active && (
+                  <button type="button" class="button" onClick={() => run(request('models/download', { bundleIds: [bundle.id] }))}>
+                    {status === 'partial' ? 'Resume' : 'Download'}
+                  </button>
+                )}
+                {active && (
+                  <button type="button" class="button" onClick={() => run(request('models/cancel', {}))}>
+                    Pause
+                  </button>
+                )}
+                {(state?.bytesStored ?? 0) > 0 && !active && (
+                  <button type="button" class="button" onClick={() => run(request('models/delete', { bundleId: bundle.id }))}>
+                    Delete
+                  </button>
+                )}
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+      {snapshot?.lastError && snapshot.lastError.code !== 'aborted' && (
+        <p class="notice" role="alert" data-testid="models-error">
+          {snapshot.lastError.message}
+        </p>
+      )}
+      {error && (
+        <p class="notice" role="alert">
+          {error}
+        </p>
+      )}
+      <button
+        type="button"
+        class="button primary"
+        disabled={missing.length === 0}
+        onClick={() => run(request('models/download', { bundleIds: missing }))}
+        data-testid="download-all"
+      >
+        {missing.length === 0 ? 'All models are ready offline' : 'Download all for offline use'}
+      </button>
+      <form
+        class="mirror"
+        onSubmit={(e) => {
+          e.preventDefault();
+          run(onMirrorSave(mirror));
+        }}
+      >
+        <label for="mirror-url">Download from (mirror URL, empty for huggingface.co)</label>
+        <div class="mirror-row">
+          <input
+            id="mirror-url"
+            type="url"
+            value={mirror}
+            placeholder="https://huggingface.co"
+            onInput={(e) => setMirror((e.target as HTMLInputElement).value)}
+            data-testid="mirror-input"
+          />
+          <button type="submit" class="button">
+            Save
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

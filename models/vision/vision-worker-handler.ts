@@ -1,0 +1,77 @@
+/**
+ * The vision worker's logic, separate from the Worker global so Node tests drive it directly: validates each request,
+ * keeps at most one detector, answers every request exactly once (by id). Detections run one at a time because
+ * the caller (core/vision/scheduler.ts) admits one frame at a time; a second detect while one runs still queues
+ * behind it inside ORT rather than failing.
+ */
+import { Detector, type DetectorDevice } from './detector';
+import { VisionWorkerRequestSchema, type VisionWorkerReply, type VisionWorkerRequest } from './vision-protocol';
+
+export interface VisionWorkerDeps {
+  /** Sets up ORT/transformers for this context and returns the backend to load on. */
+  prepare(request: Extract<VisionWorkerRequest, { type: 'load' }>): Promise<DetectorDevice>;
+  post(reply: VisionWorkerReply): void;
+  now(): number;
+}
+
+const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+export function createVisionWorkerHandler(deps: VisionWorkerDeps): (raw: unknown) => Promise<void> {
+  let detector: Detector | null = null;
+
+  return async (raw) => {
+    const parsed = VisionWorkerRequestSchema.safeParse(raw);
+    if (!parsed.success) {
+      const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'number' ? (raw as { id: number }).id : 0;
+      deps.post({ type: 'error', id, code: 'bad-request', message: parsed.error.message });
+      return;
+    }
+    const request = parsed.data;
+    switch (request.type) {
+      case 'load': {
+        const started = deps.now();
+        try {
+          const device = await deps.prepare(request);
+          await detector?.dispose();
+          detector = null;
+          detector = await Detector.load({
+            device,
+            ...(request.repo ? { repo: request.repo } : {}),
+            ...(request.revision ? { revision: request.revision } : {}),
+            onProgress: (event) => {
+              const e = event as { status?: string; file?: string; loaded?: number; total?: number };
+              if (e.status === 'progress' && e.file) {
+                deps.post({ type: 'progress', id: request.id, file: e.file, loaded: e.loaded ?? 0, total: e.total ?? 0 });
+              }
+            },
+          });
+          deps.post({ type: 'loaded', id: request.id, device, ms: deps.now() - started });
+        } catch (error) {
+          deps.post({ type: 'error', id: request.id, code: 'load-failed', message: message(error) });
+        }
+        return;
+      }
+      case 'detect': {
+        if (!detector) {
+          deps.post({ type: 'error', id: request.id, code: 'not-loaded', message: 'detect before load' });
+          return;
+        }
+        const started = deps.now();
+        try {
+          const detections = await detector.detect({ data: request.data, width: request.width, height: request.height });
+          deps.post({ type: 'detections', id: request.id, capturedAt: request.capturedAt, ms: deps.now() - started, detections });
+        } catch (error) {
+          deps.post({ type: 'error', id: request.id, code: 'detect-failed', message: message(error) });
+        }
+        return;
+      }
+      case 'dispose': {
+        const old = detector;
+        detector = null;
+        await old?.dispose();
+        deps.post({ type: 'disposed', id: request.id });
+        return;
+      }
+    }
+  };
+}

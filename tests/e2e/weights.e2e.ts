@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Reply } from '../../core/protocol';
+import type { WeightsSnapshot } from '../../core/weights';
+import { MODEL_BUNDLES } from '../../models/registry';
+import { startHubServer, type HubServer } from '../fixtures/hub/server';
+import { generateFixtureRepos } from '../fixtures/models/generate';
+import { launchExtension, poll, screenshotColours, sendFromPage, type ExtensionSession } from './harness';
+
+let session: ExtensionSession;
+let hub: HubServer;
+let root: string;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'sidetalk-hub-'));
+  const repos = await generateFixtureRepos(root);
+  // The LLM graph streams slowly the first time so the test can watch progress and kill the download mid-file.
+  hub = await startHubServer({
+    root,
+    faults: { [`${repos.llm}/onnx/model_q4.onnx`]: { kind: 'slow', delayMs: 120, chunkBytes: 256, times: 1 } },
+  });
+  session = await launchExtension();
+});
+
+afterAll(async () => {
+  await session?.close();
+  await hub?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const modelsState = (page: Parameters<typeof sendFromPage>[0]) =>
+  sendFromPage<Reply<WeightsSnapshot | null>>(page, { kind: 'request', type: 'models/state', target: 'background', payload: {} });
+
+describe('model downloads in the built extension', () => {
+  it('downloads every bundle from a mirror with visible progress, surviving a killed offscreen document', async () => {
+    const panel = await session.openPage('sidepanel.html');
+    await panel.setViewportSize({ width: 420, height: 900 });
+    await panel.getByTestId('settings-button').click();
+    await panel.getByTestId('mirror-input').fill(hub.url);
+    await panel.getByRole('button', { name: 'Save' }).click();
+    await poll(
+      () => session.worker.evaluate(() => chrome.storage.local.get('settings')),
+      (s) => (s as { settings?: { mirrorBaseUrl?: string } }).settings?.mirrorBaseUrl === hub.url,
+    );
+
+    await panel.getByTestId('download-all').click();
+    const llm = panel.getByTestId(`model-${MODEL_BUNDLES[0]!.id}`);
+    await poll(() => llm.getAttribute('data-status'), (s) => s === 'downloading');
+    // Progress shows real bytes of the real total while the slow file streams.
+    const text = await poll(() => llm.getByTestId('model-bytes').innerText(), (t) => /[1-9][\d.]* KB of/.test(t));
+    expect(text).toMatch(/KB of [\d.]+ KB/);
+    expect(await screenshotColours(panel, 'models-downloading')).toBeGreaterThan(20);
+
+    // Kill the engine mid-download: the background re-creates it and tells it to resume the pending bundles.
+    await session.worker.evaluate(() => chrome.offscreen.closeDocument());
+    const done = await poll(
+      () => modelsState(panel),
+      (r) => r.ok && r.data !== null && r.data.bundles.every((b) => b.status === 'complete'),
+      60_000,
+      250,
+    );
+    expect(done.ok && done.data?.bundles.map((b) => b.id)).toEqual(MODEL_BUNDLES.map((b) => b.id));
+    await poll(() => llm.getAttribute('data-status'), (s) => s === 'complete');
+    await poll(() => panel.getByTestId('download-all').innerText(), (t) => t.includes('All models are ready'));
+    // The first, killed transfer of the slow file did not finish; a second request fetched it.
+    const graphRequests = hub.log.filter((e) => e.path.endsWith('/onnx/model_q4.onnx') && e.method === 'GET');
+    expect(graphRequests.length).toBeGreaterThanOrEqual(2);
+    await panel.close();
+  });
+
+  it('reads the files back from Cache Storage under the exact hub URLs transformers.js looks up', async () => {
+    const page = await session.openPage('popup.html');
+    const keys = await page.evaluate(async () => {
+      const cache = await caches.open('transformers-cache');
+      return (await cache.keys()).map((r) => r.url);
+    });
+    const llm = MODEL_BUNDLES[0]!;
+    expect(keys).toContain(`${hub.url}/${llm.repo}/resolve/main/onnx/model_q4.onnx`);
+    expect(keys).toContain(`${hub.url}/${llm.repo}/resolve/main/tokenizer.json`);
+    const size = await page.evaluate(async (url) => {
+      const res = await (await caches.open('transformers-cache')).match(url);
+      return res ? (await res.arrayBuffer()).byteLength : -1;
+    }, `${hub.url}/${llm.repo}/resolve/main/onnx/model_q4.onnx`);
+    expect(size).toBe(hub.log.find((e) => e.path.endsWith('model_q4.onnx') && e.status === 200 && !e.fault)?.bytes);
+    await page.close();
+  });
+
+  it('deletes a model and frees its storage', async () => {
+    const panel = await session.openPage('sidepanel.html');
+    await panel.getByTestId('settings-button').click();
+    const whisper = panel.getByTestId(`model-${MODEL_BUNDLES[2]!.id}`);
+    await whisper.getByRole('button', { name: 'Delete' }).click();
+    const state = await poll(
+      () => modelsState(panel),
+      (r) => r.ok && r.data?.bundles.find((b) => b.id === MODEL_BUNDLES[2]!.id)?.status === 'missing',
+    );
+    expect(state.ok && state.data?.bundles.find((b) => b.id === MODEL_BUNDLES[0]!.id)?.status).toBe('complete');
+    await panel.close();
+  });
+
+  it('logged no console errors', () => {
+    expect(session.errors).toEqual([]);
+  });
+});
