@@ -73,6 +73,8 @@ export class DuplexEngine {
   private lastProgressAt = 0;
   private lastAudibleAt = -Infinity;
   private mergesLeft = 1;
+  /** Hands-free on: the mic feeds frames. Typed turns work with it off, and the engine rests in 'idle' after them. */
+  private micOn = false;
 
   constructor(private readonly options: EngineOptions) {}
 
@@ -91,11 +93,30 @@ export class DuplexEngine {
   }
 
   start(): void {
+    this.micOn = true;
     if (this.stateValue === 'idle') this.setState('listening');
+  }
+
+  /**
+   * A typed message: it interrupts whatever is in flight (like barge-in) and is answered like a spoken turn, without
+   * ASR and its confidence gate.
+   */
+  submitText(text: string): void {
+    const clean = text.trim();
+    if (!clean) return;
+    this.discardSpeculation(false);
+    this.active?.controller.abort();
+    this.active = null;
+    this.tracker.reset();
+    const turn = this.newTurn(++this.turnSeq, 'reply', new AbortController(), this.options.clock.now());
+    this.lastProgressAt = this.options.clock.now();
+    this.setState('thinking');
+    void this.answer(turn, null, new Float32Array(0), { text: clean, confidence: 1 });
   }
 
   /** Mic off: abort everything in flight. */
   stop(): void {
+    this.micOn = false;
     this.speculation?.controller.abort();
     this.speculation = null;
     this.active?.controller.abort();
@@ -233,9 +254,9 @@ export class DuplexEngine {
     void this.answer(turn, spec, audio);
   }
 
-  private async answer(turn: ActiveTurn, spec: Speculation | null, audio: Float32Array): Promise<void> {
+  private async answer(turn: ActiveTurn, spec: Speculation | null, audio: Float32Array, typed?: Transcript): Promise<void> {
     const { signal } = turn.controller;
-    let transcript: Transcript | null = spec?.transcript ?? null;
+    let transcript: Transcript | null = typed ?? spec?.transcript ?? null;
     if (!transcript && spec) transcript = await spec.transcriptPromise;
     if (!transcript && !signal.aborted) {
       this.mark('asr-start', turn.id, { speculative: false });
@@ -249,7 +270,7 @@ export class DuplexEngine {
       this.mark('discarded', turn.id, { reason: 'empty' });
       return this.finish(turn);
     }
-    if (!this.acceptable(transcript)) {
+    if (!typed && !this.acceptable(transcript)) {
       this.mark('clarify', turn.id, { confidence: transcript.confidence });
       return this.runLine(turn, LINES.clarify, false);
     }
@@ -338,7 +359,7 @@ export class DuplexEngine {
     this.mark('reply-done', turn.id);
     this.active = null;
     this.mergesLeft = 1;
-    this.setState('listening');
+    this.setState(this.micOn ? 'listening' : 'idle');
   }
 
   // ---- the user speaks while a turn is active ----------------------------------------------------------------------

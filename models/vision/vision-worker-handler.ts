@@ -4,7 +4,8 @@
  * the caller (core/vision/scheduler.ts) admits one frame at a time; a second detect while one runs still queues
  * behind it inside ORT rather than failing.
  */
-import { Detector, type DetectorDevice } from './detector';
+// Type-only: the worker must share its ORT before transformers.js is first imported, so Detector loads lazily.
+import type { Detector, DetectorDevice } from './detector';
 import { VisionWorkerRequestSchema, type VisionWorkerReply, type VisionWorkerRequest } from './vision-protocol';
 
 export interface VisionWorkerDeps {
@@ -34,7 +35,8 @@ export function createVisionWorkerHandler(deps: VisionWorkerDeps): (raw: unknown
           const device = await deps.prepare(request);
           await detector?.dispose();
           detector = null;
-          detector = await Detector.load({
+          const { Detector: DetectorClass } = await import('./detector');
+          detector = await DetectorClass.load({
             device,
             ...(request.repo ? { repo: request.repo } : {}),
             ...(request.revision ? { revision: request.revision } : {}),

@@ -1,0 +1,223 @@
+/**
+ * Owns one TalkingHead instance (the maintainer recommends reusing one; dispose is unreliable in 1.7.0) and turns
+ * Sidetalk's playback model into TalkingHead's streaming API: 24 kHz Float32 PCM chunks + their text in, audio with
+ * lip-sync out, and started / level / ended events back for the conversation engine.
+ *
+ * Audio graph rules (shared/reference/talkinghead.md §3–4): streamStart({ sampleRate: 24000 }) rebuilds the
+ * AudioContext once, so everything we touch is looked up on `head` every time, never cached; the stock graph plays
+ * streamed audio twice (+6 dB), so the stream-gain → reverb edge is cut once per context; visemes are cumulative from
+ * the first sample of the current utterance, and TalkingHead starts a new time base whenever it is not speaking.
+ */
+import { TalkingHead } from '@met4citizen/talkinghead/modules/talkinghead.mjs';
+import { lipsyncForChunk } from '../../core/lipsync/chunk-lipsync';
+import { sampleCurve } from '../../core/lipsync/envelope';
+import { validateAvatarGlb } from '../../core/avatar/glb-check';
+
+export type AvatarState = 'idle' | 'listening' | 'thinking' | 'speaking';
+export const PCM_SAMPLE_RATE = 24000;
+
+export interface AvatarEvents {
+  onStarted?: () => void;
+  /** RMS of what is audible now, ~every animation frame while speaking. */
+  onLevel?: (rms: number) => void;
+  onEnded?: (info: { interrupted: boolean }) => void;
+  onError?: (message: string) => void;
+}
+
+export interface AvatarOptions {
+  reducedMotion: boolean;
+  /** Mix a loudness-driven jaw under the text visemes. */
+  amplitudeJaw: boolean;
+  view: 'head' | 'upper';
+}
+
+interface JawClip {
+  start: number;
+  curve: Float32Array;
+}
+
+/** TalkingHead internals we read (not in its public surface). */
+interface HeadInternals {
+  animClock: number;
+  streamAudioStartTime: number | null;
+  isSpeaking: boolean;
+}
+
+const STATE_LOOK: Record<AvatarState, { mood: string; values: Record<string, number> }> = {
+  idle: { mood: 'neutral', values: { headRotateZ: 0, browInnerUp: 0, mouthPressLeft: 0, mouthPressRight: 0 } },
+  // Leaning in: a small head tilt and lifted brows read as attention.
+  listening: { mood: 'happy', values: { headRotateZ: 0.08, browInnerUp: 0.35, mouthPressLeft: 0, mouthPressRight: 0 } },
+  // Pondering: head turned and tilted, lips pressed, brows knit.
+  thinking: { mood: 'neutral', values: { headRotateZ: -0.06, browInnerUp: 0.5, mouthPressLeft: 0.35, mouthPressRight: 0.35 } },
+  speaking: { mood: 'happy', values: { headRotateZ: 0, browInnerUp: 0, mouthPressLeft: 0, mouthPressRight: 0 } },
+};
+
+export class AvatarController {
+  readonly head: TalkingHead;
+  private wired = new WeakSet<AudioContext>();
+  private utterMs = 0;
+  private jaw: JawClip[] = [];
+  private playing = false;
+  private started = false;
+  private blobUrl: string | null = null;
+  private levelBuf = new Float32Array(512);
+
+  constructor(container: HTMLElement, private events: AvatarEvents, private opts: AvatarOptions) {
+    this.head = new TalkingHead(container, {
+      // Lip-sync modules are imported by a computed path that bundlers break; we supply visemes ourselves.
+      lipsyncModules: [],
+      lipsyncLang: 'en',
+      cameraView: opts.view,
+      cameraRotateEnable: false,
+      cameraPanEnable: false,
+      cameraZoomEnable: false,
+      dracoEnabled: false,
+      modelPixelRatio: 0.85,
+      modelFPS: opts.reducedMotion ? 20 : 30,
+      avatarIdleEyeContact: 0.6,
+      update: (dt) => this.onFrame(dt),
+    });
+    if (opts.reducedMotion) (this.head.opt as { modelMovementFactor?: number }).modelMovementFactor = 0.2;
+  }
+
+  /** Loads an avatar from a URL or bytes, validating it first so the user sees a clear error. */
+  async load(src: { url: string } | { bytes: ArrayBuffer }): Promise<void> {
+    const bytes = 'bytes' in src ? src.bytes : await (await fetch(src.url)).arrayBuffer();
+    const check = validateAvatarGlb(bytes);
+    if (!check.ok) throw new Error(`This avatar cannot be used: ${check.errors.join(' ')}`);
+    if (this.blobUrl) URL.revokeObjectURL(this.blobUrl);
+    this.blobUrl = URL.createObjectURL(new Blob([bytes], { type: 'model/gltf-binary' }));
+    await this.head.showAvatar({ url: this.blobUrl, body: 'F', lipsyncLang: 'en' });
+  }
+
+  /** Queues one TTS chunk (24 kHz mono Float32) with the text it speaks. Starts the stream on demand. */
+  async speakChunk(pcm: Float32Array, text: string): Promise<void> {
+    const head = this.head;
+    if (!head.isStreaming) {
+      await head.streamStart(
+        { sampleRate: PCM_SAMPLE_RATE, lipsyncType: 'visemes', waitForAudioChunks: true },
+        () => this.handleStarted(),
+        () => this.handleEnded(false),
+      );
+    }
+    this.wireOnce();
+    const internals = head as unknown as HeadInternals;
+    // TalkingHead resets its time base when it is not speaking at the moment audio arrives (first chunk, or after
+    // it drained for > 1 s): restart our cumulative offset in exactly the same case.
+    if (!internals.isSpeaking) {
+      this.utterMs = 0;
+      this.jaw = [];
+    }
+    const { track, jaw, durationMs } = lipsyncForChunk(pcm, PCM_SAMPLE_RATE, text, this.utterMs);
+    if (this.opts.amplitudeJaw) this.jaw.push({ start: this.utterMs, curve: jaw });
+    this.utterMs += durationMs;
+    this.playing = true;
+    // streamAudio transfers (detaches) the buffer it converts; hand it a copy so callers keep theirs.
+    head.streamAudio({ audio: pcm.slice(), visemes: track.visemes, vtimes: track.vtimes, vdurations: track.vdurations });
+  }
+
+  /** No more chunks for this reply: the stream ends when the queued audio drains. */
+  endOfSpeech(): void {
+    this.head.streamNotifyEnd();
+  }
+
+  /** Barge-in: audio and mouth stop now (one call, same frame). */
+  interrupt(): void {
+    const head = this.head;
+    head.streamInterrupt(); // posts 'stop' to the worklet, clears viseme animations, resets the lips
+    this.jaw = [];
+    this.utterMs = 0;
+    const jawOpen = head.mtAvatar.jawOpen;
+    if (jawOpen) {
+      jawOpen.newvalue = 0;
+      jawOpen.needsUpdate = true;
+    }
+    if (this.playing) this.handleEnded(true);
+  }
+
+  setState(state: AvatarState): void {
+    const look = STATE_LOOK[state];
+    this.head.setMood(look.mood);
+    const scale = this.opts.reducedMotion ? 0.4 : 1;
+    for (const [k, v] of Object.entries(look.values)) {
+      if (this.head.mtAvatar[k]) this.head.setValue(k, k.startsWith('head') ? v * scale : v, 400);
+    }
+    if (state === 'listening') this.head.makeEyeContact(2000);
+    if (state === 'thinking' && !this.opts.reducedMotion) {
+      const r = this.head.opt as unknown as { nodeAvatar?: HTMLElement };
+      const box = r.nodeAvatar?.getBoundingClientRect();
+      // Look up and aside, like someone recalling something.
+      if (box) this.head.lookAt(box.left + box.width * 0.85, box.top, 2500);
+    }
+  }
+
+  setMood(mood: string): void {
+    this.head.setMood(mood);
+  }
+
+  private wireOnce(): void {
+    const head = this.head;
+    const ctx = head.audioCtx;
+    if (this.wired.has(ctx)) return;
+    try {
+      // One audible path: worklet → analyser → speech gain → reverb. The stream-gain edge duplicated the audio.
+      head.audioStreamGainNode.disconnect(head.audioReverbNode);
+    } catch {
+      /* already disconnected */
+    }
+    this.wired.add(ctx);
+  }
+
+  private handleStarted(): void {
+    if (this.started) return;
+    this.started = true;
+    this.events.onStarted?.();
+  }
+
+  private handleEnded(interrupted: boolean): void {
+    if (!this.playing) return;
+    this.playing = false;
+    this.started = false;
+    this.events.onEnded?.({ interrupted });
+  }
+
+  private onFrame(_dt: number): void {
+    const head = this.head;
+    if (!this.playing) return;
+    const analyser = head.audioAnalyzerNode;
+    if (analyser && this.events.onLevel) {
+      if (this.levelBuf.length !== analyser.fftSize) this.levelBuf = new Float32Array(analyser.fftSize);
+      analyser.getFloatTimeDomainData(this.levelBuf);
+      let s = 0;
+      for (const x of this.levelBuf) s += x * x;
+      this.events.onLevel(Math.sqrt(s / this.levelBuf.length));
+    }
+    const internals = head as unknown as HeadInternals;
+    const jawOpen = head.mtAvatar.jawOpen;
+    if (!jawOpen || internals.streamAudioStartTime === null || !this.jaw.length) return;
+    const t = internals.animClock - internals.streamAudioStartTime;
+    const clip = this.jaw.find((c) => t >= c.start && t < c.start + c.curve.length * 20);
+    jawOpen.newvalue = clip ? 0.3 * sampleCurve(clip.curve, t - clip.start) : 0;
+    jawOpen.needsUpdate = true;
+  }
+
+  dispose(): void {
+    try {
+      this.head.streamStop();
+      this.head.stop();
+    } catch {
+      /* TalkingHead 1.7.0 dispose paths are fragile; stopping is enough when the panel closes */
+    }
+    if (this.blobUrl) URL.revokeObjectURL(this.blobUrl);
+  }
+}
+
+/** True when this browser can create a WebGL context (TalkingHead needs one). */
+export function webglAvailable(): boolean {
+  try {
+    const c = document.createElement('canvas');
+    return !!(c.getContext('webgl2') ?? c.getContext('webgl'));
+  } catch {
+    return false;
+  }
+}
