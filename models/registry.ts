@@ -142,4 +142,38 @@ export const ASR_BUNDLES: Record<'moonshine' | 'whisper', ModelBundle> = {
   }),
 };
 
-export const MODEL_BUNDLES: ModelBundle[] = [LLM_BUNDLE, ASR_BUNDLES.moonshine, ASR_BUNDLES.whisper];
+/**
+ * Pocket TTS, English, int8 graphs in the v2 bundle layout (pocket-tts.md §3.4). The repo id is where the project
+ * expects the bundle to be published/mirrored (unverified on the hub): users can point the mirror URL elsewhere.
+ * The encoder (voice cloning) is optional: upstream gates it, and speaking works without it.
+ */
+export const TTS_BUNDLE: ModelBundle = {
+  id: 'tts-pocket-en',
+  repo: 'KevinAHM/pocket-tts-onnx',
+  revision: 'main',
+  dtype: 'int8',
+  task: 'tts',
+  backends: ['wasm', 'webgpu'],
+  label: 'Pocket TTS (English voice)',
+  license: 'CC-BY-4.0',
+  files: [
+    json('bundle.json', 60_000),
+    { path: 'tokenizer.model', size: 60_000 },
+    { path: 'bos_before_voice.npy', size: 4_224 },
+    { path: 'voices.bin', size: 30 * MB },
+    { path: 'text_conditioner_int8.onnx', size: 4 * MB },
+    { path: 'flow_lm_main_int8.onnx', size: 80 * MB },
+    { path: 'flow_lm_flow_int8.onnx', size: 10 * MB },
+    { path: 'mimi_decoder_int8.onnx', size: 25 * MB },
+    { path: 'mimi_encoder_int8.onnx', size: 20 * MB, optional: true },
+  ],
+};
+
+/** TTS file name in the bundle → the graph/asset name the Pocket worker expects. */
+export function ttsWorkerFiles(urlOf: (path: string) => string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of TTS_BUNDLE.files) out[f.path] = urlOf(f.path);
+  return out;
+}
+
+export const MODEL_BUNDLES: ModelBundle[] = [LLM_BUNDLE, ASR_BUNDLES.moonshine, TTS_BUNDLE, ASR_BUNDLES.whisper];

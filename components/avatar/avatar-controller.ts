@@ -59,6 +59,7 @@ export class AvatarController {
   private jaw: JawClip[] = [];
   private playing = false;
   private started = false;
+  private interrupting = false;
   private blobUrl: string | null = null;
   private levelBuf = new Float32Array(512);
 
@@ -124,7 +125,9 @@ export class AvatarController {
   /** Barge-in: audio and mouth stop now (one call, same frame). */
   interrupt(): void {
     const head = this.head;
+    this.interrupting = true; // streamInterrupt calls onAudioEnd synchronously; report that end as an interruption
     head.streamInterrupt(); // posts 'stop' to the worklet, clears viseme animations, resets the lips
+    this.interrupting = false;
     this.jaw = [];
     this.utterMs = 0;
     const jawOpen = head.mtAvatar.jawOpen;
@@ -178,7 +181,7 @@ export class AvatarController {
     if (!this.playing) return;
     this.playing = false;
     this.started = false;
-    this.events.onEnded?.({ interrupted });
+    this.events.onEnded?.({ interrupted: interrupted || this.interrupting });
   }
 
   private onFrame(_dt: number): void {

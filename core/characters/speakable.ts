@@ -58,8 +58,13 @@ export class SpeakableFilter {
   }
 }
 
+/** A URL's trailing sentence punctuation is not part of it (sanitizeForSpeech would swallow the full stop). */
+const URL_BEFORE_PUNCTUATION = /\b(?:https?:\/\/|www\.)[^\s)]+?(?=[.,!?;:]*(?:\s|$))/g;
+
 function finish(text: string): string {
-  return sanitizeForSpeech(text.replace(CITATION, ''));
+  const spoken = sanitizeForSpeech(text.replace(CITATION, '').replace(URL_BEFORE_PUNCTUATION, 'a link'));
+  // "Run this:" followed by a dropped code block would read as "Run this:." – keep only the full stop.
+  return spoken.replace(/[:;,]\./g, '.');
 }
 
 function joinSpoken(...parts: string[]): string {

@@ -31,6 +31,41 @@ export const DownloadProgressSchema = z.object({
   etaSeconds: z.number().nonnegative().nullable(),
 });
 
+const ConversationText = z.string().trim().min(1).max(4000);
+
+/** A tool result as it crosses contexts; the card is rendered defensively by the side panel. */
+export const ToolResultSchema = z.object({
+  ok: z.boolean(),
+  tool: z.enum(['get_weather', 'wikipedia_lookup', 'calculate', 'get_time']),
+  speech: z.string().max(2000),
+  card: z.record(z.string(), z.unknown()).optional(),
+  kind: z.string().optional(),
+  detail: z.string().optional(),
+});
+
+export const ToolCallSchema = z.object({
+  name: z.enum(['get_weather', 'wikipedia_lookup', 'calculate', 'get_time']),
+  arguments: z.record(z.string(), z.unknown()),
+});
+
+export const PageReadSchema = z.union([
+  z.object({
+    ok: z.literal(true),
+    page: z.object({
+      title: z.string(),
+      url: z.string(),
+      lang: z.string(),
+      selection: z.string(),
+      text: z.string(),
+      kind: z.enum(['selection', 'article', 'fallback', 'empty', 'pdf']),
+      truncated: z.boolean(),
+    }),
+  }),
+  z.object({ ok: z.literal(false), message: z.string() }),
+]);
+
+export const EngineStateSchema = z.enum(['idle', 'listening', 'thinking', 'speaking']);
+
 /**
  * Every request between contexts: its receiving context, its payload and the shape of its answer. Both directions
  * are validated: the receiver parses the request, the sender parses the answer.
@@ -57,6 +92,23 @@ export const REQUESTS = {
     result: z.object({ freedBytes: z.number() }),
   },
   'weights/snapshot': { target: 'offscreen', payload: z.object({ baseUrl: BaseUrl }).strict(), result: weightsSnapshotSchema },
+  'conversation/start': { target: 'offscreen', payload: z.object({ baseUrl: BaseUrl, characterId: z.string().max(64).optional() }).strict(), result: Empty },
+  'conversation/stop': { target: 'offscreen', payload: Empty, result: Empty },
+  'conversation/text': {
+    target: 'offscreen',
+    payload: z.object({ text: ConversationText, baseUrl: BaseUrl, characterId: z.string().max(64).optional() }).strict(),
+    result: Empty,
+  },
+  'conversation/interrupt': { target: 'offscreen', payload: Empty, result: Empty },
+  'conversation/marks': {
+    target: 'offscreen',
+    payload: Empty,
+    result: z.array(z.object({ name: z.string(), at: z.number(), turnId: z.number() })),
+  },
+  'chat/send': { target: 'background', payload: z.object({ text: ConversationText }).strict(), result: Empty },
+  'chat/interrupt': { target: 'background', payload: Empty, result: Empty },
+  'tools/run': { target: 'background', payload: z.object({ call: ToolCallSchema }).strict(), result: ToolResultSchema },
+  'page/read': { target: 'background', payload: Empty, result: PageReadSchema },
   'offscreen/ping': { target: 'offscreen', payload: Empty, result: z.object({ startedAt: z.number() }) },
   'offscreen/status': { target: 'offscreen', payload: Empty, result: OffscreenStatusSchema },
   'mic/probe': {
@@ -87,6 +139,12 @@ export const EVENTS = {
   'event/offscreen-ready': z.object({ status: OffscreenStatusSchema }).strict(),
   'event/weights-progress': z.object({ progress: DownloadProgressSchema }).strict(),
   'event/weights-snapshot': z.object({ snapshot: weightsSnapshotSchema }).strict(),
+  'event/engine-state': z.object({ state: EngineStateSchema, detail: z.string().max(500).optional() }).strict(),
+  'event/caption': z
+    .object({ role: z.enum(['user', 'assistant']), text: z.string().max(8000), final: z.boolean(), turnId: z.number().int() })
+    .strict(),
+  'event/card': z.object({ card: z.record(z.string(), z.unknown()).nullable() }).strict(),
+  'event/notice': z.object({ level: z.enum(['info', 'error']), message: z.string().max(500) }).strict(),
 } as const satisfies Record<string, z.ZodType>;
 
 export type EventType = keyof typeof EVENTS;

@@ -35,7 +35,6 @@ export class VisionScheduler {
   private speechStartedAt = Number.NEGATIVE_INFINITY;
   private inFlightSince: number | null = null;
   private nextDue = 0;
-  private personEstablished = false;
   private readonly counters: VisionSchedulerStats = { ran: 0, droppedStale: 0, droppedSpeech: 0, droppedBusy: 0 };
 
   constructor(private readonly now: () => number) {}
@@ -44,7 +43,6 @@ export class VisionScheduler {
     if (this.enabled) return;
     this.enabled = true;
     this.nextDue = this.now();
-    this.personEstablished = false;
   }
 
   /** Vision off: nothing new starts; a detection already in flight finishes but its result should be discarded. */
@@ -125,7 +123,6 @@ export class VisionScheduler {
    */
   finished(personSeen: boolean): void {
     this.inFlightSince = null;
-    this.personEstablished = personSeen;
     const interval = personSeen ? visionTunables.establishedIntervalMs : visionTunables.searchIntervalMs;
     this.nextDue = this.now() + interval;
   }

@@ -100,7 +100,7 @@ export function buildBody(rig: Rig): Part {
   for (const s of ['Left', 'Right'] as const) {
     const cuff = (t: number): Rgb => (t > 0.86 ? PALETTE.collar : PALETTE.sweater);
     const arm = mergeParts([
-      blob(P(`${s}Arm`), [0.05, 0.05, 0.048], () => PALETTE.sweater),
+      blob(P(`${s}Arm`), [0.046, 0.047, 0.045], () => PALETTE.sweater),
       tube(rig.world(`${s}Arm`), -0.02, 0.26, 0.047, 0.041, () => PALETTE.sweater),
       tube(rig.world(`${s}ForeArm`), -0.01, 0.22, 0.041, 0.035, cuff),
       transformPart(blob(new THREE.Vector3(0, 0.055, 0), [0.03, 0.058, 0.034], () => PALETTE.skin), rig.world(`${s}Hand`)),

@@ -60,7 +60,9 @@ function eyeball(side: 1 | -1): { ball: Part; lids: Part } {
     const shade = smoothstep(0.25, 0.45, v) * 0.15;
     return { p: sph(c, R, phi, theta), c: mixRgb(PALETTE.irisDark, PALETTE.sclera, 0.85 + shade) };
   }, { wrapU: true });
-  const iris = cap(c, R * 1.004, IRIS_ANGLE, 0, 0, (t, a) => {
+  // Lifted 3.5 %: a morph interpolates rotation linearly (a chord), which sinks a half-turned iris by up to ~3 %
+  // into the sclera; the lift keeps it on top at every influence.
+  const iris = cap(c, R * 1.035, IRIS_ANGLE, 0, 0, (t, a) => {
     const b = t * IRIS_ANGLE;
     if (b < PUPIL_ANGLE) return PALETTE.pupil;
     const ring = smoothstep(IRIS_ANGLE * 0.82, IRIS_ANGLE, b);
@@ -68,8 +70,8 @@ function eyeball(side: 1 | -1): { ball: Part; lids: Part } {
     return mixRgb(mixRgb(PALETTE.iris, PALETTE.irisDark, top * 0.6), PALETTE.irisDark, ring);
   });
   // Highlights sit at the same place in both eyes (one light, upper left of the viewer).
-  const glint = cap(c, R * 1.008, 0.095, -0.27, -0.22, () => PALETTE.sclera);
-  const glint2 = cap(c, R * 1.008, 0.045, 0.2, 0.14, () => PALETTE.sclera);
+  const glint = cap(c, R * 1.04, 0.095, -0.27, -0.22, () => PALETTE.sclera);
+  const glint2 = cap(c, R * 1.04, 0.045, 0.2, 0.14, () => PALETTE.sclera);
   const ball = mergeParts([sclera, iris, glint, glint2]);
   // Gaze: sclera vertices stay; only iris and highlights (everything after the sclera) rotate.
   const nSclera = sclera.positions.length / 3;

@@ -54,7 +54,7 @@ export function buildSkin(): Part {
 
   // Cheeks puff outwards and squint upwards, weighted around the blush spots.
   const cheekW = (p: Vec3, side: number): number =>
-    gauss((p[0] - side * 0.072) ** 2 + (p[1] - 0.052) ** 2, 0.024) * smoothstep(0.0, 0.06, p[2] - HEAD.center[2]);
+    gauss((p[0] - side * 0.072) ** 2 + (p[1] - (FACE.mouthY + 0.016)) ** 2, 0.024) * smoothstep(0.0, 0.06, p[2] - HEAD.center[2]);
   addMorph(part, 'cheekPuff', (p, i) => {
     if (isNose(i)) return p;
     const w = Math.max(cheekW(p, 1), cheekW(p, -1));

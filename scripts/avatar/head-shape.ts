@@ -6,7 +6,7 @@ import type { Rgb, Vec3 } from './part';
 import { hex } from './part';
 
 export const HEAD = {
-  center: [0, 0.112, 0.018] as Vec3,
+  center: [0, 0.098, 0.018] as Vec3,
   rx: 0.122,
   ryUp: 0.136,
   ryDown: 0.128,
@@ -17,13 +17,13 @@ export const HEAD = {
 
 export const FACE = {
   eyeX: 0.049,
-  eyeY: 0.098,
+  eyeY: 0.084,
   eyeRadius: 0.031,
   /** How deep the eyeball sits under the skin. */
   eyeSink: 0.015,
-  mouthY: 0.036,
-  noseY: 0.066,
-  browY: 0.146,
+  mouthY: 0.022,
+  noseY: 0.052,
+  browY: 0.132,
 };
 
 export const PALETTE = {

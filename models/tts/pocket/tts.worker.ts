@@ -5,7 +5,7 @@
  * else imports onnxruntime-web. WASM is single-threaded (multi-thread session creation hangs in some environments,
  * pocket-tts.md §6). All logic lives in worker-host.ts.
  */
-import * as ortWeb from 'onnxruntime-web';
+import * as ortWeb from 'onnxruntime-web/webgpu'; // same build (and wasm file) as the speech worker
 import type { OrtLike } from './ort-types';
 import { PocketWorkerHost } from './worker-host';
 
@@ -29,7 +29,10 @@ const host = new PocketWorkerHost({
   ort,
   post: (event, transfer) => self.postMessage(event, transfer ?? []),
   fetchBytes: async (url) => {
-    const res = await fetch(url);
+    // Weights come from the weights manager's cache (same key transformers.js uses), never straight off the network.
+    const cached = await caches.open('transformers-cache').then((c) => c.match(url)).catch(() => undefined);
+    const res = cached ?? (url.startsWith(self.location.origin) ? await fetch(url) : undefined);
+    if (!res) throw new Error(`${url.split('/').pop()} is not downloaded yet`);
     if (!res.ok) throw new Error(`fetch ${url}: HTTP ${res.status}`);
     return new Uint8Array(await res.arrayBuffer());
   },

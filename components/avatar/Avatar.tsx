@@ -1,0 +1,126 @@
+/**
+ * <Avatar>: the side panel's talking character. Creates one TalkingHead in its container, loads the generated default
+ * avatar (or the user's GLB), and hands the parent an imperative handle through `onReady`. Without WebGL it shows a
+ * calm static face and still plays audio, so the conversation keeps working.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { AvatarController, PCM_SAMPLE_RATE, webglAvailable, type AvatarEvents, type AvatarState } from './avatar-controller';
+import { FallbackPlayer } from './fallback-player';
+
+export const DEFAULT_AVATAR_URL = '/avatars/sidetalk-default.glb';
+
+export interface AvatarHandle {
+  /** Queue one TTS chunk: 24 kHz mono Float32 PCM and the text it speaks. */
+  speakChunk(pcm24k: Float32Array, text: string): Promise<void>;
+  /** The reply has no more chunks. */
+  endOfSpeech(): void;
+  /** Stop audio and mouth now (barge-in). */
+  interrupt(): void;
+  setState(state: AvatarState): void;
+  setMood(mood: string): void;
+}
+
+export interface AvatarProps extends AvatarEvents {
+  /** User avatar (validated before loading); the generated default otherwise. */
+  source?: { url: string } | { bytes: ArrayBuffer };
+  state?: AvatarState;
+  view?: 'head' | 'upper';
+  amplitudeJaw?: boolean;
+  onReady?: (handle: AvatarHandle) => void;
+  class?: string;
+}
+
+function prefersReducedMotion(): boolean {
+  return typeof matchMedia === 'function' && matchMedia('(prefers-reduced-motion: reduce)').matches;
+}
+
+export function Avatar(props: AvatarProps) {
+  const box = useRef<HTMLDivElement>(null);
+  const ctl = useRef<AvatarController | null>(null);
+  const events = useRef<AvatarEvents>(props);
+  events.current = props;
+  const [status, setStatus] = useState<'loading' | 'ready' | 'no-webgl' | 'error'>('loading');
+  const [error, setError] = useState('');
+
+  // Events go through a ref so changing callbacks never rebuilds TalkingHead.
+  const relay: AvatarEvents = {
+    onStarted: () => events.current.onStarted?.(),
+    onLevel: (v) => events.current.onLevel?.(v),
+    onEnded: (i) => events.current.onEnded?.(i),
+    onError: (m) => events.current.onError?.(m),
+  };
+
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    if (!webglAvailable()) {
+      const player = new FallbackPlayer(relay, PCM_SAMPLE_RATE);
+      setStatus('no-webgl');
+      props.onReady?.({
+        speakChunk: (pcm) => player.speakChunk(pcm),
+        endOfSpeech: () => player.endOfSpeech(),
+        interrupt: () => player.interrupt(),
+        setState: () => {},
+        setMood: () => {},
+      });
+      return () => player.dispose();
+    }
+    const c = new AvatarController(el, relay, {
+      reducedMotion: prefersReducedMotion(),
+      amplitudeJaw: props.amplitudeJaw ?? true,
+      view: props.view ?? 'upper',
+    });
+    ctl.current = c;
+    let alive = true;
+    c.load(props.source ?? { url: DEFAULT_AVATAR_URL }).then(
+      () => {
+        if (!alive) return;
+        setStatus('ready');
+        c.setState(props.state ?? 'idle');
+        props.onReady?.({
+          speakChunk: (pcm, text) => c.speakChunk(pcm, text),
+          endOfSpeech: () => c.endOfSpeech(),
+          interrupt: () => c.interrupt(),
+          setState: (s) => c.setState(s),
+          setMood: (m) => c.setMood(m),
+        });
+      },
+      (e: unknown) => {
+        if (!alive) return;
+        const msg = e instanceof Error ? e.message : String(e);
+        setError(msg);
+        setStatus('error');
+        relay.onError?.(msg);
+      },
+    );
+    return () => {
+      alive = false;
+      c.dispose();
+      ctl.current = null;
+    };
+    // The source object identity decides reloads; other props are applied below.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [props.source]);
+
+  useEffect(() => {
+    if (status === 'ready' && props.state) ctl.current?.setState(props.state);
+  }, [props.state, status]);
+
+  return (
+    <div class={`sidetalk-avatar ${props.class ?? ''}`} data-status={status} data-state={props.state ?? 'idle'}
+      style={{ position: 'relative', width: '100%', height: '100%' }}>
+      <div ref={box} style={{ position: 'absolute', inset: 0 }} aria-label="Sidetalk assistant avatar" role="img" />
+      {status === 'no-webgl' && (
+        <div role="status" style={{ position: 'absolute', inset: 0, display: 'grid', placeItems: 'center', textAlign: 'center' }}>
+          <svg viewBox="0 0 100 100" width="120" height="120" aria-hidden="true">
+            <circle cx="50" cy="50" r="40" fill="#efb894" />
+            <circle cx="36" cy="45" r="6" fill="#2f9c8c" /><circle cx="64" cy="45" r="6" fill="#2f9c8c" />
+            <path d="M36 64 Q50 74 64 64" stroke="#c95e6a" stroke-width="4" fill="none" stroke-linecap="round" />
+          </svg>
+          <p>3D avatar unavailable (WebGL is off). Voice still works.</p>
+        </div>
+      )}
+      {status === 'error' && <p role="alert" style={{ position: 'absolute', bottom: 8, left: 8, right: 8 }}>{error}</p>}
+    </div>
+  );
+}

@@ -1,0 +1,87 @@
+/**
+ * Audio-only playback for when WebGL (and so TalkingHead) is unavailable: the assistant still talks and the engine
+ * still gets started / level / ended. Chunks are scheduled back to back on one 24 kHz AudioContext.
+ */
+import type { AvatarEvents } from './avatar-controller';
+
+export class FallbackPlayer {
+  private ctx: AudioContext | null = null;
+  private analyser: AnalyserNode | null = null;
+  private sources = new Set<AudioBufferSourceNode>();
+  private nextAt = 0;
+  private raf = 0;
+
+  constructor(private events: AvatarEvents, private sampleRate = 24000) {}
+
+  async speakChunk(pcm: Float32Array): Promise<void> {
+    if (!this.ctx) {
+      this.ctx = new AudioContext({ sampleRate: this.sampleRate });
+      this.analyser = this.ctx.createAnalyser();
+      this.analyser.connect(this.ctx.destination);
+    }
+    const ctx = this.ctx;
+    if (ctx.state === 'suspended') await ctx.resume();
+    const buf = ctx.createBuffer(1, pcm.length, this.sampleRate);
+    buf.copyToChannel(new Float32Array(pcm), 0);
+    const src = ctx.createBufferSource();
+    src.buffer = buf;
+    src.connect(this.analyser!);
+    const first = this.sources.size === 0;
+    this.nextAt = Math.max(this.nextAt, ctx.currentTime + 0.02);
+    src.start(this.nextAt);
+    this.nextAt += buf.duration;
+    this.sources.add(src);
+    src.onended = () => {
+      this.sources.delete(src);
+      if (this.sources.size === 0) this.finish(false);
+    };
+    if (first) {
+      this.events.onStarted?.();
+      this.pollLevel();
+    }
+  }
+
+  /** Nothing to flush: each chunk is already scheduled; ended fires when the last one finishes. */
+  endOfSpeech(): void {}
+
+  interrupt(): void {
+    const had = this.sources.size > 0;
+    for (const s of this.sources) {
+      s.onended = null;
+      try {
+        s.stop();
+      } catch {
+        /* not started yet */
+      }
+    }
+    this.sources.clear();
+    if (had) this.finish(true);
+  }
+
+  private finish(interrupted: boolean): void {
+    cancelAnimationFrame(this.raf);
+    this.nextAt = 0;
+    this.events.onEnded?.({ interrupted });
+  }
+
+  private pollLevel(): void {
+    const a = this.analyser;
+    if (!a || !this.events.onLevel) return;
+    const buf = new Float32Array(a.fftSize);
+    const tick = (): void => {
+      if (this.sources.size === 0) return;
+      a.getFloatTimeDomainData(buf);
+      let s = 0;
+      for (const x of buf) s += x * x;
+      this.events.onLevel?.(Math.sqrt(s / buf.length));
+      this.raf = requestAnimationFrame(tick);
+    };
+    this.raf = requestAnimationFrame(tick);
+  }
+
+  dispose(): void {
+    this.interrupt();
+    void this.ctx?.close();
+    this.ctx = null;
+  }
+}

@@ -1,0 +1,149 @@
+// What the assistant says to one user turn: the deterministic router first (instant tools answer inline; slow tools
+// and page questions become background work with a holding line), otherwise the LLM, whose raw stream is parsed for
+// native tool calls. Page text is quoted data in a tool-less prompt, so it can never trigger a tool.
+import type { BackgroundTask, ChatMessage as EngineMessage, UserTurn } from '../engine/types';
+import type { PageExtraction } from '../page/types';
+import { buildPagePrompt } from '../page/prompt';
+import { chatTemplateTools } from '../tools/definitions';
+import { toolResultMessage } from '../tools/executor';
+import { routeUtterance } from '../tools/router';
+import { ToolCallStreamParser } from '../tools/tool-call-stream';
+import type { ToolCall, ToolCard, ToolName, ToolResult } from '../tools/types';
+
+export interface LlmMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+}
+
+export type PageRead = { ok: true; page: PageExtraction } | { ok: false; message: string };
+
+export interface ResponderDeps {
+  generate(messages: LlmMessage[], signal: AbortSignal, tools?: Record<string, unknown>[]): AsyncIterable<string>;
+  runTool(call: ToolCall, signal: AbortSignal): Promise<ToolResult>;
+  readPage(signal: AbortSignal): Promise<PageRead>;
+  /** The persona's system prompt for this moment (time and memory are appended here). */
+  systemPrompt(turn: UserTurn): string;
+  /** A card to show for the current exchange, or null to clear it. */
+  onCard(card: ToolCard | null): void;
+}
+
+/** Tools that answer in well under a second run inline; the rest get a holding line. */
+const INSTANT: ReadonlySet<ToolName> = new Set(['calculate', 'get_time']);
+
+const HOLDING: Record<ToolName, string> = {
+  get_weather: 'Let me check the weather.',
+  wikipedia_lookup: 'Let me look that up.',
+  calculate: 'Let me work that out.',
+  get_time: 'Let me check the time.',
+};
+
+function historyMessages(history: readonly EngineMessage[]): LlmMessage[] {
+  return history.map((m) => ({ role: m.role, content: m.text }));
+}
+
+export function createResponder(deps: ResponderDeps) {
+  function baseMessages(turn: UserTurn): LlmMessage[] {
+    const extras = [
+      turn.memory.length ? `What you remember about the user: ${turn.memory.join(' ')}` : '',
+      turn.localTime ? `The user's local time is ${turn.localTime}.` : '',
+    ].filter(Boolean);
+    const system = [deps.systemPrompt(turn), ...extras].join('\n');
+    // history already ends with this turn's user message when the engine built the turn before recording it
+    const past = historyMessages(turn.history).filter((m, i, all) => !(i === all.length - 1 && m.role === 'user' && m.content === turn.text));
+    return [{ role: 'system', content: system }, ...past, { role: 'user', content: turn.text }];
+  }
+
+  async function* speakToolResult(result: ToolResult): AsyncGenerator<string> {
+    deps.onCard(result.ok ? result.card : null);
+    yield result.speech;
+  }
+
+  async function* llmReply(turn: UserTurn, signal: AbortSignal): AsyncGenerator<string> {
+    const messages = baseMessages(turn);
+    const parser = new ToolCallStreamParser();
+    let call: ToolCall | null = null;
+    let raw = '';
+    for await (const delta of deps.generate(messages, signal, chatTemplateTools())) {
+      raw += delta;
+      for (const event of parser.push(delta)) {
+        if (event.type === 'text' && !call) yield event.text;
+        else if (event.type === 'tool_call' && !call) call = event.call;
+      }
+    }
+    for (const event of parser.end()) {
+      if (event.type === 'text' && !call) yield event.text;
+      else if (event.type === 'tool_call' && !call) call = event.call;
+    }
+    if (!call || signal.aborted) return;
+    // The model asked for a tool: run it, hand the result back, and speak the model's rephrasing of it.
+    const result = await deps.runTool(call, signal);
+    deps.onCard(result.ok ? result.card : null);
+    const followUp: LlmMessage[] = [...messages, { role: 'assistant', content: raw }, { role: 'tool', content: toolResultMessage(result) }];
+    let said = false;
+    const tail = new ToolCallStreamParser();
+    for await (const delta of deps.generate(followUp, signal)) {
+      for (const event of tail.push(delta)) {
+        if (event.type === 'text' && event.text.trim()) {
+          said = true;
+          yield event.text;
+        }
+      }
+    }
+    for (const event of tail.end()) if (event.type === 'text') yield event.text;
+    if (!said && !signal.aborted) yield result.speech;
+  }
+
+  return {
+    respond(turn: UserTurn, signal: AbortSignal): AsyncIterable<string> {
+      const route = routeUtterance({ text: turn.text, source: 'user' });
+      if (route.kind === 'tool' && INSTANT.has(route.call.name)) {
+        return (async function* () {
+          yield* speakToolResult(await deps.runTool(route.call, signal));
+        })();
+      }
+      deps.onCard(null);
+      return llmReply(turn, signal);
+    },
+
+    route(turn: UserTurn): BackgroundTask | null {
+      const route = routeUtterance({ text: turn.text, source: 'user' });
+      if (route.kind === 'tool' && !INSTANT.has(route.call.name) && !turn.backgroundBusy) {
+        const call = route.call;
+        return {
+          holdingLine: HOLDING[call.name],
+          run: async (signal) => {
+            const result = await deps.runTool(call, signal);
+            deps.onCard(result.ok ? result.card : null);
+            return result.speech;
+          },
+        };
+      }
+      if (route.kind === 'page' && !turn.backgroundBusy) {
+        return {
+          holdingLine: route.mode === 'summary' ? 'Let me read the page.' : 'Let me check the page.',
+          run: async (signal) => {
+            const read = await deps.readPage(signal);
+            if (!read.ok) return read.message;
+            deps.onCard(null);
+            const prompt = buildPagePrompt({ page: read.page, question: route.question, mode: route.mode });
+            let answer = prompt.notice ? `${prompt.notice} ` : '';
+            // No tools here: page text is untrusted and must not be able to call one.
+            const parser = new ToolCallStreamParser();
+            for await (const delta of deps.generate(
+              [
+                { role: 'system', content: prompt.system },
+                { role: 'user', content: prompt.user },
+              ],
+              signal,
+            )) {
+              for (const event of parser.push(delta)) if (event.type === 'text') answer += event.text;
+            }
+            for (const event of parser.end()) if (event.type === 'text') answer += event.text;
+            return answer.trim() || "I couldn't find an answer to that on this page.";
+          },
+        };
+      }
+      return null;
+    },
+  };
+}

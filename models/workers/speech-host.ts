@@ -1,0 +1,178 @@
+import { env } from '@huggingface/transformers';
+import { AsrRuntime } from '../asr/asr-runtime';
+import { applyToTransformers, initGpuRuntime, type GpuRuntime, type OrtNamespace } from '../gpu/runtime';
+import { LlmRuntime } from '../llm/llm-runtime';
+import { SileroVad, type OrtLike } from '../vad/silero';
+import { SpeechRequestSchema, type SpeechEvent } from './speech-protocol';
+
+export interface SpeechHostDeps {
+  ort: OrtNamespace;
+  gpu: unknown;
+  crossOriginIsolated: boolean;
+  hardwareConcurrency: number;
+  post: (event: SpeechEvent, transfer?: Transferable[]) => void;
+  fetchBytes: (url: string) => Promise<Uint8Array>;
+}
+
+/**
+ * The worker's logic: one GPU runtime, Silero VAD on WASM (CPU) from the start, ASR and LLM once their weights are
+ * cached. On a device loss the models are re-created on WASM from the same cached files.
+ */
+export class SpeechHost {
+  private runtime: GpuRuntime | null = null;
+  private vad: SileroVad | null = null;
+  private asr: AsrRuntime | null = null;
+  private llm: LlmRuntime | null = null;
+  private lastLoad: { remoteHost: string; asrFamily: 'moonshine' | 'whisper'; parts: ('asr' | 'llm')[] } | null = null;
+  private readonly jobs = new Map<string, AbortController>();
+  private vadChain: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: SpeechHostDeps) {}
+
+  async handle(raw: unknown): Promise<void> {
+    const parsed = SpeechRequestSchema.safeParse(raw);
+    if (!parsed.success) {
+      this.deps.post({ type: 'error', code: 'bad-message', message: parsed.error.issues[0]?.message ?? 'bad message' });
+      return;
+    }
+    const msg = parsed.data;
+    switch (msg.type) {
+      case 'init':
+        return this.init(msg.vadModelUrl, msg.wasmPaths);
+      case 'vad':
+        // In order, one at a time: the engine needs frames in sequence.
+        this.vadChain = this.vadChain.then(async () => {
+          if (!this.vad) return;
+          const prob = await this.vad.process(msg.frame);
+          this.deps.post({ type: 'vad', seq: msg.seq, prob });
+        });
+        return this.vadChain.catch((err: unknown) => this.fail(undefined, 'not-ready', err));
+      case 'vad-reset':
+        this.vad?.reset();
+        return;
+      case 'load':
+        return this.load(msg.remoteHost, msg.asrFamily, msg.parts, msg.device);
+      case 'asr':
+        return this.transcribe(msg.id, msg.pcm, msg.language);
+      case 'llm':
+        return this.generate(msg.id, msg.messages, msg.tools, msg.maxNewTokens);
+      case 'cancel':
+        this.jobs.get(msg.id)?.abort();
+        return;
+    }
+  }
+
+  private fail(id: string | undefined, code: Extract<SpeechEvent, { type: 'error' }>['code'], err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    this.deps.post(id ? { type: 'error', id, code, message } : { type: 'error', code, message });
+  }
+
+  private async init(vadModelUrl: string, wasmPaths: string): Promise<void> {
+    try {
+      this.runtime = await initGpuRuntime({
+        ort: this.deps.ort,
+        gpu: this.deps.gpu as never,
+        wasmPaths,
+        crossOriginIsolated: this.deps.crossOriginIsolated,
+        hardwareConcurrency: this.deps.hardwareConcurrency,
+      });
+      applyToTransformers(env as never, this.runtime);
+      this.runtime.onDeviceLost((info) => void this.recoverOnWasm(String((info as { message?: unknown }).message ?? 'device lost')));
+      // VAD stays on the CPU: 32 ms frames must never wait behind a GPU queue.
+      this.vad = await SileroVad.create(this.deps.ort as unknown as OrtLike, await this.deps.fetchBytes(vadModelUrl), {
+        executionProviders: ['wasm'],
+      });
+      this.deps.post({
+        type: 'ready',
+        backend: this.runtime.backend,
+        fallbackReason: this.runtime.fallbackReason,
+        numThreads: this.runtime.numThreads,
+      });
+    } catch (err) {
+      this.fail(undefined, 'not-ready', err);
+    }
+  }
+
+  private async load(
+    remoteHost: string,
+    asrFamily: 'moonshine' | 'whisper',
+    parts: ('asr' | 'llm')[],
+    forced?: 'webgpu' | 'wasm',
+  ): Promise<void> {
+    if (!this.runtime) return this.fail(undefined, 'not-ready', new Error('speech worker not initialised'));
+    this.lastLoad = { remoteHost, asrFamily, parts };
+    env.allowLocalModels = false;
+    env.remoteHost = remoteHost.endsWith('/') ? remoteHost : `${remoteHost}/`;
+    env.useBrowserCache = true;
+    const device = forced ?? this.runtime.backend;
+    const progress = (part: 'asr' | 'llm') => (e: unknown) => {
+      const p = e as { status?: string; file?: string; loaded?: number; total?: number };
+      if (p.status === 'progress' && p.file) this.deps.post({ type: 'load-progress', part, file: p.file, loaded: p.loaded ?? 0, total: p.total ?? 0 });
+    };
+    try {
+      if (parts.includes('asr')) {
+        await this.asr?.dispose();
+        this.asr = await AsrRuntime.load({ family: asrFamily, device, onProgress: progress('asr') });
+      }
+      if (parts.includes('llm')) {
+        await this.llm?.dispose();
+        this.llm = await LlmRuntime.load({ device, onProgress: progress('llm'), warmUp: true });
+      }
+      this.deps.post({ type: 'loaded', parts, device });
+    } catch (err) {
+      this.fail(undefined, 'load-failed', err);
+    }
+  }
+
+  private async recoverOnWasm(reason: string): Promise<void> {
+    this.deps.post({ type: 'backend', backend: 'wasm', reason });
+    for (const job of this.jobs.values()) job.abort();
+    if (this.lastLoad) await this.load(this.lastLoad.remoteHost, this.lastLoad.asrFamily, this.lastLoad.parts, 'wasm');
+  }
+
+  private async transcribe(id: string, pcm: Float32Array, language?: string): Promise<void> {
+    if (!this.asr) return this.fail(id, 'not-ready', new Error('speech recognition is not loaded'));
+    const controller = new AbortController();
+    this.jobs.set(id, controller);
+    try {
+      const out = await this.asr.transcribe(pcm, { signal: controller.signal, ...(language ? { language } : {}) });
+      this.deps.post({ type: 'asr-result', id, text: out.text, confidence: out.confidence });
+    } catch (err) {
+      this.fail(id, 'asr-failed', err);
+    } finally {
+      this.jobs.delete(id);
+    }
+  }
+
+  private async generate(
+    id: string,
+    messages: { role: 'system' | 'user' | 'assistant' | 'tool'; content: string }[],
+    tools?: Record<string, unknown>[],
+    maxNewTokens?: number,
+  ): Promise<void> {
+    if (!this.llm) return this.fail(id, 'not-ready', new Error('the language model is not loaded'));
+    const controller = new AbortController();
+    this.jobs.set(id, controller);
+    try {
+      const { text, stats } = await this.llm.generate(messages, {
+        signal: controller.signal,
+        onDelta: (piece) => this.deps.post({ type: 'llm-delta', id, text: piece }),
+        ...(tools ? { tools } : {}),
+        ...(maxNewTokens ? { maxNewTokens } : {}),
+      });
+      this.deps.post({
+        type: 'llm-done',
+        id,
+        text,
+        promptTokens: stats.promptTokens,
+        cachedTokens: stats.cachedTokens,
+        newTokens: stats.newTokens,
+        aborted: stats.aborted,
+      });
+    } catch (err) {
+      this.fail(id, 'llm-failed', err);
+    } finally {
+      this.jobs.delete(id);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Messages between the offscreen document and the speech worker (VAD + ASR + LLM on one ORT instance and one GPU
+ * device). Requests are zod-validated inside the worker; a bad one gets a typed error event, never a crash.
+ */
+import { z } from 'zod';
+
+const Id = z.string().min(1).max(64);
+
+export const ChatMessageSchema = z.object({
+  role: z.enum(['system', 'user', 'assistant', 'tool']),
+  content: z.string().max(200_000),
+});
+
+export const SpeechRequestSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('init'), vadModelUrl: z.string().min(1), wasmPaths: z.string().min(1) }),
+  z.object({ type: z.literal('vad'), seq: z.number().int().nonnegative(), frame: z.instanceof(Float32Array) }),
+  z.object({ type: z.literal('vad-reset') }),
+  z.object({
+    type: z.literal('load'),
+    remoteHost: z.string().min(1),
+    asrFamily: z.enum(['moonshine', 'whisper']),
+    parts: z.array(z.enum(['asr', 'llm'])).min(1),
+    /** Force a backend (tests, or after the user picks CPU); default: WebGPU when healthy. */
+    device: z.enum(['webgpu', 'wasm']).optional(),
+  }),
+  z.object({ type: z.literal('asr'), id: Id, pcm: z.instanceof(Float32Array), language: z.string().max(8).optional() }),
+  z.object({
+    type: z.literal('llm'),
+    id: Id,
+    messages: z.array(ChatMessageSchema).min(1).max(400),
+    tools: z.array(z.record(z.string(), z.unknown())).max(16).optional(),
+    maxNewTokens: z.number().int().positive().max(2048).optional(),
+  }),
+  z.object({ type: z.literal('cancel'), id: Id }),
+]);
+export type SpeechRequest = z.input<typeof SpeechRequestSchema>;
+
+export type SpeechErrorCode = 'bad-message' | 'not-ready' | 'load-failed' | 'asr-failed' | 'llm-failed' | 'device-lost';
+
+export type SpeechEvent =
+  | { type: 'ready'; backend: 'webgpu' | 'wasm'; fallbackReason: string | null; numThreads: number }
+  | { type: 'vad'; seq: number; prob: number }
+  | { type: 'load-progress'; part: 'asr' | 'llm'; file: string; loaded: number; total: number }
+  | { type: 'loaded'; parts: ('asr' | 'llm')[]; device: 'webgpu' | 'wasm' }
+  | { type: 'asr-result'; id: string; text: string; confidence: number | null }
+  | { type: 'llm-delta'; id: string; text: string }
+  | { type: 'llm-done'; id: string; text: string; promptTokens: number; cachedTokens: number; newTokens: number; aborted: boolean }
+  | { type: 'backend'; backend: 'wasm'; reason: string }
+  | { type: 'error'; id?: string; code: SpeechErrorCode; message: string };
