@@ -114,6 +114,16 @@ export class DuplexEngine {
     void this.answer(turn, null, new Float32Array(0), { text: clean, confidence: 1 });
   }
 
+  /** The user pressed stop: generation, TTS and playback of the current reply end together. */
+  interrupt(): void {
+    this.discardSpeculation(false);
+    const turn = this.active;
+    if (!turn) return;
+    turn.controller.abort();
+    this.mark('barge-in', turn.id, { manual: true });
+    this.finish(turn);
+  }
+
   /** Mic off: abort everything in flight. */
   stop(): void {
     this.micOn = false;

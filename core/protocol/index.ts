@@ -5,3 +5,4 @@ export * from './router';
 export * from './settings';
 export * from './status';
 export * from './validate';
+export * from './playback';

@@ -12,6 +12,8 @@ import {
 import { chromeOffscreenAdapter } from './offscreen-adapter';
 import { loadSettings, migrateSettings, saveSettings } from './settings-store';
 import { createWeightsRelay } from './weights-relay';
+import { createToolHandlers } from './tools';
+import { createConversationRelay } from './conversation-relay';
 import { validateMirrorUrl, WeightsError } from '../../core/weights';
 
 const HEALTH_CHECK_MS = 15_000;
@@ -69,6 +71,7 @@ export default defineBackground({
     }
 
     const weights = createWeightsRelay(ensureOffscreen);
+    const conversation = createConversationRelay(ensureOffscreen);
 
     const router = createRequestRouter(
       'background',
@@ -78,6 +81,7 @@ export default defineBackground({
           if (patch.mirrorBaseUrl) patch = { ...patch, mirrorBaseUrl: checkedMirror(patch.mirrorBaseUrl) };
           const settings = await saveSettings(patch);
           broadcast(eventMessage('event/settings', { settings }));
+          if (patch.handsFree !== undefined) void conversation.applyHandsFree(settings.handsFree);
           return settings;
         },
         'status/get': () => readStatus(),
@@ -85,15 +89,21 @@ export default defineBackground({
         'listening/toggle': async () => {
           const settings = await saveSettings({ handsFree: !(await loadSettings()).handsFree });
           broadcast(eventMessage('event/settings', { settings }));
+          void conversation.applyHandsFree(settings.handsFree);
           return settings;
         },
         ...weights.handlers,
+        ...createToolHandlers(),
+        ...conversation.handlers,
       },
       logError,
     );
 
     const onEvent = createEventReceiver((event) => {
-      if (event.type === 'event/offscreen-ready') void writeStatus(event.payload.status);
+      if (event.type === 'event/offscreen-ready') {
+        void writeStatus(event.payload.status);
+        void loadSettings().then((s) => (s.handsFree ? conversation.applyHandsFree(true) : undefined));
+      }
       void weights.onEvent(event).catch((err: unknown) => console.warn('[sidetalk] weights relay:', err));
     }, logError);
 
@@ -149,7 +159,7 @@ export default defineBackground({
       void (async () => {
         const settings = await saveSettings({ handsFree: !(await loadSettings()).handsFree });
         broadcast(eventMessage('event/settings', { settings }));
-        await ensureOffscreen();
+        await conversation.applyHandsFree(settings.handsFree);
       })();
     });
   },

@@ -6,7 +6,8 @@ import {
 } from '../../core/protocol';
 import { MicCapture } from '../../models/audio/mic-capture';
 import { readGpuInfo } from './gpu-info';
-import { createWeightsHandlers } from './weights';
+import { Conversation } from './conversation';
+import { createWeights } from './weights';
 
 /**
  * The offscreen document: owns the GPU, the microphone and (in workers) the models. Its main thread only routes,
@@ -15,6 +16,22 @@ import { createWeightsHandlers } from './weights';
 const startedAt = Date.now();
 const mic = new MicCapture(chrome.runtime.getURL('/worklets/mic-framer.js'));
 const gpuInfo = readGpuInfo();
+const weights = createWeights();
+// Created on first use: it starts the model workers, which a download-only session does not need.
+let conversation: Conversation | null = null;
+const talk = () => (conversation ??= new Conversation({ mic, modelsReady: weights.complete }));
+
+/** Runs a conversation command; failures reach the side panel as a notice instead of disappearing. */
+async function guarded(work: () => Promise<void> | void): Promise<Record<string, never>> {
+  try {
+    await work();
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    void chrome.runtime.sendMessage(eventMessage('event/notice', { level: 'error', message })).catch(() => undefined);
+    throw err;
+  }
+  return {};
+}
 
 async function status(): Promise<OffscreenStatus> {
   return {
@@ -56,7 +73,12 @@ const router = createRequestRouter(
     'offscreen/ping': () => ({ startedAt }),
     'offscreen/status': () => status(),
     'mic/probe': ({ durationMs }) => probeMic(durationMs),
-    ...createWeightsHandlers(),
+    ...weights.handlers,
+    'conversation/start': ({ baseUrl, characterId }) => guarded(() => talk().start(baseUrl ?? undefined, characterId)),
+    'conversation/stop': () => guarded(() => conversation?.stop()),
+    'conversation/text': ({ text, baseUrl, characterId }) => guarded(() => talk().text(text, baseUrl ?? undefined, characterId)),
+    'conversation/interrupt': () => guarded(() => conversation?.interrupt()),
+    'conversation/marks': () => conversation?.timeline ?? [],
   },
   logError,
 );

@@ -15,10 +15,10 @@ const abortable = (ms: number, signal?: AbortSignal) =>
  * Downloads run here rather than in the service worker: this document is not stopped after 30 s idle, so a large
  * file keeps streaming. Finished files land in the Cache Storage entry transformers.js reads ('transformers-cache').
  */
-export function createWeightsHandlers(): Pick<
-  Handlers<'offscreen'>,
-  'weights/download' | 'weights/cancel' | 'weights/delete' | 'weights/snapshot'
-> {
+export function createWeights(): {
+  handlers: Pick<Handlers<'offscreen'>, 'weights/download' | 'weights/cancel' | 'weights/delete' | 'weights/snapshot'>;
+  complete: (bundleIds: string[], baseUrl: string | undefined) => Promise<boolean>;
+} {
   const emit = (message: unknown) => void chrome.runtime.sendMessage(message).catch(() => undefined);
   const service = new WeightsService({
     fetch: (input, init) => fetch(input, init),
@@ -30,7 +30,7 @@ export function createWeightsHandlers(): Pick<
     onProgress: (progress) => emit(eventMessage('event/weights-progress', { progress })),
     onSnapshot: (snapshot) => emit(eventMessage('event/weights-snapshot', { snapshot })),
   });
-  return {
+  const handlers: ReturnType<typeof createWeights>['handlers'] = {
     'weights/download': ({ bundleIds, baseUrl }) => service.download(bundleIds, baseUrl ?? undefined),
     'weights/cancel': () => {
       service.cancel();
@@ -41,6 +41,13 @@ export function createWeightsHandlers(): Pick<
       const snapshot = await service.snapshot(baseUrl ?? undefined);
       emit(eventMessage('event/weights-snapshot', { snapshot }));
       return snapshot;
+    },
+  };
+  return {
+    handlers,
+    complete: async (bundleIds, baseUrl) => {
+      const snapshot = await service.snapshot(baseUrl);
+      return bundleIds.every((id) => snapshot.bundles.find((b) => b.id === id)?.status === 'complete');
     },
   };
 }

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+
+/**
+ * Playback events from the side panel back to the engine, over a BroadcastChannel (they arrive every ~32 ms while
+ * audio plays, too often for runtime messaging). The engine uses them for barge-in and to know when a reply ended.
+ */
+export const PLAYBACK_CHANNEL_NAME = 'sidetalk-playback';
+
+export const PlaybackMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('started'), turnId: z.string().regex(/^-?\d{1,9}$/) }),
+  z.object({ type: z.literal('ended'), turnId: z.string().regex(/^-?\d{1,9}$/), interrupted: z.boolean().optional() }),
+  z.object({ type: z.literal('level'), rms: z.number().min(0).max(10) }),
+]);
+export type PlaybackMessage = z.infer<typeof PlaybackMessageSchema>;

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import type { Handlers } from '../../core/protocol';
+import { assessExtraction, checkUrl, classifyInjectionError } from '../../core/page/access';
+import type { PageExtraction } from '../../core/page/types';
+import { systemClock } from '../../core/tools/clock';
+import { createToolExecutor } from '../../core/tools/executor';
+import { createTimeTool } from '../../core/tools/time';
+import type { ToolResult } from '../../core/tools/types';
+import { createWeatherClient } from '../../core/tools/weather';
+import { createWikipediaClient } from '../../core/tools/wikipedia';
+
+/**
+ * Developer override of the tool API endpoints (tests point them at a local server shaped like the real APIs).
+ * Unset in normal use; only the documented Open-Meteo and Wikipedia hosts are contacted then.
+ */
+const EndpointsSchema = z.object({
+  geocodingUrl: z.string().url().optional(),
+  forecastUrl: z.string().url().optional(),
+  wikipediaBaseUrl: z.string().url().optional(),
+});
+const ENDPOINTS_KEY = 'devToolEndpoints';
+
+const USER_AGENT = `Sidetalk/${chrome.runtime.getManifest().version} (local voice assistant extension; no contact address configured)`;
+
+async function executor() {
+  const stored = EndpointsSchema.safeParse((await chrome.storage.local.get(ENDPOINTS_KEY))[ENDPOINTS_KEY] ?? {});
+  const endpoints = stored.success ? stored.data : {};
+  const fetchFn = globalThis.fetch.bind(globalThis);
+  const weather = createWeatherClient({
+    fetch: fetchFn,
+    clock: systemClock,
+    ...(endpoints.geocodingUrl ? { geocodingUrl: endpoints.geocodingUrl } : {}),
+    ...(endpoints.forecastUrl ? { forecastUrl: endpoints.forecastUrl } : {}),
+  });
+  const wikiBase = endpoints.wikipediaBaseUrl;
+  const wikipedia = createWikipediaClient({
+    fetch: fetchFn,
+    clock: systemClock,
+    userAgent: USER_AGENT,
+    ...(wikiBase ? { baseUrl: () => wikiBase } : {}),
+  });
+  const time = createTimeTool({
+    clock: systemClock,
+    defaultTimeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    geocode: weather.geocode,
+  });
+  return createToolExecutor({ weather, wikipedia, time, locale: navigator.language || 'en-US' });
+}
+
+/** Reads the active tab through the injected extractor; every failure becomes a sentence the assistant can say. */
+async function readActivePage(): Promise<{ ok: true; page: PageExtraction } | { ok: false; message: string }> {
+  const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  const access = checkUrl(tab?.url ?? tab?.pendingUrl);
+  if (!access.ok) return { ok: false, message: access.message };
+  try {
+    const [result] = await chrome.scripting.executeScript({ target: { tabId: tab!.id! }, files: ['/extract.js'] });
+    const page = result?.result as PageExtraction | undefined;
+    if (!page || typeof page.text !== 'string') return { ok: false, message: "I couldn't read this page." };
+    const verdict = assessExtraction(page);
+    return verdict.ok ? { ok: true, page } : { ok: false, message: verdict.message };
+  } catch (err) {
+    return { ok: false, message: classifyInjectionError(err instanceof Error ? err.message : String(err), tab?.url).message };
+  }
+}
+
+export function createToolHandlers(): Pick<Handlers<'background'>, 'tools/run' | 'page/read'> {
+  let run: ReturnType<typeof createToolExecutor> | null = null;
+  return {
+    'tools/run': async ({ call }) => {
+      run ??= await executor();
+      const result: ToolResult = await run(call, AbortSignal.timeout(15_000));
+      return result as unknown as z.infer<typeof import('../../core/protocol').ToolResultSchema>;
+    },
+    'page/read': () => readActivePage(),
+  };
+}

@@ -1,0 +1,191 @@
+import { BUILT_IN_CHARACTERS, DEFAULT_CHARACTER_ID } from '../../core/characters/built-ins';
+import { buildPersonaPrompt, speechTextFor } from '../../core/characters/persona-prompt';
+import type { Character } from '../../core/characters/character';
+import { createResponder, type PageRead } from '../../core/conversation/responder';
+import { DuplexEngine } from '../../core/engine/duplex-engine';
+import type { PlaybackEvent } from '../../core/engine/types';
+import { FactMemory } from '../../core/memory/fact-memory';
+import { AUDIO_CHANNEL_NAME, eventMessage, sendRequest, type AudioChannelMessage } from '../../core/protocol';
+import { PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protocol/playback';
+import type { ToolCall, ToolResult } from '../../core/tools/types';
+import { buildFileUrl } from '../../core/weights';
+import type { MicCapture } from '../../models/audio/mic-capture';
+import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, ttsWorkerFiles } from '../../models/registry';
+import { SpeechClient } from './speech-client';
+import { TtsClient } from './tts-client';
+
+const send = (message: unknown) => chrome.runtime.sendMessage(message);
+const emit = (message: unknown) => void send(message).catch(() => undefined);
+const notice = (level: 'info' | 'error', message: string) => emit(eventMessage('event/notice', { level, message }));
+
+export interface ConversationOptions {
+  mic: MicCapture;
+  /** True when every bundle the conversation needs is fully downloaded under `baseUrl`. */
+  modelsReady: (bundleIds: string[], baseUrl: string | undefined) => Promise<boolean>;
+}
+
+/**
+ * The conversation in the offscreen document: microphone → VAD (speech worker) → duplex engine → ASR/LLM (speech
+ * worker) → Pocket TTS (its own worker) → PCM to the side panel over a BroadcastChannel; playback events come back
+ * the same way. Everything a turn starts hangs off the engine's one AbortSignal per turn.
+ */
+export class Conversation {
+  private readonly speech = new SpeechClient();
+  private readonly tts = new TtsClient();
+  private readonly audioOut = new BroadcastChannel(AUDIO_CHANNEL_NAME);
+  private readonly playbackIn = new BroadcastChannel(PLAYBACK_CHANNEL_NAME);
+  private readonly memory = new FactMemory();
+  private readonly engine: DuplexEngine;
+  private readonly marks: { name: string; at: number; turnId: number }[] = [];
+  private character: Character = BUILT_IN_CHARACTERS[0]!;
+  private ready: Promise<unknown>;
+  private loading: Promise<void> | null = null;
+  private loadedFor: string | null = null;
+  private stopMicFeed: (() => void) | null = null;
+  private audioSeq = 0;
+
+  constructor(private readonly options: ConversationOptions) {
+    this.ready = this.speech.init(chrome.runtime.getURL('/vad/silero_vad_v5.onnx'), chrome.runtime.getURL('/ort/'));
+    const responder = createResponder({
+      generate: (messages, signal, tools) => this.speech.generate(messages, signal, tools),
+      runTool: (call, signal) => this.runTool(call, signal),
+      readPage: () => this.readPage(),
+      systemPrompt: () => buildPersonaPrompt(this.character, { toolsAvailable: true }),
+      onCard: (card) => emit(eventMessage('event/card', { card: card as unknown as Record<string, unknown> | null })),
+    });
+    this.engine = new DuplexEngine({
+      clock: { now: () => performance.now(), date: () => new Date() },
+      memory: this.memory,
+      timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+      stages: {
+        transcribe: async (pcm, signal) => {
+          const out = await this.speech.transcribe(pcm, signal);
+          return { text: out.text, confidence: out.confidence ?? 1 };
+        },
+        respond: (turn, signal) => responder.respond(turn, signal),
+        route: (turn) => responder.route(turn),
+        speak: (sentence, signal, meta) => this.speak(sentence, signal, meta.turnId),
+      },
+    });
+    this.engine.on((event) => {
+      if (event.type === 'state') emit(eventMessage('event/engine-state', { state: event.state }));
+      else if (event.type === 'caption')
+        emit(eventMessage('event/caption', { role: event.role, text: event.text, final: event.final, turnId: event.turnId }));
+      else {
+        this.marks.push({ name: event.name, at: event.at, turnId: event.turnId });
+        if (this.marks.length > 2000) this.marks.splice(0, 1000);
+        if (event.name === 'barge-in' || event.name === 'watchdog') this.stopAudio(event.turnId);
+      }
+    });
+    this.playbackIn.onmessage = (e: MessageEvent) => {
+      const parsed = PlaybackMessageSchema.safeParse(e.data);
+      if (!parsed.success) return console.warn('[sidetalk] rejected playback message:', parsed.error.issues[0]?.message);
+      const p = parsed.data;
+      const event: PlaybackEvent =
+        p.type === 'level' ? { type: 'level', rms: p.rms } : { type: p.type, turnId: Number(p.turnId) };
+      this.engine.onPlayback(event);
+    };
+  }
+
+  get timeline() {
+    return [...this.marks];
+  }
+
+  private useCharacter(id?: string): void {
+    this.character = BUILT_IN_CHARACTERS.find((c) => c.id === (id ?? DEFAULT_CHARACTER_ID)) ?? BUILT_IN_CHARACTERS[0]!;
+  }
+
+  /** Loads ASR + LLM + TTS from the weights cache once; a clear error when something is not downloaded yet. */
+  private ensureModels(baseUrl: string | undefined): Promise<void> {
+    const key = baseUrl ?? '';
+    if (this.loadedFor === key) return Promise.resolve();
+    this.loading ??= (async () => {
+      await this.ready;
+      const asr = ASR_BUNDLES.moonshine;
+      const ids = [asr.id, LLM_BUNDLE.id, TTS_BUNDLE.id];
+      if (!(await this.options.modelsReady(ids, baseUrl))) {
+        throw new Error('The voice models are not downloaded yet. Open Settings → Models and download them.');
+      }
+      emit(eventMessage('event/engine-state', { state: 'idle', detail: 'Loading the models…' }));
+      const host = baseUrl ?? 'https://huggingface.co';
+      await this.speech.load(`${host}/`, 'moonshine', ['asr', 'llm']);
+      await this.tts.load(ttsWorkerFiles((path) => buildFileUrl(TTS_BUNDLE, path, baseUrl)));
+      this.loadedFor = key;
+    })().finally(() => {
+      this.loading = null;
+    });
+    return this.loading;
+  }
+
+  async start(baseUrl: string | undefined, characterId?: string): Promise<void> {
+    this.useCharacter(characterId);
+    await this.ensureModels(baseUrl);
+    await this.options.mic.start();
+    if (!this.stopMicFeed) {
+      // Frames are processed strictly in order: each VAD answer resolves in the order it was asked.
+      this.stopMicFeed = this.options.mic.onFrame((frame) => {
+        void this.speech.vad(frame.samples).then((prob) => this.engine.onFrame({ pcm: frame.samples, prob }));
+      });
+    }
+    this.engine.start();
+  }
+
+  async stop(): Promise<void> {
+    this.stopMicFeed?.();
+    this.stopMicFeed = null;
+    this.engine.stop();
+    await this.options.mic.stop();
+  }
+
+  async text(text: string, baseUrl: string | undefined, characterId?: string): Promise<void> {
+    this.useCharacter(characterId);
+    await this.ensureModels(baseUrl);
+    this.engine.submitText(text);
+  }
+
+  interrupt(): void {
+    this.engine.interrupt();
+  }
+
+  private stopAudio(turnId: number): void {
+    const msg: AudioChannelMessage = { kind: 'stop', turnId: String(turnId) };
+    this.audioOut.postMessage(msg);
+  }
+
+  private async speak(sentence: string, signal: AbortSignal, turnId: number): Promise<void> {
+    const spoken = speechTextFor(this.character, sentence);
+    if (!spoken.trim() || signal.aborted) return;
+    const voices = this.tts.voices;
+    const wanted = this.character.voice.voiceId;
+    const voiceId = voices.some((v) => v.id === wanted) ? wanted : (voices[0]?.id ?? wanted);
+    let first = true;
+    signal.addEventListener('abort', () => this.stopAudio(turnId), { once: true });
+    await this.tts.speak(spoken, voiceId, signal, (frame) => {
+      if (signal.aborted) return;
+      const msg: AudioChannelMessage = {
+        kind: 'chunk',
+        turnId: String(turnId),
+        seq: this.audioSeq++,
+        sampleRate: frame.sampleRate,
+        samples: frame.pcm as Float32Array<ArrayBuffer>,
+        final: false,
+        ...(first ? { text: sentence } : {}),
+      };
+      first = false;
+      this.audioOut.postMessage(msg);
+    });
+  }
+
+  private async runTool(call: ToolCall, signal: AbortSignal): Promise<ToolResult> {
+    const reply = await sendRequest(send, 'tools/run', { call }, 20_000);
+    if (signal.aborted) return { ok: false, tool: call.name, kind: 'cancelled', speech: '' };
+    if (!reply.ok) return { ok: false, tool: call.name, kind: 'offline', speech: "Sorry, I couldn't reach that service right now." };
+    return reply.data as unknown as ToolResult;
+  }
+
+  private async readPage(): Promise<PageRead> {
+    const reply = await sendRequest(send, 'page/read', {}, 15_000);
+    if (!reply.ok) return { ok: false, message: "I couldn't read this page." };
+    return reply.data;
+  }
+}
