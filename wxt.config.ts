@@ -61,6 +61,16 @@ export default defineConfig({
     },
   },
   vite: () => ({
-    plugins: [preact()],
+    plugins: [
+      preact(),
+      {
+        // onnxruntime-web names its wasm with `new URL(…, import.meta.url)`, so Vite emits a hashed 27 MB copy. Every
+        // context sets wasmPaths to the copy in /ort/, so that second copy is dead weight in the package: drop it.
+        name: 'sidetalk-drop-duplicate-ort-wasm',
+        generateBundle(_options: unknown, bundle: Record<string, unknown>) {
+          for (const name of Object.keys(bundle)) if (/ort-wasm-simd-threaded[^/]*\.wasm$/.test(name)) delete bundle[name];
+        },
+      },
+    ],
   }),
 });

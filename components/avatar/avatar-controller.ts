@@ -52,6 +52,8 @@ const STATE_LOOK: Record<AvatarState, { mood: string; values: Record<string, num
   speaking: { mood: 'happy', values: { headRotateZ: 0, browInnerUp: 0, mouthPressLeft: 0, mouthPressRight: 0 } },
 };
 
+const AVATAR_FPS: Record<AvatarState, number> = { idle: 10, listening: 20, thinking: 15, speaking: 30 };
+
 export class AvatarController {
   readonly head: TalkingHead;
   private wired = new WeakSet<AudioContext>();
@@ -93,6 +95,7 @@ export class AvatarController {
 
   /** Queues one TTS chunk (24 kHz mono Float32) with the text it speaks. Starts the stream on demand. */
   async speakChunk(pcm: Float32Array, text: string): Promise<void> {
+    this.setFps(AVATAR_FPS.speaking); // lips need the full rate as soon as audio arrives
     const head = this.head;
     if (!head.isStreaming) {
       await head.streamStart(
@@ -138,7 +141,17 @@ export class AvatarController {
     if (this.playing) this.handleEnded(true);
   }
 
+  /**
+   * The side panel shares its renderer's main thread with the offscreen document (model routing, downloads), so the
+   * avatar draws only as often as the moment needs: full rate while speaking, a gentle idle otherwise.
+   */
+  private setFps(fps: number): void {
+    const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden';
+    (this.head as unknown as { animFrameDur: number }).animFrameDur = 1000 / (hidden ? 1 : fps);
+  }
+
   setState(state: AvatarState): void {
+    this.setFps(AVATAR_FPS[state] * (this.opts.reducedMotion ? 0.7 : 1));
     const look = STATE_LOOK[state];
     this.head.setMood(look.mood);
     const scale = this.opts.reducedMotion ? 0.4 : 1;

@@ -1,18 +1,29 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { Avatar, type AvatarHandle } from '../../components/avatar/Avatar';
+import { AudioBridge } from '../../components/conversation/audio-bridge';
+import { ToolCard } from '../../components/conversation/ToolCard';
+import { Transcript } from '../../components/conversation/Transcript';
+import { useConversation } from '../../components/conversation/useConversation';
+import { ModelsPanel } from '../../components/models/ModelsPanel';
 import { EngineStatus } from '../../components/ui/EngineStatus';
 import { PermissionNotice } from '../../components/ui/PermissionNotice';
-import { usePermission, useAppStatus, useSettings } from '../../components/ui/runtime';
-import { ModelsPanel } from '../../components/models/ModelsPanel';
+import { request, useAppStatus, usePermission, useSettings } from '../../components/ui/runtime';
 import { MODEL_BUNDLES } from '../../models/registry';
+
+const STATE_LABEL = { idle: 'Ready', listening: 'Listening…', thinking: 'Thinking…', speaking: 'Speaking' } as const;
 
 export function SidePanelApp() {
   const status = useAppStatus(true);
   const [settings, updateSettings, settingsError] = useSettings();
   const mic = usePermission('microphone');
+  const [conversation, dismissNotice] = useConversation();
   const [draft, setDraft] = useState('');
-  const [composerNote, setComposerNote] = useState<string | null>(null);
+  const [sendError, setSendError] = useState<string | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const [avatar, setAvatar] = useState<AvatarHandle | null>(null);
+  const bridge = useMemo(() => new AudioBridge(), []);
 
+  useEffect(() => () => bridge.close(), [bridge]);
   useEffect(() => {
     if (settings?.theme && settings.theme !== 'system') document.documentElement.dataset.theme = settings.theme;
     else delete document.documentElement.dataset.theme;
@@ -20,9 +31,33 @@ export function SidePanelApp() {
 
   const listening = settings?.handsFree ?? false;
   const canListen = mic === 'granted';
+  const busy = conversation.state === 'thinking' || conversation.state === 'speaking';
+
+  const interrupt = () => void request('chat/interrupt', {}).catch(() => undefined);
+  useEffect(() => {
+    // Escape stops the assistant mid-sentence, wherever focus is.
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && busy) interrupt();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [busy]);
+
+  const submit = async () => {
+    const text = draft.trim();
+    if (!text) return;
+    setSendError(null);
+    try {
+      await request('chat/send', { text }, 180_000);
+      setDraft('');
+    } catch (e) {
+      // The draft stays in the box so nothing the user typed is lost.
+      setSendError((e as Error).message);
+    }
+  };
 
   return (
-    <main class="panel">
+    <main class="panel" data-state={conversation.state}>
       <header class="panel-header">
         <h1>Sidetalk</h1>
         <EngineStatus status={status} />
@@ -49,14 +84,35 @@ export function SidePanelApp() {
 
       <section class="stage" aria-label="Assistant">
         <div class="avatar-slot" data-testid="avatar-slot">
-          <p class="muted">The avatar appears here once the voice models are ready.</p>
+          <Avatar
+            state={conversation.state}
+            onReady={(h) => {
+              bridge.attach(h);
+              setAvatar(h);
+            }}
+            onStarted={() => bridge.started()}
+            onLevel={(rms) => bridge.level(rms)}
+            onEnded={({ interrupted }) => bridge.ended(interrupted)}
+          />
         </div>
+        <p class="state-line" role="status" data-testid="engine-state" data-ready={avatar ? 'yes' : 'no'}>
+          {conversation.detail ?? STATE_LABEL[conversation.state]}
+        </p>
       </section>
 
       <section class="transcript" aria-label="Conversation" aria-live="polite" data-testid="transcript">
-        <p class="empty muted">Say hello, or type a question below. Everything stays on this computer.</p>
+        <Transcript lines={conversation.lines} captions={settings?.captions ?? true} />
+        {conversation.card && <ToolCard card={conversation.card} />}
       </section>
 
+      {conversation.notice && (
+        <div class="notice" role="alert" data-testid="conversation-notice">
+          <p>{conversation.notice.message}</p>
+          <button type="button" class="button" onClick={dismissNotice}>
+            Dismiss
+          </button>
+        </div>
+      )}
       {settingsError && (
         <p class="notice" role="alert">
           Settings could not be saved: {settingsError}
@@ -76,12 +132,16 @@ export function SidePanelApp() {
         >
           <span class="visually-hidden">{listening ? 'Stop listening' : 'Start listening'}</span>
         </button>
+        {busy && (
+          <button type="button" class="button" onClick={interrupt} data-testid="stop" title="Stop (Esc)">
+            Stop
+          </button>
+        )}
         <form
           class="composer"
           onSubmit={(e) => {
             e.preventDefault();
-            // Kept in the box until the language model can take it, so nothing the user typed is lost.
-            setComposerNote('The language model is not loaded yet. Download the models in Settings first.');
+            void submit();
           }}
         >
           <label class="visually-hidden" for="composer-input">
@@ -93,15 +153,16 @@ export function SidePanelApp() {
             onInput={(e) => setDraft((e.target as HTMLInputElement).value)}
             placeholder="Type instead of talking…"
             autocomplete="off"
+            data-testid="composer"
           />
           <button type="submit" class="button primary" disabled={!draft.trim()}>
             Send
           </button>
         </form>
       </footer>
-      {composerNote && (
-        <p class="muted" role="status">
-          {composerNote}
+      {sendError && (
+        <p class="notice" role="alert" data-testid="send-error">
+          {sendError}
         </p>
       )}
     </main>

@@ -1,33 +1,29 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Reply } from '../../core/protocol';
 import type { WeightsSnapshot } from '../../core/weights';
-import { MODEL_BUNDLES } from '../../models/registry';
-import { startHubServer, type HubServer } from '../fixtures/hub/server';
-import { generateFixtureRepos } from '../fixtures/models/generate';
+import { ASR_BUNDLES, MODEL_BUNDLES } from '../../models/registry';
+import type { HubServer } from '../fixtures/hub/server';
+import { startFixtureHub, type FixtureHub } from './fixture-hub';
 import { launchExtension, poll, screenshotColours, sendFromPage, type ExtensionSession } from './harness';
 
 let session: ExtensionSession;
+let fixtures: FixtureHub;
 let hub: HubServer;
-let root: string;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'sidetalk-hub-'));
-  const repos = await generateFixtureRepos(root);
   // The LLM graph streams slowly the first time so the test can watch progress and kill the download mid-file.
-  hub = await startHubServer({
-    root,
-    faults: { [`${repos.llm}/onnx/model_q4.onnx`]: { kind: 'slow', delayMs: 120, chunkBytes: 256, times: 1 } },
-  });
+  fixtures = await startFixtureHub((repos) => ({
+    [`${repos.llm}/onnx/model_q4.onnx`]: { kind: 'slow', delayMs: 120, chunkBytes: 256, times: 1 },
+  }));
+  hub = fixtures.hub;
   session = await launchExtension();
 });
 
 afterAll(async () => {
   await session?.close();
-  await hub?.close();
-  rmSync(root, { recursive: true, force: true });
+  await fixtures?.close();
 });
 
 const modelsState = (page: Parameters<typeof sendFromPage>[0]) =>
@@ -83,18 +79,19 @@ describe('model downloads in the built extension', () => {
       const res = await (await caches.open('transformers-cache')).match(url);
       return res ? (await res.arrayBuffer()).byteLength : -1;
     }, `${hub.url}/${llm.repo}/resolve/main/onnx/model_q4.onnx`);
-    expect(size).toBe(hub.log.find((e) => e.path.endsWith('model_q4.onnx') && e.status === 200 && !e.fault)?.bytes);
+    expect(size).toBe(statSync(join(fixtures.root, llm.repo, 'onnx/model_q4.onnx')).size);
     await page.close();
   });
 
   it('deletes a model and frees its storage', async () => {
     const panel = await session.openPage('sidepanel.html');
     await panel.getByTestId('settings-button').click();
-    const whisper = panel.getByTestId(`model-${MODEL_BUNDLES[2]!.id}`);
+    const whisperId = ASR_BUNDLES.whisper.id;
+    const whisper = panel.getByTestId(`model-${whisperId}`);
     await whisper.getByRole('button', { name: 'Delete' }).click();
     const state = await poll(
       () => modelsState(panel),
-      (r) => r.ok && r.data?.bundles.find((b) => b.id === MODEL_BUNDLES[2]!.id)?.status === 'missing',
+      (r) => r.ok && r.data?.bundles.find((b) => b.id === whisperId)?.status === 'missing',
     );
     expect(state.ok && state.data?.bundles.find((b) => b.id === MODEL_BUNDLES[0]!.id)?.status).toBe('complete');
     await panel.close();

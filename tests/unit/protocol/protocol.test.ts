@@ -11,6 +11,7 @@ import {
   sendRequest,
   settingsFromStored,
   type EventMessage,
+  type Handlers,
   type ProtocolError,
 } from '../../../core/protocol';
 
@@ -24,11 +25,12 @@ function backgroundRouter(errors: ProtocolError[] = []) {
     'background',
     {
       'settings/get': () => DEFAULT_SETTINGS,
-      'settings/set': ({ patch }) => ({ ...DEFAULT_SETTINGS, ...patch }),
+      'settings/set': ({ patch }: { patch: Partial<typeof DEFAULT_SETTINGS> }) => ({ ...DEFAULT_SETTINGS, ...patch }),
       'status/get': () => status,
       'offscreen/ensure': () => status,
       'listening/toggle': () => ({ ...DEFAULT_SETTINGS, handsFree: true }),
-    },
+      // The rest of the background's table is irrelevant here; a missing handler answers unknown_type.
+    } as unknown as Handlers<'background'>,
     (e) => errors.push(e),
   );
 }
@@ -82,7 +84,7 @@ describe('protocol messages', () => {
         },
         'offscreen/status': () => Promise.reject(new Error('no gpu')),
         'mic/probe': () => ({ sampleRate: 16000, frames: 1, peakRms: 0, meanRms: 0 }),
-      },
+      } as unknown as Handlers<'offscreen'>,
       (e) => errors.push(e),
     );
     expect(await router.handle(requestMessage('offscreen/ping', {}))).toMatchObject({ ok: false, error: { code: 'handler_failed', message: expect.stringContaining('boom') } });

@@ -34,8 +34,9 @@ class MapCache {
   async delete(req: RequestInfo | URL): Promise<boolean> {
     return this.entries.delete(this.norm(req));
   }
-  async keys(): Promise<Request[]> {
-    return [...this.entries.keys()].map((u) => new Request(u));
+  async keys(req?: RequestInfo | URL): Promise<Request[]> {
+    const only = req === undefined ? null : this.norm(req);
+    return [...this.entries.keys()].filter((u) => only === null || u === only).map((u) => new Request(u));
   }
 }
 
