@@ -173,6 +173,9 @@ export class Conversation {
       };
       first = false;
       this.audioOut.postMessage(msg);
+    }).catch((err: unknown) => {
+      notice('error', `The voice failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
     });
   }
 

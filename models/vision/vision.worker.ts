@@ -5,14 +5,13 @@
  * It owns its own ORT instance and GPU device; the scheduler keeps it off the GPU while speech stages run.
  */
 import * as ort from 'onnxruntime-web/webgpu';
-import { applyToTransformers, initGpuRuntime, shareOrt, type GpuRuntime } from '../gpu/runtime';
+import { applyToTransformers, initGpuRuntime, type GpuRuntime } from '../gpu/runtime';
 import type { GpuLike } from '../gpu/webgpu-types';
 import { createVisionWorkerHandler } from './vision-worker-handler';
 import type { VisionWorkerReply } from './vision-protocol';
 
 declare const self: { postMessage(message: unknown): void; onmessage: ((event: MessageEvent) => void) | null; crossOriginIsolated?: boolean };
 
-shareOrt(ort); // before transformers is imported: it reads the shared ORT at load
 let runtime: GpuRuntime | null = null;
 
 const handle = createVisionWorkerHandler({

@@ -1,8 +1,9 @@
 /**
- * Imported first by the speech worker so that the one onnxruntime-web instance is registered before
- * transformers.js loads and picks it up (globalThis[Symbol.for('onnxruntime')]).
+ * The one onnxruntime-web instance of the speech worker. transformers.js (web build) imports the same specifier,
+ * `onnxruntime-web/webgpu`, so the bundler resolves both to one module: one ORT, one wasm, one GPU device.
+ * (Registering it under Symbol.for('onnxruntime') instead makes transformers.js 4.3.2 treat it as a foreign runtime
+ * and list no devices at all: "Unsupported device: webgpu. Should be one of: .")
  */
 import * as ort from 'onnxruntime-web/webgpu';
-import { shareOrt } from '../gpu/runtime';
 
-export const sharedOrtInstance = shareOrt(ort);
+export const sharedOrtInstance = ort;

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { Reply } from '../../core/protocol';
+import type { WeightsSnapshot } from '../../core/weights';
+import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
+import { makeSpeechWav } from '../fixtures/audio/make-wav';
+import { startFixtureHub, type FixtureHub } from './fixture-hub';
+import { launchExtension, poll, screenshotColours, sendFromPage, type ExtensionSession } from './harness';
+
+let session: ExtensionSession;
+let fixtures: FixtureHub;
+let panel: Page;
+
+const request = (type: string, target: string, payload: unknown = {}) => ({ kind: 'request', type, target, payload });
+type Mark = { name: string; at: number; turnId: number };
+const marks = async () => {
+  const r = await sendFromPage<Reply<Mark[]>>(panel, request('conversation/marks', 'offscreen'));
+  return r.ok ? r.data : [];
+};
+const marksOf = (all: Mark[], turnId: number) => all.filter((m) => m.turnId === turnId).map((m) => m.name);
+
+beforeAll(async () => {
+  fixtures = await startFixtureHub();
+  // A long silent tail: the fake mic loops the file, and the repeat would (rightly) barge in on the reply.
+  const wav = makeSpeechWav('turn-mic-tail', 'What time is it in Tokyo right now?', 1.5, 20);
+  session = await launchExtension({ micWav: wav });
+  panel = await session.openPage('sidepanel.html');
+  await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url } }));
+  await panel.setViewportSize({ width: 420, height: 860 });
+  const ids = [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id];
+  await sendFromPage(panel, request('models/download', 'background', { bundleIds: ids }));
+  await poll(
+    () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('models/state', 'background')),
+    (r) => r.ok && ids.every((id) => r.data?.bundles.find((b) => b.id === id)?.status === 'complete'),
+    60_000,
+    250,
+  );
+});
+
+afterAll(async () => {
+  await session?.close();
+  await fixtures?.close();
+});
+
+describe('a conversation in the built extension (fixture models, real runtimes)', () => {
+  it('answers a typed arithmetic question with the exact result, a card and spoken audio with lips', async () => {
+    await panel.getByTestId('composer').fill('what is 12 times 12');
+    await panel.getByRole('button', { name: 'Send' }).click();
+    const assistant = panel.locator('.line.assistant').first();
+    await poll(() => assistant.innerText().catch(() => ''), (t) => t.includes('144'), 90_000);
+    await panel.getByTestId('card-calculation').waitFor({ state: 'visible' });
+    expect(await panel.locator('.line.user').first().innerText()).toContain('12 times 12');
+    // The audio went through the side panel's player: its playback events reached the engine and ended the reply.
+    const all = await poll(marks, (m) => m.some((x) => x.name === 'reply-done'), 60_000, 250);
+    const turn = all.find((m) => m.name === 'first-speak')!.turnId;
+    expect(marksOf(all, turn)).toEqual(expect.arrayContaining(['first-speak', 'playback-started', 'reply-done']));
+    expect(await screenshotColours(panel, 'conversation-typed')).toBeGreaterThan(50);
+  });
+
+  it('streams an LLM reply for an open question through the real transformers.js generation loop', async () => {
+    const before = (await marks()).length;
+    await panel.getByTestId('composer').fill('tell me a story about the sea');
+    await panel.getByRole('button', { name: 'Send' }).click();
+    const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'reply-done'), 90_000, 250);
+    const names = all.slice(before).map((m) => m.name);
+    expect(names).toEqual(expect.arrayContaining(['llm-start', 'llm-first-delta', 'reply-done']));
+    const lines = await panel.locator('.line.assistant').allInnerTexts();
+    expect(lines.at(-1)?.trim().length).toBeGreaterThan(0);
+  });
+
+  it('hears a spoken turn from the fake microphone: VAD onset, endpoint, ASR, a spoken reply', async () => {
+    const before = (await marks()).length;
+    await panel.getByTestId('orb').click();
+    const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'reply-done'), 90_000, 250);
+    const names = all.slice(before).map((m) => m.name);
+    // The fixture ASR turns any speech into fixture tokens; what matters here is the whole path and its order.
+    const order = ['speech-start', 'end-of-speech', 'asr-done', 'first-speak', 'playback-started', 'reply-done'];
+    for (const name of order) expect(names).toContain(name);
+    const at = (name: string) => all.slice(before).find((m) => m.name === name)!.at;
+    expect(at('speech-start')).toBeLessThan(at('end-of-speech'));
+    expect(at('end-of-speech')).toBeLessThan(at('first-speak'));
+    expect(at('first-speak')).toBeLessThan(at('playback-started'));
+    await poll(() => panel.locator('.line.user').count(), (n) => n >= 3);
+    await panel.getByTestId('orb').click(); // hands-free off: mic released
+    await poll(
+      () => session.worker.evaluate(() => chrome.storage.local.get('settings')),
+      (s) => (s as { settings?: { handsFree?: boolean } }).settings?.handsFree === false,
+    );
+  });
+
+  it('logged no console errors', () => {
+    expect(session.errors).toEqual([]);
+  });
+});
