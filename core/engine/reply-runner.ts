@@ -82,8 +82,8 @@ export class ReplyRunner {
         if (!(await this.deliver(chunk, guard))) return this.degenerate();
       }
       if (this.signal.aborted) return 'aborted';
-      // A reply that produced nothing speakable (only markup, or empty): do not leave the user in silence.
-      if (this.spokenParts.length === 0 && raw.trim() !== '') return this.degenerate();
+      // A reply that produced nothing speakable (only markup, or nothing at all): do not leave the user in silence.
+      if (this.spokenParts.length === 0) return this.degenerate();
       this.hooks.caption(this.spoken, true);
       return 'completed';
     } catch (error) {

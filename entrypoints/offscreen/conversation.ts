@@ -47,7 +47,7 @@ export class Conversation {
   constructor(private readonly options: ConversationOptions) {
     this.ready = this.speech.init(chrome.runtime.getURL('/vad/silero_vad_v5.onnx'), chrome.runtime.getURL('/ort/'));
     const responder = createResponder({
-      generate: (messages, signal, tools) => this.speech.generate(messages, signal, tools),
+      generate: (messages, signal, tools) => this.reportFailures(this.speech.generate(messages, signal, tools)),
       runTool: (call, signal) => this.runTool(call, signal),
       readPage: () => this.readPage(),
       systemPrompt: () => buildPersonaPrompt(this.character, { toolsAvailable: true }),
@@ -177,6 +177,16 @@ export class Conversation {
       notice('error', `The voice failed: ${err instanceof Error ? err.message : String(err)}`);
       throw err;
     });
+  }
+
+  /** A failing model stream ends the reply (the engine says a short line); the user also sees why. */
+  private async *reportFailures(stream: AsyncIterable<string>): AsyncGenerator<string> {
+    try {
+      yield* stream;
+    } catch (err) {
+      notice('error', `The language model failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw err;
+    }
   }
 
   private async runTool(call: ToolCall, signal: AbortSignal): Promise<ToolResult> {

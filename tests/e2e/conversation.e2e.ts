@@ -63,7 +63,11 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     await panel.getByRole('button', { name: 'Send' }).click();
     const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'reply-done'), 90_000, 250);
     const names = all.slice(before).map((m) => m.name);
-    expect(names).toEqual(expect.arrayContaining(['llm-start', 'llm-first-delta', 'reply-done']));
+    // The fixture LLM's tokens follow its prompt (which holds the local time): sometimes text, sometimes an
+    // immediate end of turn, which the engine answers with its short "lost my thread" line instead of silence.
+    expect(names).toEqual(expect.arrayContaining(['llm-start', 'first-speak', 'playback-started', 'reply-done']));
+    expect(names.includes('llm-first-delta') || names.includes('degenerate')).toBe(true);
+    expect(await panel.getByTestId('conversation-notice').count()).toBe(0);
     const lines = await panel.locator('.line.assistant').allInnerTexts();
     expect(lines.at(-1)?.trim().length).toBeGreaterThan(0);
   });
