@@ -11,6 +11,7 @@
  * catalog treats a size mismatch as an integrity error.
  */
 import type { BundleFile, ModelBundle } from '../core/weights/types';
+import { VISION_BUNDLE } from './vision/detector-spec';
 
 export const SIZES_ARE_APPROXIMATE = true;
 
@@ -176,4 +177,4 @@ export function ttsWorkerFiles(urlOf: (path: string) => string): Record<string, 
   return out;
 }
 
-export const MODEL_BUNDLES: ModelBundle[] = [LLM_BUNDLE, ASR_BUNDLES.moonshine, TTS_BUNDLE, ASR_BUNDLES.whisper];
+export const MODEL_BUNDLES: ModelBundle[] = [LLM_BUNDLE, ASR_BUNDLES.moonshine, TTS_BUNDLE, ASR_BUNDLES.whisper, VISION_BUNDLE];

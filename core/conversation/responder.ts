@@ -25,6 +25,10 @@ export interface ResponderDeps {
   systemPrompt(turn: UserTurn): string;
   /** A card to show for the current exchange, or null to clear it. */
   onCard(card: ToolCard | null): void;
+  /** Webcam questions ("what do you see?") answered from detections; null when the words are not one. */
+  visionAnswer?(text: string): string | null;
+  /** What the camera currently shows, as a data line for the prompt; null when vision is off. */
+  sceneTag?(): string | null;
 }
 
 /** Tools that answer in well under a second run inline; the rest get a holding line. */
@@ -46,6 +50,10 @@ export function createResponder(deps: ResponderDeps) {
     const extras = [
       turn.memory.length ? `What you remember about the user: ${turn.memory.join(' ')}` : '',
       turn.localTime ? `The user's local time is ${turn.localTime}.` : '',
+      (() => {
+        const tag = deps.sceneTag?.();
+        return tag ? `The webcam currently shows (detector output, data only): ${tag}` : '';
+      })(),
     ].filter(Boolean);
     const system = [deps.systemPrompt(turn), ...extras].join('\n');
     // history already ends with this turn's user message when the engine built the turn before recording it
@@ -95,6 +103,13 @@ export function createResponder(deps: ResponderDeps) {
 
   return {
     respond(turn: UserTurn, signal: AbortSignal): AsyncIterable<string> {
+      const seen = deps.visionAnswer?.(turn.text);
+      if (seen) {
+        deps.onCard(null);
+        return (async function* () {
+          yield seen;
+        })();
+      }
       const route = routeUtterance({ text: turn.text, source: 'user' });
       if (route.kind === 'tool' && INSTANT.has(route.call.name)) {
         return (async function* () {

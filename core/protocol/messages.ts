@@ -94,6 +94,7 @@ export const REQUESTS = {
   'weights/snapshot': { target: 'offscreen', payload: z.object({ baseUrl: BaseUrl }).strict(), result: weightsSnapshotSchema },
   'conversation/start': { target: 'offscreen', payload: z.object({ baseUrl: BaseUrl, characterId: z.string().max(64).optional() }).strict(), result: Empty },
   'conversation/stop': { target: 'offscreen', payload: Empty, result: Empty },
+  'vision/set': { target: 'offscreen', payload: z.object({ on: z.boolean(), baseUrl: BaseUrl }).strict(), result: Empty },
   'conversation/text': {
     target: 'offscreen',
     payload: z.object({ text: ConversationText, baseUrl: BaseUrl, characterId: z.string().max(64).optional() }).strict(),

@@ -24,6 +24,8 @@ export const OffscreenStatusSchema = z.object({
     sampleRate: z.number().nullable(),
     error: z.string().optional(),
   }),
+  /** Live capture tracks of this document, counted from the streams themselves (the truth behind the camera light). */
+  camera: z.object({ live: z.number().int().nonnegative() }).optional(),
 });
 export type OffscreenStatus = z.infer<typeof OffscreenStatusSchema>;
 

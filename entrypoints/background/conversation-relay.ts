@@ -31,6 +31,16 @@ export function createConversationRelay(ensureOffscreen: () => Promise<unknown>)
 
   return {
     handlers,
+    /** Vision on opens the camera in the engine's document; off stops its tracks at once. */
+    async applyVision(on: boolean): Promise<void> {
+      try {
+        await toEngine('vision/set', { on, baseUrl: await baseUrl() });
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        void send(eventMessage('event/notice', { level: 'error', message })).catch(() => undefined);
+      }
+    },
+
     /** Hands-free on starts the mic and the engine; off stops both (the mic indicator goes off). */
     async applyHandsFree(on: boolean): Promise<void> {
       try {

@@ -82,6 +82,7 @@ export default defineBackground({
           const settings = await saveSettings(patch);
           broadcast(eventMessage('event/settings', { settings }));
           if (patch.handsFree !== undefined) void conversation.applyHandsFree(settings.handsFree);
+          if (patch.visionEnabled !== undefined) void conversation.applyVision(settings.visionEnabled);
           return settings;
         },
         'status/get': () => readStatus(),
@@ -102,7 +103,10 @@ export default defineBackground({
     const onEvent = createEventReceiver((event) => {
       if (event.type === 'event/offscreen-ready') {
         void writeStatus(event.payload.status);
-        void loadSettings().then((s) => (s.handsFree ? conversation.applyHandsFree(true) : undefined));
+        void loadSettings().then(async (s) => {
+          if (s.handsFree) await conversation.applyHandsFree(true);
+          if (s.visionEnabled) await conversation.applyVision(true);
+        });
       }
       void weights.onEvent(event).catch((err: unknown) => console.warn('[sidetalk] weights relay:', err));
     }, logError);

@@ -13,6 +13,7 @@ import type { MicCapture } from '../../models/audio/mic-capture';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, ttsWorkerFiles } from '../../models/registry';
 import { SpeechClient } from './speech-client';
 import { TtsClient } from './tts-client';
+import { VisionService } from './vision';
 
 const send = (message: unknown) => chrome.runtime.sendMessage(message);
 const emit = (message: unknown) => void send(message).catch(() => undefined);
@@ -43,8 +44,10 @@ export class Conversation {
   private loadedFor: string | null = null;
   private stopMicFeed: (() => void) | null = null;
   private audioSeq = 0;
+  readonly vision: VisionService;
 
   constructor(private readonly options: ConversationOptions) {
+    this.vision = new VisionService(() => this.speech.visionPort(), options.modelsReady, (m) => notice('error', m));
     this.ready = this.speech.init(chrome.runtime.getURL('/vad/silero_vad_v5.onnx'), chrome.runtime.getURL('/ort/'));
     const responder = createResponder({
       generate: (messages, signal, tools) => this.reportFailures(this.speech.generate(messages, signal, tools)),
@@ -52,6 +55,8 @@ export class Conversation {
       readPage: () => this.readPage(),
       systemPrompt: () => buildPersonaPrompt(this.character, { toolsAvailable: true }),
       onCard: (card) => emit(eventMessage('event/card', { card: card as unknown as Record<string, unknown> | null })),
+      visionAnswer: (text) => this.vision.answerFor(text),
+      sceneTag: () => this.vision.sceneTag(),
     });
     this.engine = new DuplexEngine({
       clock: { now: () => performance.now(), date: () => new Date() },
@@ -73,6 +78,7 @@ export class Conversation {
         emit(eventMessage('event/caption', { role: event.role, text: event.text, final: event.final, turnId: event.turnId }));
       else {
         this.marks.push({ name: event.name, at: event.at, turnId: event.turnId });
+        this.vision.onEngineMark(event.name);
         if (this.marks.length > 2000) this.marks.splice(0, 1000);
         if (event.name === 'barge-in' || event.name === 'watchdog') this.stopAudio(event.turnId);
       }
@@ -128,6 +134,13 @@ export class Conversation {
       });
     }
     this.engine.start();
+  }
+
+  /** Vision needs the speech worker (the detector runs there) but not the speech models. */
+  async setVision(on: boolean, baseUrl: string | undefined): Promise<void> {
+    await this.ready;
+    if (on) await this.vision.start(baseUrl);
+    else await this.vision.stop();
   }
 
   async stop(): Promise<void> {

@@ -14,6 +14,24 @@ import { createWeights } from './weights';
  * because it shares a renderer thread with the side panel whose avatar must keep its frame rate.
  */
 const startedAt = Date.now();
+
+// Every stream this document opens is remembered (weakly), so the status can report what is really capturing.
+const streams = new Set<WeakRef<MediaStream>>();
+const getUserMedia = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices);
+navigator.mediaDevices.getUserMedia = async (constraints) => {
+  const stream = await getUserMedia(constraints);
+  streams.add(new WeakRef(stream));
+  return stream;
+};
+function liveTracks(kind: 'audio' | 'video'): number {
+  let n = 0;
+  for (const ref of streams) {
+    const stream = ref.deref();
+    if (!stream) streams.delete(ref);
+    else n += stream.getTracks().filter((t) => t.kind === kind && t.readyState === 'live').length;
+  }
+  return n;
+}
 const mic = new MicCapture(chrome.runtime.getURL('/worklets/mic-framer.js'));
 const gpuInfo = readGpuInfo();
 const weights = createWeights();
@@ -39,6 +57,7 @@ async function status(): Promise<OffscreenStatus> {
     crossOriginIsolated: globalThis.crossOriginIsolated === true,
     gpu: await gpuInfo,
     mic: { capturing: mic.capturing, sampleRate: mic.sampleRate, ...(mic.lastError ? { error: mic.lastError } : {}) },
+    camera: { live: liveTracks('video') },
   };
 }
 
@@ -76,6 +95,7 @@ const router = createRequestRouter(
     ...weights.handlers,
     'conversation/start': ({ baseUrl, characterId }) => guarded(() => talk().start(baseUrl ?? undefined, characterId)),
     'conversation/stop': () => guarded(() => conversation?.stop()),
+    'vision/set': ({ on, baseUrl }) => guarded(() => (on || conversation ? talk().setVision(on, baseUrl ?? undefined) : undefined)),
     'conversation/text': ({ text, baseUrl, characterId }) => guarded(() => talk().text(text, baseUrl ?? undefined, characterId)),
     'conversation/interrupt': () => guarded(() => conversation?.interrupt()),
     'conversation/marks': () => conversation?.timeline ?? [],

@@ -40,6 +40,13 @@ export class SpeechClient {
     });
   }
 
+  /** A port speaking the vision detector protocol, served by this worker (one ORT instance, one GPU device). */
+  visionPort(): MessagePort {
+    const channel = new MessageChannel();
+    this.post({ type: 'vision-port', port: channel.port2 }, [channel.port2]);
+    return channel.port1;
+  }
+
   /** Speech probability of one 512-sample 16 kHz frame; the frame's buffer moves to the worker. */
   vad(frame: Float32Array): Promise<number> {
     const seq = this.seq++;

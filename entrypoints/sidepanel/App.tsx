@@ -9,6 +9,9 @@ import { EngineStatus } from '../../components/ui/EngineStatus';
 import { PermissionNotice } from '../../components/ui/PermissionNotice';
 import { request, useAppStatus, usePermission, useSettings } from '../../components/ui/runtime';
 import { MODEL_BUNDLES } from '../../models/registry';
+import { CameraPip } from '../../components/vision/CameraPip';
+import { useVisionPreview } from '../../components/vision/use-vision-preview';
+import '../../components/vision/camera-pip.css';
 
 const STATE_LABEL = { idle: 'Ready', listening: 'Listening…', thinking: 'Thinking…', speaking: 'Speaking' } as const;
 
@@ -22,6 +25,7 @@ export function SidePanelApp() {
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [avatar, setAvatar] = useState<AvatarHandle | null>(null);
   const bridge = useMemo(() => new AudioBridge(), []);
+  const vision = useVisionPreview();
 
   useEffect(() => () => bridge.close(), [bridge]);
   useEffect(() => {
@@ -95,6 +99,14 @@ export function SidePanelApp() {
             onEnded={({ interrupted }) => bridge.ended(interrupted)}
           />
         </div>
+        {settings?.visionEnabled && (
+          <CameraPip
+            state={vision.state}
+            frame={vision.frame}
+            {...(vision.message ? { message: vision.message } : {})}
+            onClose={() => void updateSettings({ visionEnabled: false })}
+          />
+        )}
         <p class="state-line" role="status" data-testid="engine-state" data-ready={avatar ? 'yes' : 'no'}>
           {conversation.detail ?? STATE_LABEL[conversation.state]}
         </p>

@@ -4,6 +4,8 @@ import { applyToTransformers, initGpuRuntime, type GpuRuntime, type OrtNamespace
 import { LlmRuntime } from '../llm/llm-runtime';
 import { SileroVad, type OrtLike } from '../vad/silero';
 import { SpeechRequestSchema, type SpeechEvent } from './speech-protocol';
+import { createVisionWorkerHandler } from '../vision/vision-worker-handler';
+import type { VisionWorkerReply } from '../vision/vision-protocol';
 
 export interface SpeechHostDeps {
   ort: OrtNamespace;
@@ -59,6 +61,8 @@ export class SpeechHost {
       case 'cancel':
         this.jobs.get(msg.id)?.abort();
         return;
+      case 'vision-port':
+        return this.hostVision(msg.port);
     }
   }
 
@@ -122,6 +126,22 @@ export class SpeechHost {
     } catch (err) {
       this.fail(undefined, 'load-failed', err);
     }
+  }
+
+  /** Serves the vision protocol on `port` with this worker's runtime (the detector yields to speech by schedule). */
+  private hostVision(port: MessagePort): void {
+    const handle = createVisionWorkerHandler({
+      now: () => performance.now(),
+      post: (reply: VisionWorkerReply) => port.postMessage(reply),
+      prepare: async (request) => {
+        if (!this.runtime) throw new Error('speech worker not initialised');
+        env.allowLocalModels = false;
+        if (request.remoteHost) env.remoteHost = request.remoteHost;
+        env.useBrowserCache = true;
+        return request.forceWasm ? 'wasm' : this.runtime.backend;
+      },
+    });
+    port.onmessage = (e: MessageEvent) => void handle(e.data);
   }
 
   private async recoverOnWasm(reason: string): Promise<void> {

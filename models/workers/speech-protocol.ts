@@ -32,6 +32,9 @@ export const SpeechRequestSchema = z.discriminatedUnion('type', [
     maxNewTokens: z.number().int().positive().max(2048).optional(),
   }),
   z.object({ type: z.literal('cancel'), id: Id }),
+  /** A port for the vision detector's own request/reply protocol (models/vision/vision-protocol.ts), so the
+   * detector runs on this worker's one ORT instance and GPU device instead of opening a second pair. */
+  z.object({ type: z.literal('vision-port'), port: z.instanceof(MessagePort) }),
 ]);
 export type SpeechRequest = z.input<typeof SpeechRequestSchema>;
 

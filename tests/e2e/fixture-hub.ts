@@ -5,11 +5,12 @@ import { TTS_BUNDLE } from '../../models/registry';
 import { startHubServer, type HubFault, type HubServer } from '../fixtures/hub/server';
 import { generateFixtureRepos, type FixtureRepos } from '../fixtures/models/generate';
 import { writePocketBundle } from '../fixtures/pocket/generate';
+import { generateVisionFixture } from '../fixtures/vision/generate';
 
 export interface FixtureHub {
   hub: HubServer;
   root: string;
-  repos: FixtureRepos & { tts: string };
+  repos: FixtureRepos & { tts: string; vision: string };
   close(): Promise<void>;
 }
 
@@ -21,7 +22,8 @@ export async function startFixtureHub(faults: (repos: FixtureHub['repos']) => Re
   const root = mkdtempSync(join(tmpdir(), 'sidetalk-hub-'));
   const models = await generateFixtureRepos(root);
   writePocketBundle(join(root, TTS_BUNDLE.repo), { int8Names: true });
-  const repos = { ...models, tts: TTS_BUNDLE.repo };
+  const vision = await generateVisionFixture(root);
+  const repos = { ...models, tts: TTS_BUNDLE.repo, vision: vision.repo };
   const hub = await startHubServer({ root, faults: faults(repos) });
   return {
     hub,
