@@ -114,6 +114,22 @@ export class DuplexEngine {
     void this.answer(turn, null, new Float32Array(0), { text: clean, confidence: 1 });
   }
 
+  /**
+   * A line the assistant says on its own (a character's greeting after a switch): it interrupts whatever is in
+   * flight like a typed turn, is captioned and spoken like a reply, and is remembered as the assistant's words.
+   */
+  say(text: string): void {
+    const clean = text.trim();
+    if (!clean) return;
+    this.discardSpeculation(false);
+    this.active?.controller.abort();
+    this.active = null;
+    this.tracker.reset();
+    const turn = this.newTurn(++this.turnSeq, 'line', new AbortController(), this.options.clock.now());
+    this.setState('thinking');
+    void this.runLine(turn, clean, true);
+  }
+
   /** The user pressed stop: generation, TTS and playback of the current reply end together. */
   interrupt(): void {
     this.discardSpeculation(false);

@@ -6,3 +6,4 @@ export * from './settings';
 export * from './status';
 export * from './validate';
 export * from './playback';
+export * from './personal';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SettingsPatchSchema, SettingsSchema } from './settings';
 import { AppStatusSchema, OffscreenStatusSchema } from './status';
 import { weightsSnapshotSchema } from '../weights/state';
+import { PERSONAL_EVENTS, PERSONAL_REQUESTS } from './personal';
 
 /** Contexts that answer requests. UIs (side panel, popup) only send requests and receive events. */
 export const TargetSchema = z.enum(['background', 'offscreen']);
@@ -32,6 +33,12 @@ export const DownloadProgressSchema = z.object({
 });
 
 const ConversationText = z.string().trim().min(1).max(4000);
+
+/** Which models to load and where they run; the background fills it from the settings. */
+const ModelChoice = z
+  .object({ asr: z.enum(['moonshine', 'whisper']), device: z.enum(['auto', 'wasm']), language: z.string().regex(/^[a-z]{2}$/) })
+  .strict();
+export type ModelChoiceValue = z.infer<typeof ModelChoice>;
 
 /** A tool result as it crosses contexts; the card is rendered defensively by the side panel. */
 export const ToolResultSchema = z.object({
@@ -92,12 +99,23 @@ export const REQUESTS = {
     result: z.object({ freedBytes: z.number() }),
   },
   'weights/snapshot': { target: 'offscreen', payload: z.object({ baseUrl: BaseUrl }).strict(), result: weightsSnapshotSchema },
-  'conversation/start': { target: 'offscreen', payload: z.object({ baseUrl: BaseUrl, characterId: z.string().max(64).optional() }).strict(), result: Empty },
+  'conversation/start': {
+    target: 'offscreen',
+    payload: z.object({ baseUrl: BaseUrl, characterId: z.string().max(64).optional(), models: ModelChoice.optional() }).strict(),
+    result: Empty,
+  },
   'conversation/stop': { target: 'offscreen', payload: Empty, result: Empty },
+  'vad/probe': {
+    target: 'offscreen',
+    payload: z.object({ durationMs: z.number().int().min(100).max(20_000) }).strict(),
+    result: z.object({ frames: z.number().int(), speechFrames: z.number().int(), firstSpeechMs: z.number().nullable(), msPerFrame: z.number() }),
+  },
   'vision/set': { target: 'offscreen', payload: z.object({ on: z.boolean(), baseUrl: BaseUrl }).strict(), result: Empty },
   'conversation/text': {
     target: 'offscreen',
-    payload: z.object({ text: ConversationText, baseUrl: BaseUrl, characterId: z.string().max(64).optional() }).strict(),
+    payload: z
+      .object({ text: ConversationText, baseUrl: BaseUrl, characterId: z.string().max(64).optional(), models: ModelChoice.optional() })
+      .strict(),
     result: Empty,
   },
   'conversation/interrupt': { target: 'offscreen', payload: Empty, result: Empty },
@@ -117,6 +135,7 @@ export const REQUESTS = {
     payload: z.object({ durationMs: z.number().int().min(100).max(10_000) }).strict(),
     result: MicProbeResultSchema,
   },
+  ...PERSONAL_REQUESTS,
 } as const satisfies Record<string, { target: Target; payload: z.ZodType; result: z.ZodType }>;
 
 export type RequestType = keyof typeof REQUESTS;
@@ -146,6 +165,7 @@ export const EVENTS = {
     .strict(),
   'event/card': z.object({ card: z.record(z.string(), z.unknown()).nullable() }).strict(),
   'event/notice': z.object({ level: z.enum(['info', 'error']), message: z.string().max(500) }).strict(),
+  ...PERSONAL_EVENTS,
 } as const satisfies Record<string, z.ZodType>;
 
 export type EventType = keyof typeof EVENTS;

@@ -11,6 +11,10 @@ export const SettingsSchema = z.object({
   captions: z.boolean(),
   mirrorBaseUrl: z.string().max(2048),
   asrModel: z.enum(['moonshine-base', 'whisper-base']),
+  /** 'auto': WebGPU when the adapter is healthy, else WASM; 'wasm': always the CPU (slower, but never the GPU). */
+  computeBackend: z.enum(['auto', 'wasm']),
+  /** Language Whisper transcribes (ignored by the English-only Moonshine). */
+  speechLanguage: z.string().regex(/^[a-z]{2}$/),
   debugPanel: z.boolean(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
@@ -22,6 +26,8 @@ export const DEFAULT_SETTINGS: Settings = {
   captions: true,
   mirrorBaseUrl: '',
   asrModel: 'moonshine-base',
+  computeBackend: 'auto',
+  speechLanguage: 'en',
   debugPanel: false,
 };
 

@@ -6,6 +6,15 @@ const send = (message: unknown) => chrome.runtime.sendMessage(message);
 
 /** Forwards the UI's conversation commands to the engine in the offscreen document, with the mirror to load from. */
 export function createConversationRelay(ensureOffscreen: () => Promise<unknown>) {
+  async function models() {
+    const s = await loadSettings();
+    return {
+      asr: s.asrModel === 'whisper-base' ? ('whisper' as const) : ('moonshine' as const),
+      device: s.computeBackend,
+      language: s.speechLanguage,
+    };
+  }
+
   async function baseUrl(): Promise<string | null> {
     const url = (await loadSettings()).mirrorBaseUrl.trim();
     return url ? validateMirrorUrl(url) : null;
@@ -20,7 +29,7 @@ export function createConversationRelay(ensureOffscreen: () => Promise<unknown>)
 
   const handlers: Pick<Handlers<'background'>, 'chat/send' | 'chat/interrupt'> = {
     'chat/send': async ({ text }) => {
-      await toEngine('conversation/text', { text, baseUrl: await baseUrl() });
+      await toEngine('conversation/text', { text, baseUrl: await baseUrl(), models: await models() });
       return {};
     },
     'chat/interrupt': async () => {
@@ -44,7 +53,7 @@ export function createConversationRelay(ensureOffscreen: () => Promise<unknown>)
     /** Hands-free on starts the mic and the engine; off stops both (the mic indicator goes off). */
     async applyHandsFree(on: boolean): Promise<void> {
       try {
-        if (on) await toEngine('conversation/start', { baseUrl: await baseUrl() });
+        if (on) await toEngine('conversation/start', { baseUrl: await baseUrl(), models: await models() });
         else await toEngine('conversation/stop', {});
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);

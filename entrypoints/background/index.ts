@@ -14,6 +14,8 @@ import { loadSettings, migrateSettings, saveSettings } from './settings-store';
 import { createWeightsRelay } from './weights-relay';
 import { createToolHandlers } from './tools';
 import { createConversationRelay } from './conversation-relay';
+import { createCharacterHandlers } from './characters';
+import { createRemoteLlmHandlers } from './remote-llm';
 import { validateMirrorUrl, WeightsError } from '../../core/weights';
 
 const HEALTH_CHECK_MS = 15_000;
@@ -96,6 +98,8 @@ export default defineBackground({
         ...weights.handlers,
         ...createToolHandlers(),
         ...conversation.handlers,
+        ...createCharacterHandlers({ area: chrome.storage.local, broadcast, send: (m) => chrome.runtime.sendMessage(m) }),
+        ...createRemoteLlmHandlers(chrome.storage.local),
       },
       logError,
     );

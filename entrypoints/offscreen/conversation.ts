@@ -5,7 +5,7 @@ import { createResponder, type PageRead } from '../../core/conversation/responde
 import { DuplexEngine } from '../../core/engine/duplex-engine';
 import type { PlaybackEvent } from '../../core/engine/types';
 import { FactMemory } from '../../core/memory/fact-memory';
-import { AUDIO_CHANNEL_NAME, eventMessage, sendRequest, type AudioChannelMessage } from '../../core/protocol';
+import { AUDIO_CHANNEL_NAME, eventMessage, sendRequest, type AudioChannelMessage, type ModelChoiceValue } from '../../core/protocol';
 import { PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protocol/playback';
 import type { ToolCall, ToolResult } from '../../core/tools/types';
 import { buildFileUrl } from '../../core/weights';
@@ -15,6 +15,7 @@ import { SpeechClient } from './speech-client';
 import { TtsClient } from './tts-client';
 import { VisionService } from './vision';
 
+const DEFAULT_MODELS: ModelChoiceValue = { asr: 'moonshine', device: 'auto', language: 'en' };
 const send = (message: unknown) => chrome.runtime.sendMessage(message);
 const emit = (message: unknown) => void send(message).catch(() => undefined);
 const notice = (level: 'info' | 'error', message: string) => emit(eventMessage('event/notice', { level, message }));
@@ -44,6 +45,7 @@ export class Conversation {
   private loadedFor: string | null = null;
   private stopMicFeed: (() => void) | null = null;
   private audioSeq = 0;
+  private language = 'en';
   readonly vision: VisionService;
 
   constructor(private readonly options: ConversationOptions) {
@@ -64,7 +66,7 @@ export class Conversation {
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       stages: {
         transcribe: async (pcm, signal) => {
-          const out = await this.speech.transcribe(pcm, signal);
+          const out = await this.speech.transcribe(pcm, signal, this.language);
           return { text: out.text, confidence: out.confidence ?? 1 };
         },
         respond: (turn, signal) => responder.respond(turn, signal),
@@ -101,31 +103,69 @@ export class Conversation {
     this.character = BUILT_IN_CHARACTERS.find((c) => c.id === (id ?? DEFAULT_CHARACTER_ID)) ?? BUILT_IN_CHARACTERS[0]!;
   }
 
-  /** Loads ASR + LLM + TTS from the weights cache once; a clear error when something is not downloaded yet. */
-  private ensureModels(baseUrl: string | undefined): Promise<void> {
-    const key = baseUrl ?? '';
-    if (this.loadedFor === key) return Promise.resolve();
-    this.loading ??= (async () => {
+  /**
+   * Loads ASR + LLM + TTS from the weights cache; again only when the mirror, the ASR model or the backend changed.
+   * A clear error when something is not downloaded yet.
+   */
+  private async ensureModels(baseUrl: string | undefined, models: ModelChoiceValue = DEFAULT_MODELS): Promise<void> {
+    this.language = models.language;
+    const key = JSON.stringify([baseUrl ?? '', models.asr, models.device]);
+    await this.loading?.catch(() => undefined);
+    if (this.loadedFor === key) return;
+    this.loading = (async () => {
       await this.ready;
-      const asr = ASR_BUNDLES.moonshine;
+      const asr = ASR_BUNDLES[models.asr];
       const ids = [asr.id, LLM_BUNDLE.id, TTS_BUNDLE.id];
       if (!(await this.options.modelsReady(ids, baseUrl))) {
         throw new Error('The voice models are not downloaded yet. Open Settings → Models and download them.');
       }
       emit(eventMessage('event/engine-state', { state: 'idle', detail: 'Loading the models…' }));
       const host = baseUrl ?? 'https://huggingface.co';
-      await this.speech.load(`${host}/`, 'moonshine', ['asr', 'llm']);
-      await this.tts.load(ttsWorkerFiles((path) => buildFileUrl(TTS_BUNDLE, path, baseUrl)));
+      const device = models.device === 'wasm' ? 'wasm' : undefined;
+      await this.speech.load(`${host}/`, models.asr, ['asr', 'llm'], device);
+      if (!this.tts.loaded) await this.tts.load(ttsWorkerFiles((path) => buildFileUrl(TTS_BUNDLE, path, baseUrl)));
       this.loadedFor = key;
+      emit(eventMessage('event/engine-state', { state: this.engine.state, detail: `Models ready (${this.speech.backend === 'webgpu' ? 'WebGPU' : 'CPU'})` }));
     })().finally(() => {
       this.loading = null;
     });
     return this.loading;
   }
 
-  async start(baseUrl: string | undefined, characterId?: string): Promise<void> {
+  /** Runs the VAD on the live microphone for a while: how much of it was speech (for tests and the debug panel). */
+  async probeVad(durationMs: number): Promise<{ frames: number; speechFrames: number; firstSpeechMs: number | null; msPerFrame: number }> {
+    await this.ready;
+    const wasOn = this.options.mic.capturing;
+    await this.options.mic.start();
+    const started = performance.now();
+    let frames = 0;
+    let speechFrames = 0;
+    let firstSpeechMs: number | null = null;
+    let busyMs = 0;
+    const pending: Promise<void>[] = [];
+    const off = this.options.mic.onFrame((frame) => {
+      const t0 = performance.now();
+      pending.push(
+        this.speech.vad(frame.samples).then((prob) => {
+          busyMs += performance.now() - t0;
+          frames += 1;
+          if (prob > 0.5) {
+            speechFrames += 1;
+            firstSpeechMs ??= t0 - started;
+          }
+        }),
+      );
+    });
+    await new Promise((r) => setTimeout(r, durationMs));
+    off();
+    await Promise.all(pending);
+    if (!wasOn) await this.options.mic.stop();
+    return { frames, speechFrames, firstSpeechMs, msPerFrame: frames ? busyMs / frames : 0 };
+  }
+
+  async start(baseUrl: string | undefined, characterId?: string, models?: ModelChoiceValue): Promise<void> {
     this.useCharacter(characterId);
-    await this.ensureModels(baseUrl);
+    await this.ensureModels(baseUrl, models);
     await this.options.mic.start();
     if (!this.stopMicFeed) {
       // Frames are processed strictly in order: each VAD answer resolves in the order it was asked.
@@ -150,9 +190,9 @@ export class Conversation {
     await this.options.mic.stop();
   }
 
-  async text(text: string, baseUrl: string | undefined, characterId?: string): Promise<void> {
+  async text(text: string, baseUrl: string | undefined, characterId?: string, models?: ModelChoiceValue): Promise<void> {
     this.useCharacter(characterId);
-    await this.ensureModels(baseUrl);
+    await this.ensureModels(baseUrl, models);
     this.engine.submitText(text);
   }
 

@@ -57,13 +57,13 @@ export class SpeechClient {
     });
   }
 
-  transcribe(pcm: Float32Array, signal: AbortSignal): Promise<{ text: string; confidence: number | null }> {
+  transcribe(pcm: Float32Array, signal: AbortSignal, language?: string): Promise<{ text: string; confidence: number | null }> {
     const id = `asr-${++this.jobSeq}`;
     return new Promise((resolve, reject) => {
       this.asrWaiters.set(id, { resolve, reject });
       signal.addEventListener('abort', () => this.post({ type: 'cancel', id }), { once: true });
       const copy = new Float32Array(pcm);
-      this.post({ type: 'asr', id, pcm: copy }, [copy.buffer]);
+      this.post({ type: 'asr', id, pcm: copy, ...(language ? { language } : {}) }, [copy.buffer]);
     });
   }
 

@@ -5,6 +5,7 @@ import { ToolCard } from '../../components/conversation/ToolCard';
 import { Transcript } from '../../components/conversation/Transcript';
 import { useConversation } from '../../components/conversation/useConversation';
 import { ModelsPanel } from '../../components/models/ModelsPanel';
+import { ComputeSettings } from '../../components/models/ComputeSettings';
 import { EngineStatus } from '../../components/ui/EngineStatus';
 import { PermissionNotice } from '../../components/ui/PermissionNotice';
 import { request, useAppStatus, usePermission, useSettings } from '../../components/ui/runtime';
@@ -83,6 +84,7 @@ export function SidePanelApp() {
             settings={settings}
             onMirrorSave={(url) => updateSettings({ mirrorBaseUrl: url.trim() })}
           />
+          <ComputeSettings settings={settings} onChange={(patch) => void updateSettings(patch)} />
         </aside>
       )}
 

@@ -201,7 +201,8 @@ export function mutate(rng: Rng, valid: unknown): unknown {
       parent[last] = typeof current === 'number' ? String(current) : typeof current === 'string' ? Number(current) : null;
       break;
     case 4:
-      parent[last] = typeof current === 'string' ? current.repeat(rng.pick([2, 50, 5000])) || 'x'.repeat(70_000) : rng.pick(SPECIAL_NUMBERS);
+      // Past every string limit in the schemas (4000–8000 chars), without building gigantic strings.
+      parent[last] = typeof current === 'string' ? (current || 'x').repeat(rng.pick([2, 50, 5000])).slice(0, 70_000) : rng.pick(SPECIAL_NUMBERS);
       break;
     case 5:
       parent[last] = Array.isArray(current) ? [...current, ...Array.from({ length: rng.pick([1, 20, 500]) }, () => current[0])] : [current];

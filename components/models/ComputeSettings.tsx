@@ -1,0 +1,64 @@
+import type { Settings } from '../../core/protocol';
+
+interface Props {
+  settings: Settings | null;
+  onChange: (patch: Partial<Settings>) => void;
+}
+
+const LANGUAGES: [string, string][] = [
+  ['en', 'English'],
+  ['de', 'German'],
+  ['fr', 'French'],
+  ['es', 'Spanish'],
+  ['it', 'Italian'],
+  ['pt', 'Portuguese'],
+  ['nl', 'Dutch'],
+  ['ja', 'Japanese'],
+  ['zh', 'Chinese'],
+];
+
+/** Which speech recogniser to use, in which language, and whether models may use the GPU. */
+export function ComputeSettings({ settings, onChange }: Props) {
+  if (!settings) return null;
+  const whisper = settings.asrModel === 'whisper-base';
+  return (
+    <section class="compute" aria-labelledby="compute-heading" data-testid="compute-settings">
+      <h2 id="compute-heading">Speech and performance</h2>
+      <label class="field">
+        <span>Speech recognition</span>
+        <select
+          value={settings.asrModel}
+          onChange={(e) => onChange({ asrModel: (e.target as HTMLSelectElement).value as Settings['asrModel'] })}
+          data-testid="asr-select"
+        >
+          <option value="moonshine-base">Moonshine (English, fastest)</option>
+          <option value="whisper-base">Whisper (many languages)</option>
+        </select>
+      </label>
+      {whisper && (
+        <label class="field">
+          <span>Language you speak</span>
+          <select value={settings.speechLanguage} onChange={(e) => onChange({ speechLanguage: (e.target as HTMLSelectElement).value })}>
+            {LANGUAGES.map(([code, name]) => (
+              <option value={code} key={code}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      <label class="field">
+        <span>Run models on</span>
+        <select
+          value={settings.computeBackend}
+          onChange={(e) => onChange({ computeBackend: (e.target as HTMLSelectElement).value as Settings['computeBackend'] })}
+          data-testid="backend-select"
+        >
+          <option value="auto">GPU when available (WebGPU)</option>
+          <option value="wasm">CPU only (slower)</option>
+        </select>
+      </label>
+      <p class="muted small">Changes apply to the next thing you say; switching models reloads them (a few seconds).</p>
+    </section>
+  );
+}

@@ -1,0 +1,314 @@
+import {
+  AUDIO_CHANNEL_NAME,
+  sendRequest,
+  type AudioChannelMessage,
+  type ClonedVoice,
+  type Handlers,
+  type Send,
+  type VoiceList,
+} from '../../core/protocol';
+import { deserializeVoice, serializeVoice, type StoredVoice, type VoiceStore } from '../../core/tts/voice-store';
+import { decodeWav, WavError } from '../../core/tts/wav';
+import { buildFileUrl, validateMirrorUrl } from '../../core/weights';
+import { TTS_BUNDLE, ttsWorkerFiles } from '../../models/registry';
+import { TtsClient, TtsWorkerError } from './tts-client';
+
+// ---- IndexedDB store of cloned voices ------------------------------------------------------------------------------
+
+const DB_NAME = 'sidetalk-voices';
+const STORE = 'clones';
+
+/** One clone as stored: the serialized voice file (STVOICE, consent inside) plus the fields the list shows. */
+interface CloneRecord {
+  id: string;
+  name: string;
+  bundleId: string;
+  createdAt: number;
+  consentStatement: string;
+  bytes: ArrayBuffer;
+}
+
+function done<T>(req: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error ?? new Error('IndexedDB request failed'));
+  });
+}
+
+/**
+ * Cloned voices in IndexedDB (the offscreen document's origin is the extension's, so they survive restarts). The
+ * bytes are exactly `serializeVoice`'s output and are re-validated by `deserializeVoice` on every read.
+ */
+export class IdbVoiceStore implements VoiceStore {
+  private db: Promise<IDBDatabase> | null = null;
+
+  constructor(private readonly name = DB_NAME) {}
+
+  private open(): Promise<IDBDatabase> {
+    this.db ??= new Promise<IDBDatabase>((resolve, reject) => {
+      const req = indexedDB.open(this.name, 1);
+      req.onupgradeneeded = () => req.result.createObjectStore(STORE, { keyPath: 'id' });
+      req.onsuccess = () => resolve(req.result);
+      req.onerror = () => reject(req.error ?? new Error('could not open the voice store'));
+    }).catch((err: unknown) => {
+      this.db = null;
+      throw err;
+    });
+    return this.db;
+  }
+
+  private async tx<T>(mode: IDBTransactionMode, run: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
+    const db = await this.open();
+    return done(run(db.transaction(STORE, mode).objectStore(STORE)));
+  }
+
+  async records(): Promise<CloneRecord[]> {
+    const all = await this.tx('readonly', (s) => s.getAll() as IDBRequest<CloneRecord[]>);
+    return all.sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  async list(bundleId?: string) {
+    return (await this.records())
+      .filter((r) => bundleId === undefined || r.bundleId === bundleId)
+      .map(({ bytes, ...meta }) => {
+        const { tensors: _t, ...voice } = deserializeVoice(bytes);
+        return { ...voice, name: meta.name };
+      });
+  }
+
+  async get(id: string): Promise<StoredVoice | undefined> {
+    const r = await this.tx('readonly', (s) => s.get(id) as IDBRequest<CloneRecord | undefined>);
+    return r ? deserializeVoice(r.bytes) : undefined;
+  }
+
+  async put(voice: StoredVoice): Promise<void> {
+    await this.putBytes(serializeVoice(voice));
+  }
+
+  /** Validates the bytes (a voice file is refused whole, never half-stored) and stores them. */
+  async putBytes(bytes: Uint8Array): Promise<CloneRecord> {
+    const voice = deserializeVoice(bytes);
+    const record: CloneRecord = {
+      id: voice.id,
+      name: voice.name,
+      bundleId: voice.bundleId,
+      createdAt: voice.createdAt,
+      consentStatement: voice.consent.statement,
+      bytes: bytes.slice().buffer,
+    };
+    await this.tx('readwrite', (s) => s.put(record));
+    return record;
+  }
+
+  /** The name lives in the voice file's header too, so the file is rewritten (an export carries the new name). */
+  async rename(id: string, name: string): Promise<CloneRecord | undefined> {
+    const voice = await this.get(id);
+    if (!voice) return undefined;
+    return this.putBytes(serializeVoice({ ...voice, name }));
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const had = (await this.tx('readonly', (s) => s.count(id))) > 0;
+    await this.tx('readwrite', (s) => s.delete(id));
+    return had;
+  }
+}
+
+// ---- the one TTS worker, shared by the conversation and the voice settings -----------------------------------------
+
+export function base64ToBytes(b64: string): Uint8Array<ArrayBuffer> {
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+const PREVIEW_LINE = 'Hello! This is how I sound when I read your answers.';
+const CONSENT_MISSING = 'Voice cloning needs your consent: tick "This is my voice, or I have the speaker’s permission".';
+
+export interface VoiceServiceOptions {
+  send: Send;
+  /** True when every bundle is fully downloaded under `baseUrl`. */
+  modelsReady: (bundleIds: string[], baseUrl: string | undefined) => Promise<boolean>;
+  store?: VoiceStore & Pick<IdbVoiceStore, 'records' | 'putBytes' | 'rename'>;
+}
+
+/**
+ * Owns the Pocket TTS worker: loads it once per mirror (for the conversation and for the voice settings alike),
+ * re-adds the stored clones after every load, and answers voices/*. Previews play through the side panel's audio
+ * channel like replies, under turn ids the engine never uses.
+ */
+export class VoiceService {
+  readonly tts = new TtsClient();
+  readonly store: NonNullable<VoiceServiceOptions['store']>;
+  private loaded: { key: string; promise: Promise<void> } | null = null;
+  private readonly audioOut = new BroadcastChannel(AUDIO_CHANNEL_NAME);
+  private preview: { controller: AbortController; turnId: string } | null = null;
+  private previewSeq = 0;
+  private seq = 0;
+
+  constructor(private readonly options: VoiceServiceOptions) {
+    this.store = options.store ?? new IdbVoiceStore();
+  }
+
+  /** Loads the TTS bundle from the weights cache (once per mirror) and makes every stored clone speakable. */
+  ensureLoaded(baseUrl: string | undefined): Promise<void> {
+    const key = baseUrl ?? '';
+    if (this.loaded?.key === key) return this.loaded.promise;
+    const promise = (async () => {
+      await this.tts.load(ttsWorkerFiles((path) => buildFileUrl(TTS_BUNDLE, path, baseUrl)));
+      await this.restoreClones();
+    })();
+    const entry = { key, promise };
+    this.loaded = entry;
+    promise.catch(() => {
+      if (this.loaded === entry) this.loaded = null;
+    });
+    return promise;
+  }
+
+  private async restoreClones(): Promise<void> {
+    const records = await this.store.records().catch(() => []);
+    for (const r of records) {
+      if (r.bundleId !== this.tts.bundleId) continue;
+      await this.tts.addVoice(new Uint8Array(r.bytes)).catch((err: unknown) => {
+        console.warn(`[sidetalk] a stored voice could not be loaded: ${err instanceof Error ? err.message : String(err)}`);
+      });
+    }
+  }
+
+  private async mirror(): Promise<string | undefined> {
+    const reply = await sendRequest(this.options.send, 'settings/get', {}, 5_000);
+    const url = reply.ok ? reply.data.mirrorBaseUrl.trim() : '';
+    return url ? validateMirrorUrl(url) : undefined;
+  }
+
+  /** Loads for the voice settings; false when the voice model isn't downloaded (nothing is loaded then). */
+  private async ready(): Promise<boolean> {
+    const baseUrl = await this.mirror();
+    if (!(await this.options.modelsReady([TTS_BUNDLE.id], baseUrl))) return false;
+    await this.ensureLoaded(baseUrl);
+    return true;
+  }
+
+  private toClone(r: { id: string; name: string; bundleId: string; createdAt: number; consentStatement: string }): ClonedVoice {
+    return {
+      id: r.id,
+      name: r.name,
+      createdAt: r.createdAt,
+      synthetic: true,
+      usable: this.tts.bundleId === null || r.bundleId === this.tts.bundleId,
+      consentStatement: r.consentStatement,
+    };
+  }
+
+  private async clones(): Promise<ClonedVoice[]> {
+    return (await this.store.records()).map((r) => this.toClone(r));
+  }
+
+  /** Stops a preview that is still playing (a new preview, or the conversation starting to speak). */
+  stopPreview(): void {
+    if (!this.preview) return;
+    this.preview.controller.abort();
+    const msg: AudioChannelMessage = { kind: 'stop', turnId: this.preview.turnId };
+    this.audioOut.postMessage(msg);
+    this.preview = null;
+  }
+
+  readonly handlers: Pick<Handlers<'offscreen'>, 'voices/list' | 'voices/preview' | 'voices/clone' | 'voices/rename' | 'voices/delete'> = {
+    'voices/list': async (): Promise<VoiceList> => {
+      if (!(await this.ready())) {
+        return {
+          ready: false,
+          message: 'Download the voice model (Settings → Models) to hear and clone voices.',
+          presets: [],
+          clones: await this.clones(),
+          canClone: false,
+        };
+      }
+      return {
+        ready: true,
+        presets: this.tts.voices.filter((v) => v.kind === 'preset'),
+        clones: await this.clones(),
+        canClone: true,
+      };
+    },
+
+    'voices/preview': async ({ voiceId, text }) => {
+      if (!(await this.ready())) throw new Error('The voice model is not downloaded yet.');
+      if (!this.tts.voices.some((v) => v.id === voiceId)) throw new Error('That voice is not available.');
+      this.stopPreview();
+      const controller = new AbortController();
+      // Negative ids: the engine's turns count up from 1, so its playback logic ignores a preview.
+      const turnId = String(-(100_000 + (++this.previewSeq % 100_000)));
+      this.preview = { controller, turnId };
+      let frames = 0;
+      const timer = setTimeout(() => controller.abort(), 60_000);
+      try {
+        await this.tts.speak(text ?? PREVIEW_LINE, voiceId, controller.signal, (frame) => {
+          if (controller.signal.aborted) return;
+          const msg: AudioChannelMessage = {
+            kind: 'chunk',
+            turnId,
+            seq: this.seq++,
+            sampleRate: frame.sampleRate,
+            samples: frame.pcm as Float32Array<ArrayBuffer>,
+            final: false,
+            ...(frames === 0 ? { text: text ?? PREVIEW_LINE } : {}),
+          };
+          frames += 1;
+          this.audioOut.postMessage(msg);
+        });
+      } finally {
+        clearTimeout(timer);
+        if (this.preview?.controller === controller) this.preview = null;
+      }
+      return { frames };
+    },
+
+    'voices/clone': async ({ name, wavBase64, consent }) => {
+      if (!(await this.ready())) throw new Error('Download the voice model first (Settings → Models).');
+      let audio;
+      try {
+        audio = decodeWav(base64ToBytes(wavBase64));
+      } catch (err) {
+        throw new Error(err instanceof WavError ? `That recording could not be read: ${err.message}` : 'That recording could not be read.');
+      }
+      try {
+        const { bytes } = await this.tts.clone(audio.samples as Float32Array<ArrayBuffer>, audio.sampleRate, name, consent);
+        return this.toClone(await this.store.putBytes(bytes));
+      } catch (err) {
+        if (err instanceof TtsWorkerError) {
+          if (err.code === 'consent-required') throw new Error(CONSENT_MISSING);
+          if (err.code === 'cloning-unavailable') throw new Error('This voice model can’t clone voices (it has no voice encoder).');
+          if (err.code === 'bad-audio') throw new Error(`That recording can’t be used: ${err.message}.`);
+        }
+        throw err;
+      }
+    },
+
+    'voices/rename': async ({ id, name }) => {
+      const r = await this.store.rename(id, name);
+      if (!r) throw new Error('That voice no longer exists.');
+      // The worker keeps the old name until the next load; only the list shows names, and it reads the store.
+      return this.toClone(r);
+    },
+
+    'voices/delete': async ({ id }) => {
+      if (!(await this.store.delete(id))) throw new Error('That voice no longer exists.');
+      // The worker still holds it until the next load; the conversation checks the store's list before using a clone.
+      this.deleted.add(id);
+      return {};
+    },
+  };
+
+  /** Clones deleted in this session (the worker forgets them at its next load). */
+  readonly deleted = new Set<string>();
+
+  /** The voice a character asked for if this TTS can speak it, else the first preset (and the reason, once). */
+  pickVoice(wanted: string): string {
+    const voices = this.tts.voices;
+    if (!this.deleted.has(wanted) && voices.some((v) => v.id === wanted)) return wanted;
+    return voices.find((v) => v.kind === 'preset')?.id ?? voices[0]?.id ?? wanted;
+  }
+}
