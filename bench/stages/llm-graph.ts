@@ -79,7 +79,7 @@ export function buildLlmGraph(shape: LlmShape, dtype: LlmDtype, opts: { seed?: n
   // Embedding: a fp32/fp16 table, one row per token.
   const table = g.randn([V, H], 1, act);
   const embedBytes = V * H * (act === 'float16' ? 2 : 4);
-  const x = g.op('Gather', ['input_ids', table], { axis: 0 });
+  const x = g.op('Gather', [table, 'input_ids'], { axis: 0 });
 
   // GQA bookkeeping shared by all attention layers (as the genai builder emits it).
   const seqlensK = g.op('Cast', [g.op('Sub', [g.op('ReduceSum', ['attention_mask', g.i64([1])], { keepdims: 0 }), g.i64([1])])], { to: 6 });

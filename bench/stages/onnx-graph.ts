@@ -296,6 +296,32 @@ export class G {
     return this.op('Transpose', [x], { perm });
   }
 
+  /**
+   * Rotary embedding (rotate-half form) on x [B, L, heads, D] over its first `rot` channels, positions `pos` (float
+   * vector [L] in the activation dtype), base `theta`. Written with plain ops, as torch exports it.
+   */
+  rope(x: string, pos: string, D: number, rot: number, theta: number): string {
+    const h = rot / 2;
+    const inv = Array.from({ length: h }, (_, i) => 1 / theta ** ((2 * i) / rot));
+    const ang = this.op('Mul', [this.op('Unsqueeze', [pos, this.i64([1])]), this.f(inv, [1, h])]); // [L, h]
+    const a3 = this.op('Unsqueeze', [ang, this.i64([1])]); // [L, 1, h]
+    const cos = this.op('Cos', [a3]);
+    const sin = this.op('Sin', [a3]);
+    const parts = rot === D ? [h, h] : [h, h, D - rot];
+    const split = this.opN('Split', [x, this.i64(parts)], parts.length, { axis: 3 });
+    const [x1, x2] = split as [string, string];
+    const r1 = this.op('Sub', [this.op('Mul', [x1, cos]), this.op('Mul', [x2, sin])]);
+    const r2 = this.op('Add', [this.op('Mul', [x2, cos]), this.op('Mul', [x1, sin])]);
+    return this.op('Concat', rot === D ? [r1, r2] : [r1, r2, split[2]!], { axis: 3 });
+  }
+
+  /** softmax(q·kᵀ/√d + mask)·v for q [B, h, L, d], k/v [B, h, T, d]; returns [B, h, L, d]. */
+  attention(q: string, k: string, v: string, d: number, mask?: string): string {
+    let s = this.op('Mul', [this.op('MatMul', [q, this.transpose(k, [0, 1, 3, 2])]), this.f([1 / Math.sqrt(d)])]);
+    if (mask) s = this.op('Add', [s, mask]);
+    return this.op('MatMul', [this.op('Softmax', [s], { axis: -1 }), v]);
+  }
+
   build(): GraphFiles {
     const model = onnx.ModelProto.create({
       irVersion: 8,

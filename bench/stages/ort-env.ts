@@ -24,6 +24,12 @@ export interface OrtEnvOptions {
   webgpuModule?: string;
   numThreads: number;
   dawnToggles?: string[];
+  /**
+   * V8 `--liftoff-only` (baseline wasm compiler only). Required on Node < 22 with WebGPU (testing.md §10.4); also
+   * keeps smoke runs fast on small machines, where optimising ORT's 27 MB wasm in the background takes minutes and
+   * delays process exit. Off for timing runs on Node 22 (optimised wasm is what the WASM EP numbers should use).
+   */
+  liftoffOnly?: boolean;
 }
 
 export interface AdapterSummary {
@@ -96,9 +102,9 @@ export async function loadOrt(opts: OrtEnvOptions): Promise<OrtEnv> {
   if (cached) return cached;
   const nodeMajor = Number(process.versions.node.split('.')[0]);
   let adapter: AdapterSummary | null = null;
+  if (opts.liftoffOnly || (opts.webgpu && nodeMajor < 22)) v8.setFlagsFromString('--liftoff-only');
   if (opts.webgpu) {
     if (!opts.webgpuModule) throw new Error('webgpu needs --webgpu-module (path of the `webgpu` package index.js)');
-    if (nodeMajor < 22) v8.setFlagsFromString('--liftoff-only');
     const req = createRequire(import.meta.url);
     const { create, globals } = req(opts.webgpuModule) as { create: (t: string[]) => unknown; globals: Record<string, unknown> };
     Object.assign(globalThis, globals);

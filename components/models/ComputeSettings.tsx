@@ -58,6 +58,15 @@ export function ComputeSettings({ settings, onChange }: Props) {
           <option value="wasm">CPU only (slower)</option>
         </select>
       </label>
+      <label class="switch">
+        <span>Show the debug panel (live thresholds)</span>
+        <input
+          type="checkbox"
+          checked={settings.debugPanel}
+          onChange={(e) => onChange({ debugPanel: (e.target as HTMLInputElement).checked })}
+          data-testid="debug-toggle"
+        />
+      </label>
       <p class="muted small">Changes apply to the next thing you say; switching models reloads them (a few seconds).</p>
     </section>
   );

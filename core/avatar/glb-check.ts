@@ -43,6 +43,10 @@ export class GlbError extends Error {
   override name = 'GlbError';
 }
 
+// The JSON chunk comes from the user's file: every field may have any JSON type, so readers check before use.
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+const asArray = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
+
 function view(data: ArrayBuffer | Uint8Array): Uint8Array {
   return data instanceof Uint8Array ? data : new Uint8Array(data);
 }
@@ -71,11 +75,14 @@ export function parseGlb(data: ArrayBuffer | Uint8Array): ParsedGlb {
     if (start + len > declared) throw new GlbError('The GLB file is truncated: a chunk runs past the end of the file.');
     const chunk = bytes.subarray(start, start + len);
     if (type === CHUNK_JSON && !json) {
+      let parsed: unknown;
       try {
-        json = JSON.parse(new TextDecoder().decode(chunk)) as GltfJson;
+        parsed = JSON.parse(new TextDecoder().decode(chunk));
       } catch {
         throw new GlbError('The GLB JSON chunk is not valid JSON (file damaged?).');
       }
+      if (!isRecord(parsed)) throw new GlbError('The GLB JSON chunk is not a glTF object (file damaged?).');
+      json = parsed as GltfJson;
     } else if (type === CHUNK_BIN && !bin) {
       bin = chunk;
     }
@@ -87,15 +94,17 @@ export function parseGlb(data: ArrayBuffer | Uint8Array): ParsedGlb {
 
 /** Names of all nodes. */
 export function nodeNames(json: GltfJson): Set<string> {
-  return new Set((json.nodes ?? []).map((n) => n.name).filter((n): n is string => typeof n === 'string'));
+  return new Set(asArray(json.nodes).map((n) => (isRecord(n) ? n.name : undefined)).filter((n): n is string => typeof n === 'string'));
 }
 
 /** Morph target names per mesh (from `extras.targetNames`, the convention three.js and Blender use). */
 export function morphNamesByMesh(json: GltfJson): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  (json.meshes ?? []).forEach((m, i) => {
-    const names = Array.isArray(m.extras?.targetNames) ? (m.extras.targetNames as unknown[]).map(String) : [];
-    out.set(m.name ?? `mesh${i}`, names);
+  asArray(json.meshes).forEach((m, i) => {
+    const mesh = isRecord(m) ? m : {};
+    const extras = isRecord(mesh.extras) ? mesh.extras : {};
+    const names = asArray(extras.targetNames).filter((n): n is string => typeof n === 'string');
+    out.set(typeof mesh.name === 'string' ? mesh.name : `mesh${i}`, names);
   });
   return out;
 }
@@ -185,7 +194,7 @@ export function validateAvatarGlb(data: ArrayBuffer | Uint8Array, maxBytes = MAX
     if (missing.length) errors.push(`Missing ${missing.length} required morph target(s): ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ', …' : ''}.`);
     if (![...morphs].some((m) => m.startsWith('viseme_'))) warnings.push('No viseme_* morph targets: lip-sync will not move the mouth.');
   }
-  const unsupported = (json.extensionsRequired ?? []).filter((e) => e === 'KHR_draco_mesh_compression' || e === 'EXT_meshopt_compression');
+  const unsupported = asArray(json.extensionsRequired).filter((e) => e === 'KHR_draco_mesh_compression' || e === 'EXT_meshopt_compression');
   if (unsupported.length) errors.push(`Compressed GLB (${unsupported.join(', ')}) is not supported; export it uncompressed.`);
   return { ok: errors.length === 0, errors, warnings, morphs };
 }

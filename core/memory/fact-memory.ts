@@ -25,7 +25,7 @@ const factSchema = z.object({
   value: z.string().max(120),
   at: z.number().finite(),
 });
-const memorySchema = z.object({ version: z.literal(1), facts: z.array(factSchema).max(500) });
+export const memorySchema = z.object({ version: z.literal(1), facts: z.array(factSchema).max(500) });
 export type SerializedMemory = z.infer<typeof memorySchema>;
 
 const MAX_VALUE_CHARS = 120;
@@ -212,6 +212,16 @@ export class FactMemory {
 
   toJSON(): SerializedMemory {
     return { version: 1, facts: this.facts.map((f) => ({ ...f })) };
+  }
+
+  /** Replaces what is remembered with stored data (the engine keeps this same object); malformed data → empty. */
+  load(data: unknown): void {
+    this.facts = FactMemory.fromJSON(data, this.capacity).facts;
+  }
+
+  /** What is remembered, in the order it was stated. */
+  list(): readonly Fact[] {
+    return this.facts;
   }
 
   /** Restores from storage; anything malformed is dropped rather than trusted. */

@@ -16,12 +16,19 @@ export function protocolError(code: ProtocolErrorCode, message: string): Protoco
   return { code, message };
 }
 
+/** Never throws and always returns a string, whatever was thrown (undefined, a symbol, a circular or null-prototype object). */
 export function describeError(err: unknown): string {
   if (err instanceof Error) return err.message;
   if (typeof err === 'string') return err;
   try {
-    return JSON.stringify(err);
+    const json = JSON.stringify(err);
+    if (typeof json === 'string') return json;
   } catch {
+    // fall through
+  }
+  try {
     return String(err);
+  } catch {
+    return Object.prototype.toString.call(err);
   }
 }

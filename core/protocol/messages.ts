@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { SettingsPatchSchema, SettingsSchema } from './settings';
 import { AppStatusSchema, OffscreenStatusSchema } from './status';
 import { weightsSnapshotSchema } from '../weights/state';
+import { memorySchema } from '../memory/fact-memory';
 import { PERSONAL_EVENTS, PERSONAL_REQUESTS } from './personal';
 
 /** Contexts that answer requests. UIs (side panel, popup) only send requests and receive events. */
@@ -105,6 +106,16 @@ export const REQUESTS = {
     result: Empty,
   },
   'conversation/stop': { target: 'offscreen', payload: Empty, result: Empty },
+  'tunables/get': {
+    target: 'offscreen',
+    payload: Empty,
+    result: z.record(z.string(), z.record(z.string(), z.union([z.number(), z.boolean(), z.string()]))),
+  },
+  'tunables/set': {
+    target: 'offscreen',
+    payload: z.object({ path: z.string().regex(/^[a-zA-Z]+\.[a-zA-Z0-9]+$/), value: z.union([z.number(), z.boolean(), z.string().max(200)]) }).strict(),
+    result: Empty,
+  },
   'vad/probe': {
     target: 'offscreen',
     payload: z.object({ durationMs: z.number().int().min(100).max(20_000) }).strict(),
@@ -126,6 +137,13 @@ export const REQUESTS = {
   },
   'chat/send': { target: 'background', payload: z.object({ text: ConversationText }).strict(), result: Empty },
   'chat/interrupt': { target: 'background', payload: Empty, result: Empty },
+  'memory/get': { target: 'background', payload: Empty, result: memorySchema },
+  'memory/forget': {
+    target: 'background',
+    payload: z.union([z.object({ index: z.number().int().nonnegative() }).strict(), z.object({ all: z.literal(true) }).strict()]),
+    result: memorySchema,
+  },
+  'memory/set': { target: 'offscreen', payload: z.object({ memory: memorySchema }).strict(), result: Empty },
   'tools/run': { target: 'background', payload: z.object({ call: ToolCallSchema }).strict(), result: ToolResultSchema },
   'page/read': { target: 'background', payload: Empty, result: PageReadSchema },
   'offscreen/ping': { target: 'offscreen', payload: Empty, result: z.object({ startedAt: z.number() }) },
@@ -163,6 +181,7 @@ export const EVENTS = {
   'event/caption': z
     .object({ role: z.enum(['user', 'assistant']), text: z.string().max(8000), final: z.boolean(), turnId: z.number().int() })
     .strict(),
+  'event/memory': z.object({ memory: memorySchema }).strict(),
   'event/card': z.object({ card: z.record(z.string(), z.unknown()).nullable() }).strict(),
   'event/notice': z.object({ level: z.enum(['info', 'error']), message: z.string().max(500) }).strict(),
   ...PERSONAL_EVENTS,

@@ -22,11 +22,15 @@ const EnvelopeSchema = z.object({
   payload: z.unknown(),
 });
 
+/** Bounded: a hostile message (thousands of unknown keys, huge key names) must not produce a huge error/log line. */
+const clip = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
+
 function issues(err: z.ZodError): string {
-  return err.issues
+  const text = err.issues
     .slice(0, 5)
-    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .map((i) => clip(`${i.path.length ? i.path.map(String).join('.') : '(root)'}: ${i.message}`, 200))
     .join('; ');
+  return clip(text, 600);
 }
 
 function hasKey<K extends string>(record: Record<K, unknown>, key: string): key is K {

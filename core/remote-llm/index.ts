@@ -6,3 +6,4 @@ export * from './chat-stream';
 export * from './models';
 export * from './fallback';
 export { Watchdog, type RemoteDeps } from './request';
+export * from './remote-reply';

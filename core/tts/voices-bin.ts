@@ -33,7 +33,11 @@ export function parseVoicesBin(buffer: ArrayBuffer | Uint8Array): VoiceTensors[]
   const str = (n: number) => {
     need(n);
     pos += n;
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(pos - n, pos));
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(pos - n, pos));
+    } catch {
+      throw new VoicesBinError(`invalid UTF-8 text at byte ${pos - n}`);
+    }
   };
   need(5);
   if (str(5) !== MAGIC) throw new VoicesBinError('not a PTVB1 file');

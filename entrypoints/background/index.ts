@@ -13,6 +13,7 @@ import { chromeOffscreenAdapter } from './offscreen-adapter';
 import { loadSettings, migrateSettings, saveSettings } from './settings-store';
 import { createWeightsRelay } from './weights-relay';
 import { createToolHandlers } from './tools';
+import { createMemoryStore } from './memory';
 import { createConversationRelay } from './conversation-relay';
 import { createCharacterHandlers } from './characters';
 import { createRemoteLlmHandlers } from './remote-llm';
@@ -74,6 +75,7 @@ export default defineBackground({
 
     const weights = createWeightsRelay(ensureOffscreen);
     const conversation = createConversationRelay(ensureOffscreen);
+    const memory = createMemoryStore();
 
     const router = createRequestRouter(
       'background',
@@ -98,6 +100,7 @@ export default defineBackground({
         ...weights.handlers,
         ...createToolHandlers(),
         ...conversation.handlers,
+        ...memory.handlers,
         ...createCharacterHandlers({ area: chrome.storage.local, broadcast, send: (m) => chrome.runtime.sendMessage(m) }),
         ...createRemoteLlmHandlers(chrome.storage.local),
       },
@@ -112,6 +115,7 @@ export default defineBackground({
           if (s.visionEnabled) await conversation.applyVision(true);
         });
       }
+      memory.onEvent(event);
       void weights.onEvent(event).catch((err: unknown) => console.warn('[sidetalk] weights relay:', err));
     }, logError);
 

@@ -1,5 +1,4 @@
-import { BUILT_IN_CHARACTERS, DEFAULT_CHARACTER_ID } from '../../core/characters/built-ins';
-import { buildPersonaPrompt, speechTextFor } from '../../core/characters/persona-prompt';
+import { buildPersonaPrompt, greetingFor, speechTextFor } from '../../core/characters/persona-prompt';
 import type { Character } from '../../core/characters/character';
 import { createResponder, type PageRead } from '../../core/conversation/responder';
 import { DuplexEngine } from '../../core/engine/duplex-engine';
@@ -8,11 +7,13 @@ import { FactMemory } from '../../core/memory/fact-memory';
 import { AUDIO_CHANNEL_NAME, eventMessage, sendRequest, type AudioChannelMessage, type ModelChoiceValue } from '../../core/protocol';
 import { PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protocol/playback';
 import type { ToolCall, ToolResult } from '../../core/tools/types';
-import { buildFileUrl } from '../../core/weights';
 import type { MicCapture } from '../../models/audio/mic-capture';
-import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, ttsWorkerFiles } from '../../models/registry';
+import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
 import { SpeechClient } from './speech-client';
-import { TtsClient } from './tts-client';
+import type { TtsClient } from './tts-client';
+import type { ActiveCharacter } from './character-state';
+import type { LanguageModel } from './remote-llm';
+import type { VoiceService } from './voices';
 import { VisionService } from './vision';
 
 const DEFAULT_MODELS: ModelChoiceValue = { asr: 'moonshine', device: 'auto', language: 'en' };
@@ -24,6 +25,12 @@ export interface ConversationOptions {
   mic: MicCapture;
   /** True when every bundle the conversation needs is fully downloaded under `baseUrl`. */
   modelsReady: (bundleIds: string[], baseUrl: string | undefined) => Promise<boolean>;
+  /** The one TTS worker (shared with the voice settings) and the stored clones it re-adds after each load. */
+  voices: VoiceService;
+  /** The active character, kept current by the background. */
+  character: ActiveCharacter;
+  /** The local model, or the user's model server when one is configured. */
+  llm: LanguageModel;
 }
 
 /**
@@ -33,13 +40,12 @@ export interface ConversationOptions {
  */
 export class Conversation {
   private readonly speech = new SpeechClient();
-  private readonly tts = new TtsClient();
+  private readonly tts: TtsClient;
   private readonly audioOut = new BroadcastChannel(AUDIO_CHANNEL_NAME);
   private readonly playbackIn = new BroadcastChannel(PLAYBACK_CHANNEL_NAME);
   private readonly memory = new FactMemory();
   private readonly engine: DuplexEngine;
   private readonly marks: { name: string; at: number; turnId: number }[] = [];
-  private character: Character = BUILT_IN_CHARACTERS[0]!;
   private ready: Promise<unknown>;
   private loading: Promise<void> | null = null;
   private loadedFor: string | null = null;
@@ -49,10 +55,17 @@ export class Conversation {
   readonly vision: VisionService;
 
   constructor(private readonly options: ConversationOptions) {
+    this.tts = options.voices.tts;
     this.vision = new VisionService(() => this.speech.visionPort(), options.modelsReady, (m) => notice('error', m));
+    void sendRequest(send, 'memory/get', {}, 5_000).then((r) => r.ok && this.setMemory(r.data));
     this.ready = this.speech.init(chrome.runtime.getURL('/vad/silero_vad_v5.onnx'), chrome.runtime.getURL('/ort/'));
     const responder = createResponder({
-      generate: (messages, signal, tools) => this.reportFailures(this.speech.generate(messages, signal, tools)),
+      generate: (messages, signal, tools) =>
+        options.llm.generate(messages, signal, tools, {
+          local: (m, s, t) => this.reportFailures(this.speech.generate(m, s, t)),
+          runTool: (call, s) => this.runTool(call, s),
+          onCard: (card) => emit(eventMessage('event/card', { card: card as unknown as Record<string, unknown> | null })),
+        }),
       runTool: (call, signal) => this.runTool(call, signal),
       readPage: () => this.readPage(),
       systemPrompt: () => buildPersonaPrompt(this.character, { toolsAvailable: true }),
@@ -76,8 +89,11 @@ export class Conversation {
     });
     this.engine.on((event) => {
       if (event.type === 'state') emit(eventMessage('event/engine-state', { state: event.state }));
-      else if (event.type === 'caption')
+      else if (event.type === 'caption') {
         emit(eventMessage('event/caption', { role: event.role, text: event.text, final: event.final, turnId: event.turnId }));
+        // The engine observes the user's words for facts right after their caption: report what it now remembers.
+        if (event.role === 'user') queueMicrotask(() => this.reportMemory());
+      }
       else {
         this.marks.push({ name: event.name, at: event.at, turnId: event.turnId });
         this.vision.onEngineMark(event.name);
@@ -95,12 +111,38 @@ export class Conversation {
     };
   }
 
+  private lastMemory = '';
+
+  private reportMemory(): void {
+    const memory = this.memory.toJSON();
+    const json = JSON.stringify(memory.facts);
+    if (json === this.lastMemory) return;
+    this.lastMemory = json;
+    emit(eventMessage('event/memory', { memory }));
+  }
+
+  /** What the user asked to keep or forget, from the background's store. */
+  setMemory(data: unknown): void {
+    this.memory.load(data);
+    this.lastMemory = JSON.stringify(this.memory.toJSON().facts);
+  }
+
   get timeline() {
     return [...this.marks];
   }
 
+  private get character(): Character {
+    return this.options.character.current;
+  }
+
   private useCharacter(id?: string): void {
-    this.character = BUILT_IN_CHARACTERS.find((c) => c.id === (id ?? DEFAULT_CHARACTER_ID)) ?? BUILT_IN_CHARACTERS[0]!;
+    this.options.character.use(id);
+  }
+
+  /** After a switch: the new character says its greeting, if the models are loaded (else it greets nobody). */
+  greet(): void {
+    const greeting = greetingFor(this.character);
+    if (greeting && this.loadedFor !== null) this.engine.say(greeting.caption);
   }
 
   /**
@@ -123,7 +165,7 @@ export class Conversation {
       const host = baseUrl ?? 'https://huggingface.co';
       const device = models.device === 'wasm' ? 'wasm' : undefined;
       await this.speech.load(`${host}/`, models.asr, ['asr', 'llm'], device);
-      if (!this.tts.loaded) await this.tts.load(ttsWorkerFiles((path) => buildFileUrl(TTS_BUNDLE, path, baseUrl)));
+      await this.options.voices.ensureLoaded(baseUrl);
       this.loadedFor = key;
       emit(eventMessage('event/engine-state', { state: this.engine.state, detail: `Models ready (${this.speech.backend === 'webgpu' ? 'WebGPU' : 'CPU'})` }));
     })().finally(() => {
@@ -208,9 +250,9 @@ export class Conversation {
   private async speak(sentence: string, signal: AbortSignal, turnId: number): Promise<void> {
     const spoken = speechTextFor(this.character, sentence);
     if (!spoken.trim() || signal.aborted) return;
-    const voices = this.tts.voices;
-    const wanted = this.character.voice.voiceId;
-    const voiceId = voices.some((v) => v.id === wanted) ? wanted : (voices[0]?.id ?? wanted);
+    // The character's voice (preset or a stored clone), else the bundle's first preset.
+    const voiceId = this.options.voices.pickVoice(this.character.voice.voiceId);
+    this.options.voices.stopPreview();
     let first = true;
     signal.addEventListener('abort', () => this.stopAudio(turnId), { once: true });
     await this.tts.speak(spoken, voiceId, signal, (frame) => {

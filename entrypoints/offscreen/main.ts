@@ -7,6 +7,10 @@ import {
 import { MicCapture } from '../../models/audio/mic-capture';
 import { readGpuInfo } from './gpu-info';
 import { Conversation } from './conversation';
+import { ActiveCharacter } from './character-state';
+import { LanguageModel } from './remote-llm';
+import { VoiceService } from './voices';
+import { setTunable, snapshotTunables } from '../../core/tunables';
 import { createWeights } from './weights';
 
 /**
@@ -37,7 +41,13 @@ const gpuInfo = readGpuInfo();
 const weights = createWeights();
 // Created on first use: it starts the model workers, which a download-only session does not need.
 let conversation: Conversation | null = null;
-const talk = () => (conversation ??= new Conversation({ mic, modelsReady: weights.complete }));
+const runtimeSend = (message: unknown) => chrome.runtime.sendMessage(message);
+// The TTS worker serves the voice settings too (list, preview, clone) without starting the speech worker.
+const voices = new VoiceService({ send: runtimeSend, modelsReady: weights.complete });
+const activeCharacter = new ActiveCharacter(runtimeSend);
+const llm = new LanguageModel(runtimeSend);
+const talk = () =>
+  (conversation ??= new Conversation({ mic, modelsReady: weights.complete, voices, character: activeCharacter, llm }));
 
 /** Runs a conversation command; failures reach the side panel as a notice instead of disappearing. */
 async function guarded(work: () => Promise<void> | void): Promise<Record<string, never>> {
@@ -99,8 +109,25 @@ const router = createRequestRouter(
     'conversation/text': ({ text, baseUrl, characterId, models }) =>
       guarded(() => talk().text(text, baseUrl ?? undefined, characterId, models)),
     'vad/probe': ({ durationMs }) => talk().probeVad(durationMs),
+    // The engine reads its thresholds at use time, so a change here applies to the next frame.
+    'memory/set': ({ memory }) => {
+      conversation?.setMemory(memory);
+      return {};
+    },
+    'tunables/get': () => snapshotTunables(),
+    'tunables/set': ({ path, value }) => {
+      const result = setTunable(path, value);
+      if (!result.ok) throw new Error(result.error);
+      return {};
+    },
     'conversation/interrupt': () => guarded(() => conversation?.interrupt()),
     'conversation/marks': () => conversation?.timeline ?? [],
+    'conversation/character': ({ character, greet }) => {
+      activeCharacter.set(character);
+      if (greet) conversation?.greet();
+      return {};
+    },
+    ...voices.handlers,
   },
   logError,
 );

@@ -6,10 +6,14 @@ import { Transcript } from '../../components/conversation/Transcript';
 import { useConversation } from '../../components/conversation/useConversation';
 import { ModelsPanel } from '../../components/models/ModelsPanel';
 import { ComputeSettings } from '../../components/models/ComputeSettings';
+import { TunablesPanel } from '../../components/debug/TunablesPanel';
+import { MemoryPanel } from '../../components/memory/MemoryPanel';
 import { EngineStatus } from '../../components/ui/EngineStatus';
 import { PermissionNotice } from '../../components/ui/PermissionNotice';
 import { request, useAppStatus, usePermission, useSettings } from '../../components/ui/runtime';
 import { MODEL_BUNDLES } from '../../models/registry';
+import { CharacterSwitcher } from '../../components/settings/CharacterSwitcher';
+import { SettingsTabs } from '../../components/settings/SettingsTabs';
 import { CameraPip } from '../../components/vision/CameraPip';
 import { useVisionPreview } from '../../components/vision/use-vision-preview';
 import '../../components/vision/camera-pip.css';
@@ -65,6 +69,7 @@ export function SidePanelApp() {
     <main class="panel" data-state={conversation.state}>
       <header class="panel-header">
         <h1>Sidetalk</h1>
+        <CharacterSwitcher />
         <EngineStatus status={status} />
         <button
           type="button"
@@ -79,12 +84,20 @@ export function SidePanelApp() {
       </header>
       {settingsOpen && (
         <aside id="settings-drawer" class="drawer" aria-label="Settings">
+          <SettingsTabs
+            models={
+              <>
           <ModelsPanel
             catalog={MODEL_BUNDLES}
             settings={settings}
             onMirrorSave={(url) => updateSettings({ mirrorBaseUrl: url.trim() })}
           />
           <ComputeSettings settings={settings} onChange={(patch) => void updateSettings(patch)} />
+          <MemoryPanel />
+          {settings?.debugPanel && <TunablesPanel />}
+              </>
+            }
+          />
         </aside>
       )}
 

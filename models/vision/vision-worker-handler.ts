@@ -23,8 +23,12 @@ export function createVisionWorkerHandler(deps: VisionWorkerDeps): (raw: unknown
   return async (raw) => {
     const parsed = VisionWorkerRequestSchema.safeParse(raw);
     if (!parsed.success) {
-      const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'number' ? (raw as { id: number }).id : 0;
-      deps.post({ type: 'error', id, code: 'bad-request', message: parsed.error.message });
+      // Echo the id only when it is one the reply schema accepts (else the caller would drop the reply as invalid).
+      const rawId = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : undefined;
+      const id = typeof rawId === 'number' && Number.isSafeInteger(rawId) && rawId >= 0 ? rawId : 0;
+      const issue = parsed.error.issues[0];
+      const why = issue ? `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}` : 'bad request';
+      deps.post({ type: 'error', id, code: 'bad-request', message: why.slice(0, 300) });
       return;
     }
     const request = parsed.data;
