@@ -41,9 +41,9 @@ export function buildMoonshineEncoder(m: MoonshineShape, act: Act, seed = 21): G
   let x = g.op('Unsqueeze', ['input_values', g.i64([1])]); // [1, 1, N]
   x = g.op('Tanh', [g.op('Conv', [x, g.randn([d, 1, 127], 1 / Math.sqrt(127))], { kernel_shape: [127], strides: [64] })]);
   // GroupNorm with one group: normalise over (C, T), then a per-channel affine.
-  const mean = g.op('ReduceMean', [x, g.i64([1, 2])], { keepdims: 1 });
+  const mean = g.op('ReduceMean', [x], { axes: [1, 2], keepdims: 1 });
   const cen = g.op('Sub', [x, mean]);
-  const v = g.op('ReduceMean', [g.op('Mul', [cen, cen]), g.i64([1, 2])], { keepdims: 1 });
+  const v = g.op('ReduceMean', [g.op('Mul', [cen, cen])], { axes: [1, 2], keepdims: 1 });
   x = g.op('Div', [cen, g.op('Sqrt', [g.op('Add', [v, g.f([1e-5])])])]);
   x = g.op('Add', [g.op('Mul', [x, g.fill([d, 1], 1)]), g.fill([d, 1], 0)]);
   x = g.gelu(g.op('Conv', [x, g.randn([2 * d, d, 7], 1 / Math.sqrt(7 * d)), g.randn([2 * d], 0.01)], { kernel_shape: [7], strides: [3] }));

@@ -60,7 +60,8 @@ export function toFloat16(src: Float32Array): Uint16Array {
     const x = u[i]!;
     const sign = (x >>> 16) & 0x8000;
     const exp = ((x >>> 23) & 0xff) - 112;
-    if (exp <= 0) out[i] = sign;
+    if (exp === 143 && (x & 0x7fffff) !== 0) out[i] = 0x7e00; // NaN stays NaN
+    else if (exp <= 0) out[i] = sign;
     else if (exp >= 31) out[i] = sign | 0x7c00;
     else out[i] = sign | (exp << 10) | (((x & 0x7fffff) + 0x1000) >>> 13);
   }

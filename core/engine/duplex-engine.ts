@@ -386,6 +386,7 @@ export class DuplexEngine {
     this.active = null;
     this.mergesLeft = 1;
     this.setState(this.micOn ? 'listening' : 'idle');
+    this.deliverWithoutMic();
   }
 
   // ---- the user speaks while a turn is active ----------------------------------------------------------------------
@@ -450,6 +451,7 @@ export class DuplexEngine {
         if (this.background !== job) return;
         job.result = result;
         this.mark('background-done', turnId);
+        this.deliverWithoutMic();
       },
       () => {
         if (this.background === job) this.background = null;
@@ -462,11 +464,22 @@ export class DuplexEngine {
     const job = this.background;
     if (!job || job.result === null || this.speculation) return;
     if (now - this.tracker.lastVoiceAt < T.deliverAfterSilenceMs || now - this.lastAudibleAt < T.deliverAfterSilenceMs) return;
+    this.deliverBackground(job.result, now);
+  }
+
+  /** With the mic off (typed turns) no frames arrive to find a silence: speak the result once nothing else is. */
+  private deliverWithoutMic(): void {
+    const job = this.background;
+    if (this.micOn || this.active || !job || job.result === null) return;
+    this.deliverBackground(job.result, this.options.clock.now());
+  }
+
+  private deliverBackground(result: string, now: number): void {
     this.background = null;
     const turn = this.newTurn(++this.turnSeq, 'line', new AbortController(), now);
     this.mark('background-delivered', turn.id);
     this.setState('thinking');
-    void this.runLine(turn, job.result, true);
+    void this.runLine(turn, result, true);
   }
 
   // ---- events ---------------------------------------------------------------------------------------------------------

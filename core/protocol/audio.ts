@@ -13,6 +13,8 @@ export const AudioChunkSchema = z.object({
   sampleRate: z.number().int().min(8000).max(96_000),
   samples: z.instanceof(Float32Array).refine((s) => s.length <= 96_000 * 10, 'chunk longer than 10 s'),
   text: z.string().max(2000).optional(),
+  /** The TTS voice speaking (a preset or a cloned, synthetic voice), so the panel can say whose voice it is. */
+  voiceId: z.string().max(200).optional(),
   final: z.boolean(),
 });
 

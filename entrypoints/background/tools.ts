@@ -37,7 +37,7 @@ async function executor() {
     fetch: fetchFn,
     clock: systemClock,
     userAgent: USER_AGENT,
-    ...(wikiBase ? { baseUrl: () => wikiBase } : {}),
+    ...(wikiBase ? { baseUrl: (lang: string) => wikiBase.replace(encodeURIComponent('{lang}'), lang).replace('{lang}', lang) } : {}),
   });
   const time = createTimeTool({
     clock: systemClock,
@@ -47,9 +47,22 @@ async function executor() {
   return createToolExecutor({ weather, wikipedia, time, locale: navigator.language || 'en-US' });
 }
 
-/** Reads the active tab through the injected extractor; every failure becomes a sentence the assistant can say. */
+/**
+ * The tab the user means: the active one, or, when Sidetalk itself is open as a tab (popped out), the web tab used
+ * most recently in that window.
+ */
+async function pageTab(): Promise<chrome.tabs.Tab | undefined> {
+  const ours = chrome.runtime.getURL('');
+  const tabs = await chrome.tabs.query({ lastFocusedWindow: true });
+  const isOurs = (t: chrome.tabs.Tab) => (t.url ?? t.pendingUrl ?? '').startsWith(ours);
+  const active = tabs.find((t) => t.active);
+  if (active && !isOurs(active)) return active;
+  return tabs.filter((t) => !isOurs(t) && !t.active).sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0))[0] ?? active;
+}
+
+/** Reads the user's tab through the injected extractor; every failure becomes a sentence the assistant can say. */
 async function readActivePage(): Promise<{ ok: true; page: PageExtraction } | { ok: false; message: string }> {
-  const [tab] = await chrome.tabs.query({ active: true, lastFocusedWindow: true });
+  const tab = await pageTab();
   const access = checkUrl(tab?.url ?? tab?.pendingUrl);
   if (!access.ok) return { ok: false, message: access.message };
   try {

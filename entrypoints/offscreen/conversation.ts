@@ -264,6 +264,7 @@ export class Conversation {
         sampleRate: frame.sampleRate,
         samples: frame.pcm as Float32Array<ArrayBuffer>,
         final: false,
+        voiceId,
         ...(first ? { text: sentence } : {}),
       };
       first = false;

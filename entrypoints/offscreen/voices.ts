@@ -254,6 +254,7 @@ export class VoiceService {
             sampleRate: frame.sampleRate,
             samples: frame.pcm as Float32Array<ArrayBuffer>,
             final: false,
+            voiceId,
             ...(frames === 0 ? { text: text ?? PREVIEW_LINE } : {}),
           };
           frames += 1;

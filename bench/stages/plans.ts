@@ -1,0 +1,75 @@
+/**
+ * What each mode runs. `smoke`: tiny graphs on WASM, for CI (validity only, well under a minute on 2 cores).
+ * `full`: real-size graphs; the `gpu` job list is what produced bench/results/*-h200.json.
+ */
+import { LFM2_1_2B, LFM2_TINY } from './llm-graph';
+import { MOONSHINE_BASE, MOONSHINE_TINY } from './moonshine-graphs';
+import { POCKET_FULL, POCKET_TINY } from './pocket-graphs';
+import type { AsrPlan, Ep, LlmPlan, TtsPlan } from './stage-bench';
+
+export type Job =
+  | { id: string; stage: 'overhead'; ep: Ep; threads: number; reps: number }
+  | { id: string; stage: 'llm'; ep: Ep; threads: number; plan: LlmPlan }
+  | { id: string; stage: 'tts'; ep: Ep; threads: number; plan: TtsPlan }
+  | { id: string; stage: 'asr'; ep: Ep; threads: number; plan: AsrPlan };
+
+const llmFull = (dtype: LlmPlan['dtype'], cpuKvCompare: boolean): LlmPlan => ({
+  shape: LFM2_1_2B, dtype, prompts: [100, 500, 2000], newTokens: 50, decodeContexts: [100, 500, 2000], decodeTokens: 32, reps: 5, cpuKvCompare,
+});
+const ttsFull = (dtype: TtsPlan['dtype'], gpuStates: boolean, utterances = 3): TtsPlan => ({
+  shape: POCKET_FULL, dtype, voicePrefix: 126, textTokens: 20, frames: 25, utterances, gpuStates,
+});
+const asrFull = (encoderAct: AsrPlan['encoderAct']): AsrPlan => ({
+  shape: MOONSHINE_BASE, encoderAct, decoder: 'q4', seconds: [1, 2, 5, 10], tokensPerSecond: 4, reps: 5,
+});
+
+/** The GPU-machine job list, in run order (one process each). */
+export function gpuJobs(): Job[] {
+  return [
+    { id: 'webgpu-overhead', stage: 'overhead', ep: 'webgpu', threads: 1, reps: 200 },
+    { id: 'webgpu-llm-q4', stage: 'llm', ep: 'webgpu', threads: 4, plan: llmFull('q4', true) },
+    { id: 'webgpu-llm-q4f16', stage: 'llm', ep: 'webgpu', threads: 4, plan: llmFull('q4f16', false) },
+    { id: 'webgpu-tts-fp32-cpu-states', stage: 'tts', ep: 'webgpu', threads: 1, plan: ttsFull('fp32', false) },
+    { id: 'webgpu-tts-fp32-gpu-states', stage: 'tts', ep: 'webgpu', threads: 1, plan: ttsFull('fp32', true) },
+    { id: 'webgpu-tts-fp16-gpu-states', stage: 'tts', ep: 'webgpu', threads: 1, plan: ttsFull('fp16', true) },
+    { id: 'webgpu-asr-fp32', stage: 'asr', ep: 'webgpu', threads: 4, plan: asrFull('float32') },
+    { id: 'webgpu-asr-fp16', stage: 'asr', ep: 'webgpu', threads: 4, plan: asrFull('float16') },
+    { id: 'wasm-overhead', stage: 'overhead', ep: 'wasm', threads: 1, reps: 200 },
+    { id: 'wasm-tts-int8-1t', stage: 'tts', ep: 'wasm', threads: 1, plan: ttsFull('int8', false, 2) },
+    { id: 'wasm-tts-fp32-1t', stage: 'tts', ep: 'wasm', threads: 1, plan: ttsFull('fp32', false, 2) },
+    { id: 'wasm-tts-int8-4t', stage: 'tts', ep: 'wasm', threads: 4, plan: ttsFull('int8', false, 2) },
+    { id: 'wasm-asr-fp32-4t', stage: 'asr', ep: 'wasm', threads: 4, plan: { ...asrFull('float32'), seconds: [1, 5], reps: 2 } },
+    {
+      id: 'wasm-llm-q4-8t', stage: 'llm', ep: 'wasm', threads: 8,
+      plan: { shape: LFM2_1_2B, dtype: 'q4', prompts: [100], newTokens: 50, decodeContexts: [100], decodeTokens: 8, reps: 2, cpuKvCompare: false },
+    },
+  ];
+}
+
+/** CI smoke: tiny shapes, WASM, one thread. */
+export function smokeJobs(): Job[] {
+  const tiny = { voicePrefix: 4, textTokens: 5, frames: 4, utterances: 2 };
+  return [
+    { id: 'smoke-overhead', stage: 'overhead', ep: 'wasm', threads: 1, reps: 20 },
+    {
+      id: 'smoke-llm-q4', stage: 'llm', ep: 'wasm', threads: 1,
+      plan: { shape: LFM2_TINY, dtype: 'q4', prompts: [8, 24], newTokens: 4, decodeContexts: [24], decodeTokens: 4, reps: 2, cpuKvCompare: false },
+    },
+    { id: 'smoke-tts-fp32', stage: 'tts', ep: 'wasm', threads: 1, plan: { shape: POCKET_TINY, dtype: 'fp32', gpuStates: false, ...tiny } },
+    { id: 'smoke-tts-int8', stage: 'tts', ep: 'wasm', threads: 1, plan: { shape: POCKET_TINY, dtype: 'int8', gpuStates: false, ...tiny } },
+    {
+      id: 'smoke-asr', stage: 'asr', ep: 'wasm', threads: 1,
+      plan: { shape: MOONSHINE_TINY, encoderAct: 'float32', decoder: 'q4', seconds: [0.5, 1], tokensPerSecond: 4, reps: 2 },
+    },
+  ];
+}
+
+/** The same tiny jobs on WebGPU (lavapipe dry run before spending GPU time). */
+export function smokeWebgpuJobs(): Job[] {
+  return smokeJobs().map((j) => {
+    const id = j.id.replace('smoke-', 'smoke-webgpu-');
+    if (j.stage === 'tts') return { ...j, id, ep: 'webgpu' as const, plan: { ...j.plan, dtype: j.plan.dtype === 'int8' ? ('fp16' as const) : j.plan.dtype, gpuStates: true } };
+    if (j.stage === 'llm') return { ...j, id, ep: 'webgpu' as const, plan: { ...j.plan, cpuKvCompare: true } };
+    return { ...j, id, ep: 'webgpu' as const };
+  });
+}
