@@ -7,11 +7,19 @@ import { MOONSHINE_BASE, MOONSHINE_TINY } from './moonshine-graphs';
 import { POCKET_FULL, POCKET_TINY } from './pocket-graphs';
 import type { AsrPlan, Ep, LlmPlan, TtsPlan } from './stage-bench';
 
+interface JobBase {
+  id: string;
+  ep: Ep;
+  threads: number;
+  /** Kill the job's process after this many seconds (spawned runs). */
+  timeoutS?: number;
+}
+
 export type Job =
-  | { id: string; stage: 'overhead'; ep: Ep; threads: number; reps: number }
-  | { id: string; stage: 'llm'; ep: Ep; threads: number; plan: LlmPlan }
-  | { id: string; stage: 'tts'; ep: Ep; threads: number; plan: TtsPlan }
-  | { id: string; stage: 'asr'; ep: Ep; threads: number; plan: AsrPlan };
+  | (JobBase & { stage: 'overhead'; reps: number })
+  | (JobBase & { stage: 'llm'; plan: LlmPlan })
+  | (JobBase & { stage: 'tts'; plan: TtsPlan })
+  | (JobBase & { stage: 'asr'; plan: AsrPlan });
 
 const llmFull = (dtype: LlmPlan['dtype'], cpuKvCompare: boolean): LlmPlan => ({
   shape: LFM2_1_2B, dtype, prompts: [100, 500, 2000], newTokens: 50, decodeContexts: [100, 500, 2000], decodeTokens: 32, reps: 5, cpuKvCompare,
@@ -27,8 +35,8 @@ const asrFull = (encoderAct: AsrPlan['encoderAct']): AsrPlan => ({
 export function gpuJobs(): Job[] {
   return [
     { id: 'webgpu-overhead', stage: 'overhead', ep: 'webgpu', threads: 1, reps: 200 },
-    { id: 'webgpu-llm-q4', stage: 'llm', ep: 'webgpu', threads: 4, plan: llmFull('q4', true) },
-    { id: 'webgpu-llm-q4f16', stage: 'llm', ep: 'webgpu', threads: 4, plan: llmFull('q4f16', false) },
+    { id: 'webgpu-llm-q4', stage: 'llm', ep: 'webgpu', threads: 4, timeoutS: 170, plan: llmFull('q4', true) },
+    { id: 'webgpu-llm-q4f16', stage: 'llm', ep: 'webgpu', threads: 4, timeoutS: 150, plan: llmFull('q4f16', false) },
     { id: 'webgpu-tts-fp32-cpu-states', stage: 'tts', ep: 'webgpu', threads: 1, plan: ttsFull('fp32', false) },
     { id: 'webgpu-tts-fp32-gpu-states', stage: 'tts', ep: 'webgpu', threads: 1, plan: ttsFull('fp32', true) },
     { id: 'webgpu-tts-fp16-gpu-states', stage: 'tts', ep: 'webgpu', threads: 1, plan: ttsFull('fp16', true) },
@@ -40,9 +48,12 @@ export function gpuJobs(): Job[] {
     { id: 'wasm-tts-int8-4t', stage: 'tts', ep: 'wasm', threads: 4, plan: ttsFull('int8', false, 2) },
     { id: 'wasm-asr-fp32-4t', stage: 'asr', ep: 'wasm', threads: 4, plan: { ...asrFull('float32'), seconds: [1, 5], reps: 2 } },
     {
-      id: 'wasm-llm-q4-8t', stage: 'llm', ep: 'wasm', threads: 8,
+      id: 'wasm-llm-q4-8t', stage: 'llm', ep: 'wasm', threads: 8, timeoutS: 150,
       plan: { shape: LFM2_1_2B, dtype: 'q4', prompts: [100], newTokens: 50, decodeContexts: [100], decodeTokens: 8, reps: 2, cpuKvCompare: false },
     },
+    // Second processes of the two headline jobs, for the process-to-process spread (gpu-bench.md §5).
+    { id: 'webgpu-llm-q4-run2', stage: 'llm', ep: 'webgpu', threads: 4, timeoutS: 150, plan: llmFull('q4', false) },
+    { id: 'webgpu-tts-fp32-gpu-states-run2', stage: 'tts', ep: 'webgpu', threads: 1, plan: ttsFull('fp32', true) },
   ];
 }
 

@@ -8,6 +8,8 @@
  *                                                            every job of the GPU plan, each in its own process
  *   … --jobs smoke-webgpu --webgpu-module …                  the tiny graphs on WebGPU (lavapipe dry run)
  *   … --only id1,id2                                         a subset of the plan
+ *   … --timeout-s 120 --deadline-s 520                       per-job kill limit (unless the job sets one) and a
+ *                                                            whole-run budget after which remaining jobs are skipped
  *
  * On the GPU machine this runs as one bundled file (scripts/bench/build-gpu-kit.sh, scripts/bench/gpu-run.sh).
  */
@@ -88,7 +90,8 @@ export async function runInProcess(jobs: Job[], opts: RunOptions, mode: string):
 }
 
 /** Runs each job in a child process (isolation: a crash or hang costs one job), merging the results. */
-async function runSpawned(jobs: Job[], opts: RunOptions, mode: string, argvPrefix: string[], passArgs: string[], timeoutS: number): Promise<StagesDoc> {
+async function runSpawned(jobs: Job[], opts: RunOptions, mode: string, argvPrefix: string[], passArgs: string[], timeoutS: number, deadlineS: number): Promise<StagesDoc> {
+  const start = performance.now();
   const results: StagesDoc['results'] = [];
   let adapter: unknown = null;
   let vers: Record<string, string> = {};
@@ -97,9 +100,16 @@ async function runSpawned(jobs: Job[], opts: RunOptions, mode: string, argvPrefi
   for (const job of jobs) {
     const file = resolve(tmp, `${job.id}.json`);
     const t0 = performance.now();
+    const left = deadlineS - (t0 - start) / 1000;
+    const limit = Math.min(job.timeoutS ?? timeoutS, left);
+    if (limit < 20) {
+      results.push({ id: job.id, stage: job.stage, ep: job.ep, dtype: '', threads: job.threads, valid: false, graphs: [], metrics: {}, validity: [], error: `skipped: run deadline (${deadlineS} s) reached` });
+      opts.log(`  ${job.id}: skipped (deadline)`);
+      continue;
+    }
     const code = await new Promise<number | null>((done) => {
       const child = spawn(argvPrefix[0]!, [...argvPrefix.slice(1), ...passArgs, '--child', job.id, '--result', file], { stdio: ['ignore', 'inherit', 'inherit'] });
-      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutS * 1000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), limit * 1000);
       child.on('exit', (c, sig) => {
         clearTimeout(timer);
         done(sig ? -1 : c);
@@ -113,7 +123,7 @@ async function runSpawned(jobs: Job[], opts: RunOptions, mode: string, argvPrefi
     } else {
       results.push({
         id: job.id, stage: job.stage, ep: job.ep, dtype: '', threads: job.threads, valid: false, graphs: [], metrics: {}, validity: [],
-        error: code === -1 ? `killed after ${timeoutS} s (or crashed by signal)` : `process exited ${code} without a result`, wallMs: Math.round(performance.now() - t0),
+        error: code === -1 ? `killed after ${Math.round(limit)} s (or crashed by signal)` : `process exited ${code} without a result`, wallMs: Math.round(performance.now() - t0),
       });
     }
     opts.log(`  ${job.id}: exit ${code}, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -167,7 +177,7 @@ async function main(): Promise<void> {
     const scriptAt = process.argv.findIndex((a, i) => i > 0 && /(run\.ts|\.mjs)$/.test(a) && !a.includes('jiti'));
     const prefix = [process.execPath, ...process.execArgv, ...process.argv.slice(1, scriptAt + 1)];
     const pass = ['--jobs', listName, '--dist', opts.distDir, '--dawn-toggles', opts.dawnToggles.join(';'), ...(opts.webgpuModule ? ['--webgpu-module', opts.webgpuModule] : []), ...(opts.liftoffOnly ? ['--liftoff-only'] : [])];
-    doc = await runSpawned(jobs, opts, listName, prefix, pass, Number(arg(argv, '--timeout-s') ?? 240));
+    doc = await runSpawned(jobs, opts, listName, prefix, pass, Number(arg(argv, '--timeout-s') ?? 120), Number(arg(argv, '--deadline-s') ?? 3600));
   }
   const json = JSON.stringify(doc, null, 2);
   if (out) {

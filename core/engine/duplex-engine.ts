@@ -130,6 +130,20 @@ export class DuplexEngine {
     void this.runLine(turn, clean, true);
   }
 
+  /**
+   * Push-to-talk released: the user's turn ends now, without waiting for the endpoint silence. The mic stops feeding
+   * frames; the reply still plays, and the engine rests in 'idle' after it.
+   */
+  releaseTalk(): void {
+    this.micOn = false;
+    if (!this.active && this.tracker.inSpeech) return this.commit(this.options.clock.now(), true);
+    if (!this.active) {
+      this.discardSpeculation(false);
+      this.tracker.reset();
+      this.setState('idle');
+    }
+  }
+
   /** The user pressed stop: generation, TTS and playback of the current reply end together. */
   interrupt(): void {
     this.discardSpeculation(false);

@@ -137,6 +137,12 @@ export const REQUESTS = {
   },
   'chat/send': { target: 'background', payload: z.object({ text: ConversationText }).strict(), result: Empty },
   'chat/interrupt': { target: 'background', payload: Empty, result: Empty },
+  'chat/ptt': { target: 'background', payload: z.object({ down: z.boolean() }).strict(), result: Empty },
+  'conversation/ptt': {
+    target: 'offscreen',
+    payload: z.object({ down: z.boolean(), baseUrl: BaseUrl, models: ModelChoice.optional() }).strict(),
+    result: Empty,
+  },
   'memory/get': { target: 'background', payload: Empty, result: memorySchema },
   'memory/forget': {
     target: 'background',

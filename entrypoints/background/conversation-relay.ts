@@ -27,7 +27,11 @@ export function createConversationRelay(ensureOffscreen: () => Promise<unknown>)
     return reply.data;
   }
 
-  const handlers: Pick<Handlers<'background'>, 'chat/send' | 'chat/interrupt'> = {
+  const handlers: Pick<Handlers<'background'>, 'chat/send' | 'chat/interrupt' | 'chat/ptt'> = {
+    'chat/ptt': async ({ down }) => {
+      await toEngine('conversation/ptt', { down, baseUrl: await baseUrl(), models: await models() });
+      return {};
+    },
     'chat/send': async ({ text }) => {
       await toEngine('conversation/text', { text, baseUrl: await baseUrl(), models: await models() });
       return {};

@@ -205,8 +205,25 @@ export class Conversation {
     return { frames, speechFrames, firstSpeechMs, msPerFrame: frames ? busyMs / frames : 0 };
   }
 
+  private handsFree = false;
+
   async start(baseUrl: string | undefined, characterId?: string, models?: ModelChoiceValue): Promise<void> {
-    this.useCharacter(characterId);
+    this.handsFree = true;
+    await this.listen(baseUrl, characterId, models);
+  }
+
+  /** Push-to-talk: held → listen; released → the turn ends now (unless hands-free is on, which keeps listening). */
+  async pushToTalk(down: boolean, baseUrl: string | undefined, models?: ModelChoiceValue): Promise<void> {
+    if (this.handsFree) return;
+    if (down) return this.listen(baseUrl, undefined, models);
+    this.engine.releaseTalk();
+    this.stopMicFeed?.();
+    this.stopMicFeed = null;
+    await this.options.mic.stop();
+  }
+
+  private async listen(baseUrl: string | undefined, characterId?: string, models?: ModelChoiceValue): Promise<void> {
+    if (characterId) this.useCharacter(characterId);
     await this.ensureModels(baseUrl, models);
     await this.options.mic.start();
     if (!this.stopMicFeed) {
@@ -226,6 +243,7 @@ export class Conversation {
   }
 
   async stop(): Promise<void> {
+    this.handsFree = false;
     this.stopMicFeed?.();
     this.stopMicFeed = null;
     this.engine.stop();

@@ -105,6 +105,7 @@ const router = createRequestRouter(
     ...weights.handlers,
     'conversation/start': ({ baseUrl, characterId, models }) => guarded(() => talk().start(baseUrl ?? undefined, characterId, models)),
     'conversation/stop': () => guarded(() => conversation?.stop()),
+    'conversation/ptt': ({ down, baseUrl, models }) => guarded(() => talk().pushToTalk(down, baseUrl ?? undefined, models)),
     'vision/set': ({ on, baseUrl }) => guarded(() => (on || conversation ? talk().setVision(on, baseUrl ?? undefined) : undefined)),
     'conversation/text': ({ text, baseUrl, characterId, models }) =>
       guarded(() => talk().text(text, baseUrl ?? undefined, characterId, models)),

@@ -4,10 +4,13 @@ import { AudioBridge } from '../../components/conversation/audio-bridge';
 import { ToolCard } from '../../components/conversation/ToolCard';
 import { Transcript } from '../../components/conversation/Transcript';
 import { useConversation } from '../../components/conversation/useConversation';
+import { usePushToTalk } from '../../components/conversation/push-to-talk';
 import { ModelsPanel } from '../../components/models/ModelsPanel';
 import { ComputeSettings } from '../../components/models/ComputeSettings';
 import { TunablesPanel } from '../../components/debug/TunablesPanel';
 import { MemoryPanel } from '../../components/memory/MemoryPanel';
+import { AvatarSettings } from '../../components/avatar/AvatarSettings';
+import { loadUserAvatar, type StoredAvatar } from '../../components/avatar/avatar-store';
 import { EngineStatus } from '../../components/ui/EngineStatus';
 import { PermissionNotice } from '../../components/ui/PermissionNotice';
 import { request, useAppStatus, usePermission, useSettings } from '../../components/ui/runtime';
@@ -31,6 +34,12 @@ export function SidePanelApp() {
   const [avatar, setAvatar] = useState<AvatarHandle | null>(null);
   const bridge = useMemo(() => new AudioBridge(), []);
   const vision = useVisionPreview();
+  const [userAvatar, setUserAvatar] = useState<StoredAvatar | null>(null);
+  useEffect(() => {
+    loadUserAvatar().then((a) => setUserAvatar(a ?? null), () => setUserAvatar(null));
+  }, []);
+  // A new object only when the avatar really changes: the Avatar component reloads on a new source.
+  const avatarSource = useMemo(() => (userAvatar ? { bytes: userAvatar.bytes } : undefined), [userAvatar]);
 
   useEffect(() => () => bridge.close(), [bridge]);
   useEffect(() => {
@@ -41,6 +50,7 @@ export function SidePanelApp() {
   const listening = settings?.handsFree ?? false;
   const canListen = mic === 'granted';
   const busy = conversation.state === 'thinking' || conversation.state === 'speaking';
+  const ptt = usePushToTalk(canListen && !!settings && !listening, () => void updateSettings({ handsFree: !listening }));
 
   const interrupt = () => void request('chat/interrupt', {}).catch(() => undefined);
   useEffect(() => {
@@ -93,6 +103,7 @@ export function SidePanelApp() {
             onMirrorSave={(url) => updateSettings({ mirrorBaseUrl: url.trim() })}
           />
           <ComputeSettings settings={settings} onChange={(patch) => void updateSettings(patch)} />
+          <AvatarSettings current={userAvatar} onChange={setUserAvatar} />
           <MemoryPanel />
           {settings?.debugPanel && <TunablesPanel />}
               </>
@@ -104,6 +115,7 @@ export function SidePanelApp() {
       <section class="stage" aria-label="Assistant">
         <div class="avatar-slot" data-testid="avatar-slot">
           <Avatar
+            {...(avatarSource ? { source: avatarSource } : {})}
             state={conversation.state}
             onReady={(h) => {
               bridge.attach(h);
@@ -150,14 +162,18 @@ export function SidePanelApp() {
       <footer class="controls">
         <button
           type="button"
-          class={`orb ${listening ? 'on' : ''}`}
+          class={`orb ${listening || ptt.talking ? 'on' : ''}`}
           aria-pressed={listening}
           disabled={!canListen || !settings}
-          title={canListen ? 'Hands-free listening (Alt+Shift+L)' : 'Grant microphone access first'}
-          onClick={() => void updateSettings({ handsFree: !listening })}
+          title={
+            canListen
+              ? 'Click: hands-free listening (Alt+Shift+L). Hold (or hold Space): push to talk.'
+              : 'Grant microphone access first'
+          }
+          {...(listening ? { onClick: () => void updateSettings({ handsFree: false }) } : ptt.orbHandlers)}
           data-testid="orb"
         >
-          <span class="visually-hidden">{listening ? 'Stop listening' : 'Start listening'}</span>
+          <span class="visually-hidden">{listening ? 'Stop listening' : 'Start listening (hold to push to talk)'}</span>
         </button>
         {busy && (
           <button type="button" class="button" onClick={interrupt} data-testid="stop" title="Stop (Esc)">

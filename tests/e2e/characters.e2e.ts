@@ -35,6 +35,12 @@ async function listenToAudio(page: Page): Promise<void> {
       for (const x of m.samples) peak = Math.max(peak, Math.abs(x));
       w.__chunks.push({ turnId: m.turnId, peak, ...(m.voiceId ? { voiceId: m.voiceId } : {}), ...(m.text ? { text: m.text } : {}) });
     };
+    // Notices are cleared from the panel by the next caption, so they are recorded as they arrive.
+    const n = window as unknown as { __notices: string[] };
+    n.__notices = [];
+    chrome.runtime.onMessage.addListener((msg: { kind?: string; type?: string; payload?: { message?: string } }) => {
+      if (msg.kind === 'event' && msg.type === 'event/notice' && msg.payload?.message) n.__notices.push(msg.payload.message);
+    });
   });
 }
 const audioChunks = (page: Page) =>
@@ -291,7 +297,8 @@ describe('bring your own model server', () => {
     await proxy.close();
     const marksBefore = (await marks()).length;
     await typeAndSend('tell me about the sea');
-    await poll(() => panel.getByTestId('conversation-notice').innerText().catch(() => ''), (t) => t.includes('Using the local model'), 60_000);
+    const notices = () => panel.evaluate(() => (window as unknown as { __notices: string[] }).__notices.slice());
+    await poll(notices, (n) => n.some((t) => t === "My model server isn't answering. Is it running? Using the local model for now."), 60_000);
     const all = await poll(marks, (m) => m.slice(marksBefore).some((x) => x.name === 'reply-done'), 90_000, 250);
     const names = all.slice(marksBefore).map((m) => m.name);
     expect(names).toEqual(expect.arrayContaining(['llm-start', 'first-speak', 'reply-done']));

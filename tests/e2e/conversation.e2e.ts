@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
@@ -99,6 +100,36 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
       () => session.worker.evaluate(() => chrome.storage.local.get('settings')),
       (s) => (s as { settings?: { handsFree?: boolean } }).settings?.handsFree === false,
     );
+  });
+
+  it('push-to-talk: holding Space listens, letting go ends the turn at once', async () => {
+    const before = (await marks()).length;
+    await panel.locator('main').click({ position: { x: 5, y: 5 } }); // focus outside the text box
+    await panel.keyboard.down('Space');
+    await poll(marks, (m) => m.slice(before).some((x) => x.name === 'speech-start'), 60_000, 100);
+    await new Promise((r) => setTimeout(r, 500)); // mid-sentence
+    await panel.keyboard.up('Space');
+    const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'reply-done'), 90_000, 250);
+    const names = all.slice(before).map((m) => m.name);
+    for (const name of ['speech-start', 'endpoint', 'asr-done', 'reply-done']) expect(names).toContain(name);
+    const status = await sendFromPage<Reply<{ mic: { capturing: boolean } }>>(panel, request('offscreen/status', 'offscreen'));
+    expect(status.ok && status.data.mic.capturing).toBe(false); // released: the mic is off again
+  });
+
+  it('loads a user GLB avatar after validating it, rejects a broken file, and can go back to the built-in one', async () => {
+    await panel.getByTestId('settings-button').click();
+    await panel.getByTestId('avatar-file').setInputFiles({ name: 'broken.glb', mimeType: 'model/gltf-binary', buffer: Buffer.from('not a glb at all') });
+    await panel.getByTestId('avatar-error').waitFor({ state: 'visible' });
+    const glb = readFileSync('public/avatars/sidetalk-default.glb');
+    await panel.getByTestId('avatar-file').setInputFiles({ name: 'my-avatar.glb', mimeType: 'model/gltf-binary', buffer: glb });
+    await poll(() => panel.getByTestId('avatar-current').innerText(), (t) => t.includes('my-avatar.glb'));
+    await poll(() => panel.locator('.sidetalk-avatar').getAttribute('data-status'), (s) => s === 'ready' || s === 'no-webgl', 60_000);
+    await panel.reload();
+    await panel.getByTestId('settings-button').click();
+    await poll(() => panel.getByTestId('avatar-current').innerText(), (t) => t.includes('my-avatar.glb')); // kept across reloads
+    await panel.getByTestId('avatar-default').click();
+    await poll(() => panel.getByTestId('avatar-current').innerText(), (t) => t.includes('built-in'));
+    await panel.getByTestId('settings-button').click();
   });
 
   it('remembers a fact the user states, shows it in settings, and forgets it on request', async () => {
