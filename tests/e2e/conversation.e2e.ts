@@ -2,23 +2,27 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
-import type { WeightsSnapshot } from '../../core/weights';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
 import { makeSpeechWav } from '../fixtures/audio/make-wav';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import { launchExtension, poll, screenshotColours, sendFromPage, type ExtensionSession } from './harness';
+import {
+  downloadModels,
+  engineMarks,
+  launchExtension,
+  poll,
+  request,
+  screenshotColours,
+  sendFromPage,
+  type EngineMark,
+  type ExtensionSession,
+} from './harness';
 
 let session: ExtensionSession;
 let fixtures: FixtureHub;
 let panel: Page;
 
-const request = (type: string, target: string, payload: unknown = {}) => ({ kind: 'request', type, target, payload });
-type Mark = { name: string; at: number; turnId: number };
-const marks = async () => {
-  const r = await sendFromPage<Reply<Mark[]>>(panel, request('conversation/marks', 'offscreen'));
-  return r.ok ? r.data : [];
-};
-const marksOf = (all: Mark[], turnId: number) => all.filter((m) => m.turnId === turnId).map((m) => m.name);
+const marks = () => engineMarks(panel);
+const marksOf = (all: EngineMark[], turnId: number) => all.filter((m) => m.turnId === turnId).map((m) => m.name);
 
 beforeAll(async () => {
   fixtures = await startFixtureHub();
@@ -26,16 +30,8 @@ beforeAll(async () => {
   const wav = makeSpeechWav('turn-mic-tail', 'What time is it in Tokyo right now?', 1.5, 20);
   session = await launchExtension({ micWav: wav });
   panel = await session.openPage('sidepanel.html');
-  await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url } }));
   await panel.setViewportSize({ width: 420, height: 860 });
-  const ids = [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id];
-  await sendFromPage(panel, request('models/download', 'background', { bundleIds: ids }));
-  await poll(
-    () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('models/state', 'background')),
-    (r) => r.ok && ids.every((id) => r.data?.bundles.find((b) => b.id === id)?.status === 'complete'),
-    60_000,
-    250,
-  );
+  await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);
 });
 
 afterAll(async () => {

@@ -120,3 +120,33 @@ export async function screenshotColours(page: Page, name: string): Promise<numbe
     return colours.size;
   }, png.toString('base64'));
 }
+
+/** A raw protocol request, as a UI page would send it. */
+export function request(type: string, target: string, payload: unknown = {}) {
+  return { kind: 'request', type, target, payload };
+}
+
+/** Points the extension at the fixture hub and downloads `bundleIds`, waiting until every one is complete. */
+export async function downloadModels(page: Page, hubUrl: string, bundleIds: string[]): Promise<void> {
+  await sendFromPage(page, request('settings/set', 'background', { patch: { mirrorBaseUrl: hubUrl } }));
+  await sendFromPage(page, request('models/download', 'background', { bundleIds }));
+  type State = { ok: boolean; data?: { bundles: { id: string; status: string }[] } | null };
+  await poll(
+    () => sendFromPage<State>(page, request('models/state', 'background')),
+    (r) => r.ok && bundleIds.every((id) => r.data?.bundles.find((b) => b.id === id)?.status === 'complete'),
+    60_000,
+    250,
+  );
+}
+
+export interface EngineMark {
+  name: string;
+  at: number;
+  turnId: number;
+}
+
+/** The engine's timeline so far (names and clock times of its marks). */
+export async function engineMarks(page: Page): Promise<EngineMark[]> {
+  const r = await sendFromPage<{ ok: boolean; data?: EngineMark[] }>(page, request('conversation/marks', 'offscreen'));
+  return r.ok ? (r.data ?? []) : [];
+}

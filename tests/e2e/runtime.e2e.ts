@@ -1,15 +1,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
-import type { WeightsSnapshot } from '../../core/weights';
 import { MODEL_BUNDLES } from '../../models/registry';
 import { makeSilenceWav, makeSpeechWav } from '../fixtures/audio/make-wav';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import { launchExtension, poll, sendFromPage, type ExtensionSession } from './harness';
+import { downloadModels, engineMarks, launchExtension, poll, request, sendFromPage, type ExtensionSession } from './harness';
 
-const request = (type: string, target: string, payload: unknown = {}) => ({ kind: 'request', type, target, payload });
 type VadProbe = { frames: number; speechFrames: number; firstSpeechMs: number | null; msPerFrame: number };
-type Mark = { name: string; at: number; turnId: number };
 
 let fixtures: FixtureHub | undefined;
 const sessions: ExtensionSession[] = [];
@@ -48,20 +45,11 @@ describe('speech runtimes in the built extension', () => {
 
   it('runs Whisper ASR and the LLM on the WASM backend when the user picks CPU only', async () => {
     const { session, panel } = await open(makeSpeechWav('wasm-turn', 'Please tell me a joke.', 1.5, 20));
-    const ids = MODEL_BUNDLES.map((b) => b.id);
-    await sendFromPage(panel, request('models/download', 'background', { bundleIds: ids }));
-    await poll(
-      () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('models/state', 'background')),
-      (r) => r.ok && ids.every((id) => r.data?.bundles.find((b) => b.id === id)?.status === 'complete'),
-      60_000,
-      250,
-    );
+    await downloadModels(panel, fixtures!.hub.url, MODEL_BUNDLES.map((b) => b.id));
     await sendFromPage(panel, request('settings/set', 'background', { patch: { computeBackend: 'wasm', asrModel: 'whisper-base' } }));
     await panel.getByTestId('orb').click();
     await poll(() => panel.getByTestId('engine-state').innerText(), (t) => t.includes('Models ready (CPU)'), 60_000);
-    const marks = () =>
-      sendFromPage<Reply<Mark[]>>(panel, request('conversation/marks', 'offscreen')).then((r) => (r.ok ? r.data : []));
-    const all = await poll(marks, (m) => m.some((x) => x.name === 'reply-done'), 90_000, 250);
+    const all = await poll(() => engineMarks(panel), (m) => m.some((x) => x.name === 'reply-done'), 90_000, 250);
     const names = all.map((m) => m.name);
     for (const name of ['speech-start', 'asr-done', 'llm-start', 'first-speak', 'reply-done']) expect(names).toContain(name);
     await panel.getByTestId('orb').click();

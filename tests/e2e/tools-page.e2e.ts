@@ -1,19 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
-import type { WeightsSnapshot } from '../../core/weights';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
 import { startFakeApiServer, type FakeApiServer } from '../fixtures/apis/fake-api-server';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import { launchExtension, poll, sendFromPage, type ExtensionSession } from './harness';
+import { downloadModels, engineMarks, launchExtension, poll, request, sendFromPage, type ExtensionSession } from './harness';
 
 let session: ExtensionSession;
 let fixtures: FixtureHub;
 let api: FakeApiServer;
 let panel: Page;
-const request = (type: string, target: string, payload: unknown = {}) => ({ kind: 'request', type, target, payload });
-type Mark = { name: string; at: number; turnId: number };
-const marks = () => sendFromPage<Reply<Mark[]>>(panel, request('conversation/marks', 'offscreen')).then((r) => (r.ok ? r.data : []));
+const marks = () => engineMarks(panel);
 
 /**
  * A page on a host the extension may script (Wikipedia is in its host permissions). Playwright serves it locally,
@@ -59,7 +56,6 @@ beforeAll(async () => {
   await article.goto('https://en.wikipedia.org/wiki/Tidal_pool');
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 860 });
-  await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url } }));
   await session.worker.evaluate(
     (base) =>
       chrome.storage.local.set({
@@ -71,14 +67,7 @@ beforeAll(async () => {
       }),
     api.baseUrl,
   );
-  const ids = [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id];
-  await sendFromPage(panel, request('models/download', 'background', { bundleIds: ids }));
-  await poll(
-    () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('models/state', 'background')),
-    (r) => r.ok && ids.every((id) => r.data?.bundles.find((b) => b.id === id)?.status === 'complete'),
-    60_000,
-    250,
-  );
+  await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);
 });
 
 afterAll(async () => {

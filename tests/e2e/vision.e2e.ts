@@ -1,16 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
-import type { WeightsSnapshot } from '../../core/weights';
 import { MODEL_BUNDLES } from '../../models/registry';
 import { VISION_BUNDLE } from '../../models/vision/detector-spec';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import { launchExtension, poll, screenshotColours, sendFromPage, type ExtensionSession } from './harness';
+import { downloadModels, launchExtension, poll, request, screenshotColours, sendFromPage, type ExtensionSession } from './harness';
 
 let session: ExtensionSession;
 let fixtures: FixtureHub;
 let panel: Page;
-const request = (type: string, target: string, payload: unknown = {}) => ({ kind: 'request', type, target, payload });
 
 /** Live video tracks of the offscreen document, read through the mic status plus a probe of its media devices. */
 const cameraLive = () =>
@@ -23,15 +21,7 @@ beforeAll(async () => {
   session = await launchExtension(); // Chromium's fake camera: a moving 640×480 test pattern
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 860 });
-  await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url } }));
-  const ids = MODEL_BUNDLES.map((b) => b.id);
-  await sendFromPage(panel, request('models/download', 'background', { bundleIds: ids }));
-  await poll(
-    () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('models/state', 'background')),
-    (r) => r.ok && ids.every((id) => r.data?.bundles.find((b) => b.id === id)?.status === 'complete'),
-    60_000,
-    250,
-  );
+  await downloadModels(panel, fixtures.hub.url, MODEL_BUNDLES.map((b) => b.id));
 });
 
 afterAll(async () => {
