@@ -40,11 +40,14 @@ export function buildMoonshineEncoder(m: MoonshineShape, act: Act, seed = 21): G
   g.input('input_values', act, [1, 'samples']);
   let x = g.op('Unsqueeze', ['input_values', g.i64([1])]); // [1, 1, N]
   x = g.op('Tanh', [g.op('Conv', [x, g.randn([d, 1, 127], 1 / Math.sqrt(127))], { kernel_shape: [127], strides: [64] })]);
-  // GroupNorm with one group: normalise over (C, T), then a per-channel affine.
-  const mean = g.op('ReduceMean', [x], { axes: [1, 2], keepdims: 1 });
-  const cen = g.op('Sub', [x, mean]);
+  // GroupNorm with one group: normalise over (C, T), then a per-channel affine. Statistics in fp32 even in the fp16
+  // graph: an fp16 ReduceMean over ~10^5 elements returned 0 on the WebGPU EP (lavapipe and NVIDIA), so var = 0 → NaN.
+  const x32 = act === 'float16' ? g.op('Cast', [x], { to: 1 }) : x;
+  const mean = g.op('ReduceMean', [x32], { axes: [1, 2], keepdims: 1 });
+  const cen = g.op('Sub', [x32, mean]);
   const v = g.op('ReduceMean', [g.op('Mul', [cen, cen])], { axes: [1, 2], keepdims: 1 });
-  x = g.op('Div', [cen, g.op('Sqrt', [g.op('Add', [v, g.f([1e-5])])])]);
+  x = g.op('Div', [cen, g.op('Sqrt', [g.op('Add', [v, g.c('float32', [1e-5])])])]);
+  if (act === 'float16') x = g.op('Cast', [x], { to: 10 });
   x = g.op('Add', [g.op('Mul', [x, g.fill([d, 1], 1)]), g.fill([d, 1], 0)]);
   x = g.gelu(g.op('Conv', [x, g.randn([2 * d, d, 7], 1 / Math.sqrt(7 * d)), g.randn([2 * d], 0.01)], { kernel_shape: [7], strides: [3] }));
   x = g.gelu(g.op('Conv', [x, g.randn([d, 2 * d, 3], 1 / Math.sqrt(6 * d)), g.randn([d], 0.01)], { kernel_shape: [3], strides: [2] }));

@@ -61,7 +61,7 @@ export function toFloat16(src: Float32Array): Uint16Array {
     const sign = (x >>> 16) & 0x8000;
     const exp = ((x >>> 23) & 0xff) - 112;
     if (exp === 143 && (x & 0x7fffff) !== 0) out[i] = 0x7e00; // NaN stays NaN
-    else if (exp <= 0) out[i] = sign;
+    else if (exp <= 0) out[i] = exp < -10 ? sign : sign | (((x & 0x7fffff) | 0x800000) >>> (14 - exp)); // subnormal
     else if (exp >= 31) out[i] = sign | 0x7c00;
     else out[i] = sign | (exp << 10) | (((x & 0x7fffff) + 0x1000) >>> 13);
   }
@@ -172,9 +172,16 @@ export class G {
     return this.c('int64', values, dims);
   }
 
-  /** A float constant in the graph's activation dtype. */
+  /** A float constant in the graph's activation dtype (fp16 keeps subnormals such as 1e-5). */
   f(values: number[], dims: number[] = []): string {
-    return this.c(this.act, values, dims);
+    if (this.act === 'float32') return this.c('float32', values, dims);
+    const key = `f16raw|${dims.join(',')}|${values.join(',')}`;
+    const hit = this.consts.get(key);
+    if (hit) return hit;
+    const name = this.fresh('c');
+    this.inits.push({ name, dataType: dtypeCode('float16'), dims, rawData: new Uint8Array(toFloat16(Float32Array.from(values)).buffer) });
+    this.consts.set(key, name);
+    return name;
   }
 
   /** A raw-bytes initializer; large ones go to the external-data file. */

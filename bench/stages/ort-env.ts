@@ -73,7 +73,7 @@ function installFileFetch(): void {
 }
 
 function installWriteBufferCopy(): void {
-  const Q = (globalThis as unknown as { GPUQueue?: { prototype: { writeBuffer: (...a: unknown[]) => unknown; __copyShim?: boolean } } }).GPUQueue;
+  const Q = (globalThis as unknown as { GPUQueue?: { prototype: { writeBuffer: (...a: any[]) => unknown; __copyShim?: boolean } } }).GPUQueue; // eslint-disable-line @typescript-eslint/no-explicit-any
   if (!Q || Q.prototype.__copyShim) return;
   const orig = Q.prototype.writeBuffer;
   Q.prototype.__copyShim = true;

@@ -54,6 +54,10 @@ export function gpuJobs(): Job[] {
     // Second processes of the two headline jobs, for the process-to-process spread (gpu-bench.md §5).
     { id: 'webgpu-llm-q4-run2', stage: 'llm', ep: 'webgpu', threads: 4, timeoutS: 150, plan: llmFull('q4', false) },
     { id: 'webgpu-tts-fp32-gpu-states-run2', stage: 'tts', ep: 'webgpu', threads: 1, plan: ttsFull('fp32', true) },
+    { id: 'webgpu-llm-q4f16-run2', stage: 'llm', ep: 'webgpu', threads: 4, timeoutS: 150, plan: llmFull('q4f16', false) },
+    { id: 'webgpu-asr-fp32-run2', stage: 'asr', ep: 'webgpu', threads: 4, plan: asrFull('float32') },
+    { id: 'wasm-tts-int8-1t-run2', stage: 'tts', ep: 'wasm', threads: 1, plan: ttsFull('int8', false, 2) },
+    { id: 'webgpu-overhead-run2', stage: 'overhead', ep: 'webgpu', threads: 1, reps: 200 },
   ];
 }
 

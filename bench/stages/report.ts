@@ -18,15 +18,16 @@ export function renderMarkdown(doc: StagesDoc): string {
   L.push('');
   L.push(`Machine: ${JSON.stringify(m.host)}; adapter: ${JSON.stringify(m.adapter ?? null)}; versions: ${JSON.stringify(m.versions)}`);
   L.push('');
+  for (const mg of (m.merged as { date: string; jobs: string[]; note: string }[] | undefined) ?? []) L.push(`Merged from a later run (${mg.date}): ${mg.jobs.join(', ')}. ${mg.note}`, '');
   const bad = doc.results.filter((r) => !r.valid);
   L.push(`Validity: ${doc.results.length - bad.length}/${doc.results.length} jobs valid${bad.length ? ` — INVALID: ${bad.map((b) => `${b.id}${b.error ? ` (${b.error.slice(0, 120)})` : ''}`).join('; ')}` : ''}`);
   L.push('');
 
   const over = doc.results.filter((r) => r.stage === 'overhead' && !r.error);
   if (over.length) {
-    L.push('| EP | session.run, 1 node (ms, median) | per dispatch (µs) |');
-    L.push('|---|---|---|');
-    for (const r of over) L.push(`| ${r.ep} | ${f(med(r.metrics.oneOpRunMs), 3)} | ${f(r.metrics.perDispatchUs)} |`);
+    L.push('| job | EP | session.run, 1 node (ms, median) | per dispatch (µs) |');
+    L.push('|---|---|---|---|');
+    for (const r of over) L.push(`| ${r.id} | ${r.ep} | ${f(med(r.metrics.oneOpRunMs), 3)} | ${f(r.metrics.perDispatchUs)} |`);
     L.push('');
   }
 
@@ -34,8 +35,8 @@ export function renderMarkdown(doc: StagesDoc): string {
   if (llm.length) {
     L.push('LLM (LFM2.5-1.2B-shaped): time to first token = one prefill `run` + logits read-back + argmax; cached = prefix in a GPU-resident cache, only the last new tokens prefilled.');
     L.push('');
-    L.push('| EP | dtype | threads | prompt | TTFT no cache (ms) | first encounter (ms) | TTFT cached prefix (ms) | new tokens | decode ms/token (p50 / p90) | tokens/s | H200 bandwidth bound (ms) | valid |');
-    L.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
+    L.push('| job | EP | dtype | threads | prompt | TTFT no cache (ms) | first encounter (ms) | TTFT cached prefix (ms) | new tokens | decode ms/token (p50 / p90) | tokens/s | H200 bandwidth bound (ms) | valid |');
+    L.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const r of llm) {
       const cold = r.metrics.ttftNoCache as Record<string, Record<string, number>>;
       const cached = r.metrics.ttftCachedPrefix as Record<string, Record<string, number>>;
@@ -43,11 +44,11 @@ export function renderMarkdown(doc: StagesDoc): string {
       for (const n of Object.keys(cold ?? {})) {
         const d = dec?.[n];
         L.push(
-          `| ${r.ep} | ${r.dtype} | ${r.threads} | ${n} | ${f(cold[n]!.median)} | ${f(cold[n]!.firstEncounterMs)} | ${f(cached?.[n]?.median)} | ${cached?.[n]?.newTokens ?? '–'} | ${d ? `${f(med(d.msPerToken), 2)} / ${f(p90(d.msPerToken), 2)}` : '–'} | ${d ? f(d.tokensPerSecond) : '–'} | ${d ? f(d.bandwidthBoundMsH200, 3) : '–'} | ${r.valid ? 'yes' : 'NO'} |`,
+          `| ${r.id} | ${r.ep} | ${r.dtype} | ${r.threads} | ${n} | ${f(cold[n]!.median)} | ${f(cold[n]!.firstEncounterMs)} | ${f(cached?.[n]?.median)} | ${cached?.[n]?.newTokens ?? '–'} | ${d ? `${f(med(d.msPerToken), 2)} / ${f(p90(d.msPerToken), 2)}` : '–'} | ${d ? f(d.tokensPerSecond) : '–'} | ${d ? f(d.bandwidthBoundMsH200, 3) : '–'} | ${r.valid ? 'yes' : 'NO'} |`,
         );
       }
       const cpu = r.metrics.decodeCpuKv as { context: number; msPerToken: Stats } | undefined;
-      if (cpu) L.push(`| ${r.ep} | ${r.dtype} (KV read back to CPU) | ${r.threads} | ${cpu.context} | – | – | – | – | ${f(cpu.msPerToken.median, 2)} / ${f(cpu.msPerToken.p90, 2)} | ${f(1000 / cpu.msPerToken.median)} | – | ${r.valid ? 'yes' : 'NO'} |`);
+      if (cpu) L.push(`| ${r.id} | ${r.ep} | ${r.dtype} (KV read back to CPU) | ${r.threads} | ${cpu.context} | – | – | – | – | ${f(cpu.msPerToken.median, 2)} / ${f(cpu.msPerToken.p90, 2)} | ${f(1000 / cpu.msPerToken.median)} | – | ${r.valid ? 'yes' : 'NO'} |`);
     }
     L.push('');
   }
@@ -57,11 +58,11 @@ export function renderMarkdown(doc: StagesDoc): string {
     const plan = (tts[0]!.metrics.plan ?? {}) as Record<string, number>;
     L.push(`Pocket TTS (flow_lm_main + 1 LSD flow step + Mimi-shaped decoder), voice prefix ${plan.voicePrefix}, ${plan.textTokens} text tokens, ${plan.frames} frames × ${plan.utterances} utterances; first audio = text prefill + first 80 ms frame (warm sessions).`);
     L.push('');
-    L.push('| EP | dtype | states | threads | first audio (ms) | cold first audio (ms) | text prefill (ms) | frame (ms, p50 / p90) | main / flow / mimi (ms) | × real time | valid |');
-    L.push('|---|---|---|---|---|---|---|---|---|---|---|');
+    L.push('| job | EP | dtype | states | threads | first audio (ms) | cold first audio (ms) | text prefill (ms) | frame (ms, p50 / p90) | main / flow / mimi (ms) | × real time | valid |');
+    L.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const r of tts) {
       L.push(
-        `| ${r.ep} | ${r.dtype} | ${r.variant ?? 'cpu'} | ${r.threads} | ${f(med(r.metrics.firstAudioMs))} | ${f(r.metrics.coldFirstAudioMs)} | ${f(med(r.metrics.textPrefillMs))} | ${f(med(r.metrics.frameMs))} / ${f(p90(r.metrics.frameMs))} | ${f(med(r.metrics.flowLmMainMs))} / ${f(med(r.metrics.flowLmFlowMs))} / ${f(med(r.metrics.mimiMs))} | ${f(r.metrics.timesRealtime, 2)} | ${r.valid ? 'yes' : 'NO'} |`,
+        `| ${r.id} | ${r.ep} | ${r.dtype} | ${r.variant ?? 'cpu'} | ${r.threads} | ${f(med(r.metrics.firstAudioMs))} | ${f(r.metrics.coldFirstAudioMs)} | ${f(med(r.metrics.textPrefillMs))} | ${f(med(r.metrics.frameMs))} / ${f(p90(r.metrics.frameMs))} | ${f(med(r.metrics.flowLmMainMs))} / ${f(med(r.metrics.flowLmFlowMs))} / ${f(med(r.metrics.mimiMs))} | ${f(r.metrics.timesRealtime, 2)} | ${r.valid ? 'yes' : 'NO'} |`,
       );
     }
     L.push('');
@@ -71,12 +72,12 @@ export function renderMarkdown(doc: StagesDoc): string {
   if (asr.length) {
     L.push('ASR (Moonshine-base-shaped): encoder over the clip + one decoder step per token (4 tokens per second of speech + EOS).');
     L.push('');
-    L.push('| EP | dtype | threads | audio (s) | encoder (ms) | decoder step (ms) | total (ms) | ms per audio second | valid |');
-    L.push('|---|---|---|---|---|---|---|---|---|');
+    L.push('| job | EP | dtype | threads | audio (s) | encoder (ms) | decoder step (ms) | total (ms) | ms per audio second | valid |');
+    L.push('|---|---|---|---|---|---|---|---|---|---|');
     for (const r of asr) {
       const per = (r.metrics.perLength ?? []) as Record<string, unknown>[];
       for (const p of per) {
-        L.push(`| ${r.ep} | ${r.dtype} | ${r.threads} | ${p.seconds} | ${f(med(p.encoderMs))} | ${f(med(p.decoderStepMs), 2)} | ${f(p.totalMs)} | ${f(p.msPerAudioSecond)} | ${r.valid ? 'yes' : 'NO'} |`);
+        L.push(`| ${r.id} | ${r.ep} | ${r.dtype} | ${r.threads} | ${p.seconds} | ${f(med(p.encoderMs))} | ${f(med(p.decoderStepMs), 2)} | ${f(p.totalMs)} | ${f(p.msPerAudioSecond)} | ${r.valid ? 'yes' : 'NO'} |`);
       }
     }
     L.push('');

@@ -80,7 +80,10 @@ export function VoicesPanel() {
           ))}
         </ul>
       )}
-      {voices.ready && (
+      {voices.ready && !voices.canClone && (
+        <p class="muted small">This voice model can’t clone voices: its voice encoder isn’t downloaded.</p>
+      )}
+      {voices.ready && voices.canClone && (
         <CloneForm
           busy={busy?.kind === 'clone'}
           disabled={busy !== null}

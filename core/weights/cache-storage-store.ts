@@ -160,10 +160,14 @@ export class CacheStorageByteStore implements ByteStore {
   async deleteParts(key: string): Promise<void> {
     const cache = await this.partsCache();
     for (const p of await this.partEntries(key)) await cache.delete(p.url);
+    // Keep the in-memory index in step: a stale entry made the next attempt "resume" past the end of the file
+    // (416 → reported as a network error) after an integrity failure, and after deleting a partial download.
+    (await this.index()).parts.delete(key);
   }
 
   async delete(key: string): Promise<void> {
     await (await this.main()).delete(key);
+    (await this.index()).complete.delete(new Request(key).url);
     await this.deleteParts(key);
   }
 

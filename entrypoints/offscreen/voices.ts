@@ -145,6 +145,8 @@ export class VoiceService {
   private readonly audioOut = new BroadcastChannel(AUDIO_CHANNEL_NAME);
   private preview: { controller: AbortController; turnId: string } | null = null;
   private previewSeq = 0;
+  /** The loaded bundle has its voice encoder (mimi_encoder), so it can clone. */
+  private canClone = false;
   private seq = 0;
 
   constructor(private readonly options: VoiceServiceOptions) {
@@ -156,7 +158,17 @@ export class VoiceService {
     const key = baseUrl ?? '';
     if (this.loaded?.key === key) return this.loaded.promise;
     const promise = (async () => {
-      await this.tts.load(ttsWorkerFiles((path) => buildFileUrl(TTS_BUNDLE, path, baseUrl)));
+      const files = ttsWorkerFiles((path) => buildFileUrl(TTS_BUNDLE, path, baseUrl));
+      try {
+        await this.tts.load(files);
+        this.canClone = true;
+      } catch (err) {
+        // The voice encoder is optional (the gated checkpoint): without it the bundle speaks but cannot clone.
+        const optional = TTS_BUNDLE.files.filter((f) => f.optional).map((f) => f.path);
+        if (!optional.some((p) => p in files)) throw err;
+        await this.tts.load(Object.fromEntries(Object.entries(files).filter(([name]) => !optional.includes(name))));
+        this.canClone = false;
+      }
       await this.restoreClones();
     })();
     const entry = { key, promise };
@@ -230,7 +242,7 @@ export class VoiceService {
         ready: true,
         presets: this.tts.voices.filter((v) => v.kind === 'preset'),
         clones: await this.clones(),
-        canClone: true,
+        canClone: this.canClone,
       };
     },
 

@@ -6,10 +6,14 @@
 #                   onnxruntime-web dist: ort.webgpu.mjs + ort-wasm-simd-threaded.asyncify.{mjs,wasm} (the project's pin)
 #   gpu-bench.mjs   bench/stages/run.ts bundled with rolldown (onnx-proto + protobufjs inside)
 #   gl/*.deb        Vulkan/GL loaders (Debian 12 amd64; device README), unpacked there with dpkg -x
-# Needs: the npm registry and the Debian mirror (apt-get download); xz.
+# Needs: the npm registry and the Debian mirror (apt-get download); xz. `--bundle-only` rebuilds gpu-bench.mjs alone.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 KIT=bench/out/gpu-kit
+if [ "${1:-}" = "--bundle-only" ]; then   # after editing bench/stages: rebuild only gpu-bench.mjs
+  npx rolldown bench/stages/run.ts --platform node --format esm --no-codeSplitting -o "$KIT/gpu-bench.mjs" >/dev/null
+  exit 0
+fi
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 rm -rf "$KIT" && mkdir -p "$KIT/gl" "$WORK/stage/webgpu" "$WORK/stage/ort"

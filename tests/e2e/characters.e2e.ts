@@ -56,6 +56,20 @@ async function typeAndSend(text: string): Promise<void> {
   await panel.getByRole('button', { name: 'Send' }).click();
 }
 
+/** The marks of the first turn that started after `from` (by its llm-start or first-speak), once it is done. */
+async function turnMarks(from: number, timeoutMs = 60_000): Promise<string[]> {
+  const all = await poll(
+    marks,
+    (m) => {
+      const start = m.slice(from).find((x) => x.name === 'llm-start' || x.name === 'first-speak');
+      return !!start && m.some((x) => x.name === 'reply-done' && x.turnId === start.turnId);
+    },
+    timeoutMs,
+    250,
+  );
+  const turnId = all.slice(from).find((x) => x.name === 'llm-start' || x.name === 'first-speak')!.turnId;
+  return all.filter((x) => x.turnId === turnId).map((x) => x.name);
+}
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const lastAssistantLine = async () => (await panel.locator('.line.assistant').allInnerTexts()).at(-1) ?? '';
 
@@ -260,8 +274,7 @@ describe('bring your own model server', () => {
     const marksBefore = (await marks()).length;
     await typeAndSend('tell me something nice');
     await poll(lastAssistantLine, (t) => t.includes('says hello from afar'), 60_000);
-    const all = await poll(marks, (m) => m.slice(marksBefore).some((x) => x.name === 'reply-done'), 60_000, 250);
-    expect(all.slice(marksBefore).map((m) => m.name)).toEqual(expect.arrayContaining(['first-speak', 'playback-started', 'reply-done']));
+    expect(await turnMarks(marksBefore)).toEqual(expect.arrayContaining(['first-speak', 'playback-started', 'reply-done']));
     const sent = openai.requests.slice(before).find((r) => r.path === '/v1/chat/completions')!;
     expect(sent.headers.authorization).toBe('Bearer sk-test-secret');
     const body = sent.json as { model: string; stream: boolean; messages: { role: string; content: string }[]; tools?: unknown[] };
@@ -296,11 +309,10 @@ describe('bring your own model server', () => {
   it('server down with fallback allowed: a notice, and the local model answers the same turn', async () => {
     await proxy.close();
     const marksBefore = (await marks()).length;
-    await typeAndSend('tell me about the sea');
+    await typeAndSend('tell me a story about the sea');
     const notices = () => panel.evaluate(() => (window as unknown as { __notices: string[] }).__notices.slice());
     await poll(notices, (n) => n.some((t) => t === "My model server isn't answering. Is it running? Using the local model for now."), 60_000);
-    const all = await poll(marks, (m) => m.slice(marksBefore).some((x) => x.name === 'reply-done'), 90_000, 250);
-    const names = all.slice(marksBefore).map((m) => m.name);
+    const names = await turnMarks(marksBefore, 90_000);
     expect(names).toEqual(expect.arrayContaining(['llm-start', 'first-speak', 'reply-done']));
     expect(await lastAssistantLine()).not.toContain("isn't answering");
   });
@@ -320,8 +332,7 @@ describe('bring your own model server', () => {
     const marksBefore = (await marks()).length;
     await typeAndSend('what should I cook tonight');
     await poll(lastAssistantLine, (t) => t.includes("My model server isn't answering. Is it running?"), 60_000);
-    const all = await poll(marks, (m) => m.slice(marksBefore).some((x) => x.name === 'reply-done'), 60_000, 250);
-    expect(all.slice(marksBefore).map((m) => m.name)).toContain('playback-started');
+    expect(await turnMarks(marksBefore)).toContain('playback-started');
     // Stop using the server: the local model answers again.
     await form.getByRole('button', { name: 'Stop using server' }).click();
     await poll(

@@ -22,7 +22,9 @@ let panel: Page;
 const request = (type: string, target: string, payload: unknown = {}) => ({ kind: 'request', type, target, payload });
 type Mark = { name: string; at: number; turnId: number };
 const marks = (page: Page = panel) =>
-  sendFromPage<Reply<Mark[]>>(page, request('conversation/marks', 'offscreen')).then((r) => (r.ok ? r.data : []));
+  // While the document is being re-created nobody answers (undefined): no marks yet.
+  sendFromPage<Reply<Mark[]> | undefined>(page, request('conversation/marks', 'offscreen')).then((r) => (r?.ok ? r.data : []));
+const lastTurnOf = (all: Mark[]) => Math.max(-1, ...all.map((m) => m.turnId));
 const modelsState = (page: Page = panel) => sendFromPage<Reply<WeightsSnapshot | null>>(page, request('models/state', 'background'));
 const bundleOf = (r: Reply<WeightsSnapshot | null>, id: string) => (r.ok ? r.data?.bundles.find((b) => b.id === id) : undefined);
 
@@ -107,18 +109,21 @@ describe('download faults (models panel)', () => {
 
   it('the hub answers an HTML page instead of a file: a clear alert, the bundle is not marked ready; a retry completes', async () => {
     fixtures.hub.setFault(repoKey('config.json'), { kind: 'html' });
-    await openModelsSettings(panel);
-    await downloadWhisper();
+    try {
+      await openModelsSettings(panel);
+      await downloadWhisper();
+      const alert = panel.getByTestId('models-error');
+      await alert.waitFor({ state: 'visible', timeout: 60_000 });
+      expect(await alert.innerText()).toMatch(/web page instead of a model file/);
+      const state = await modelsState();
+      expect(bundleOf(state, WHISPER.id)?.status).not.toBe('complete');
+      expect(state.ok && state.data?.lastError).toMatchObject({ bundleId: WHISPER.id, code: 'html_instead_of_file' });
+      // The HTML page was not cached as the file.
+      expect(await cachedWhisperFiles()).not.toContain('config.json');
+    } finally {
+      fixtures.hub.setFault(repoKey('config.json'), null);
+    }
     const alert = panel.getByTestId('models-error');
-    await alert.waitFor({ state: 'visible', timeout: 60_000 });
-    expect(await alert.innerText()).toMatch(/web page instead of a model file/);
-    const state = await modelsState();
-    expect(bundleOf(state, WHISPER.id)?.status).not.toBe('complete');
-    expect(state.ok && state.data?.lastError).toMatchObject({ bundleId: WHISPER.id, code: 'html_instead_of_file' });
-    // The HTML page was not cached as the file.
-    expect(await cachedWhisperFiles()).not.toContain('config.json');
-
-    fixtures.hub.setFault(repoKey('config.json'), null);
     await downloadWhisper();
     await poll(() => modelsState(), (r) => bundleOf(r, WHISPER.id)?.status === 'complete', 60_000, 250);
     await poll(() => alert.count(), (n) => n === 0);
@@ -127,12 +132,14 @@ describe('download faults (models panel)', () => {
 
   it('a required file is missing (404): a clear alert naming the cause; a retry completes', async () => {
     fixtures.hub.setFault(repoKey('preprocessor_config.json'), { kind: 'status', status: 404 });
-    await downloadWhisper();
-    const alert = panel.getByTestId('models-error');
-    await poll(() => alert.innerText().catch(() => ''), (t) => /not found on the server/.test(t), 60_000);
-    expect(bundleOf(await modelsState(), WHISPER.id)?.status).not.toBe('complete');
-
-    fixtures.hub.setFault(repoKey('preprocessor_config.json'), null);
+    try {
+      await downloadWhisper();
+      const alert = panel.getByTestId('models-error');
+      await poll(() => alert.innerText().catch(() => ''), (t) => /not found on the server/.test(t), 60_000);
+      expect(bundleOf(await modelsState(), WHISPER.id)?.status).not.toBe('complete');
+    } finally {
+      fixtures.hub.setFault(repoKey('preprocessor_config.json'), null);
+    }
     await downloadWhisper();
     await poll(() => modelsState(), (r) => bundleOf(r, WHISPER.id)?.status === 'complete', 60_000, 250);
     await deleteWhisper();
@@ -140,21 +147,23 @@ describe('download faults (models panel)', () => {
 
   it('a corrupt file on the server: integrity error shown, the bad bytes are discarded, other files are kept', async () => {
     fixtures.hub.setFault(repoKey(encoder), { kind: 'corrupt' });
-    await downloadWhisper();
-    const alert = panel.getByTestId('models-error');
-    await poll(() => alert.innerText().catch(() => ''), (t) => /did not match its expected checksum/.test(t), 60_000);
-    const state = await modelsState();
-    const whisper = bundleOf(state, WHISPER.id)!;
-    expect(whisper.status).not.toBe('complete');
-    // Nothing of the corrupt file was kept (neither a cache entry nor resume bytes); files that arrived before stay.
-    expect(whisper.files.find((f) => f.path === encoder)).toMatchObject({ status: 'missing', bytes: 0 });
-    const cached = await cachedWhisperFiles();
-    expect(cached).not.toContain(encoder);
-    expect(cached).toContain('config.json');
-    // It was fetched twice (one automatic retry), then refused.
-    expect(fixtures.hub.log.filter((e) => e.path.endsWith(`/${encoder}`) && e.fault === 'corrupt').length).toBe(2);
-
-    fixtures.hub.setFault(repoKey(encoder), null);
+    try {
+      await downloadWhisper();
+      const alert = panel.getByTestId('models-error');
+      await poll(() => alert.innerText().catch(() => ''), (t) => /did not match its expected checksum/.test(t), 60_000);
+      const state = await modelsState();
+      const whisper = bundleOf(state, WHISPER.id)!;
+      expect(whisper.status).not.toBe('complete');
+      // Nothing of the corrupt file was kept (neither a cache entry nor resume bytes); files that arrived before stay.
+      expect(whisper.files.find((f) => f.path === encoder)).toMatchObject({ status: 'missing', bytes: 0 });
+      const cached = await cachedWhisperFiles();
+      expect(cached).not.toContain(encoder);
+      expect(cached).toContain('config.json');
+      // It was fetched twice (one automatic retry), then refused.
+      expect(fixtures.hub.log.filter((e) => e.path.endsWith(`/${encoder}`) && e.fault === 'corrupt').length).toBe(2);
+    } finally {
+      fixtures.hub.setFault(repoKey(encoder), null);
+    }
     const before = fixtures.hub.log.length;
     await downloadWhisper();
     await poll(() => modelsState(), (r) => bundleOf(r, WHISPER.id)?.status === 'complete', 60_000, 250);
@@ -168,8 +177,12 @@ describe('download faults (models panel)', () => {
     const cut = Math.floor(size / 2);
     fixtures.hub.setFault(repoKey(decoder), { kind: 'drop', afterBytes: cut, times: 1 });
     const before = fixtures.hub.log.length;
-    await downloadWhisper();
-    await poll(() => modelsState(), (r) => bundleOf(r, WHISPER.id)?.status === 'complete', 90_000, 250);
+    try {
+      await downloadWhisper();
+      await poll(() => modelsState(), (r) => bundleOf(r, WHISPER.id)?.status === 'complete', 90_000, 250);
+    } finally {
+      fixtures.hub.setFault(repoKey(decoder), null);
+    }
     const requests = fixtures.hub.log.slice(before).filter((e) => e.path.endsWith(`/${decoder}`) && e.method === 'GET');
     expect(requests[0]).toMatchObject({ fault: 'drop', bytes: cut });
     // The resume asked only for the missing tail.
@@ -191,7 +204,10 @@ describe('download faults (models panel)', () => {
       250,
     );
     await panel.getByTestId('settings-button').click(); // close the drawer
-  });
+    // The first turn loads every model; the fault cases below then measure their own turn only.
+    await say(panel, 'what is 12 times 12');
+    await assistantLine(panel, 0, (t) => t.includes('144'), 240_000);
+  }, 360_000);
 });
 
 describe('tool API faults (short, honest answers)', () => {
@@ -228,15 +244,14 @@ describe('tool API faults (short, honest answers)', () => {
 
 describe('context faults during a conversation', () => {
   it('the offscreen document is closed mid-turn: it comes back, the panel is not left hanging, the next turn answers', async () => {
+    await poll(() => panel.locator('main.panel').getAttribute('data-state'), (s) => s === 'idle', 60_000);
     const userBefore = await panel.locator('.line.user').count();
+    const lastTurn = lastTurnOf(await marks());
     await say(panel, 'tell me a long story about the sea');
-    const before = await marks();
-    const lastTurn = Math.max(-1, ...before.map((m) => m.turnId));
-    // Mid-turn: the engine started this turn and has not finished it.
-    await poll(marks, (m) => m.some((x) => x.turnId > lastTurn && x.name === 'llm-start'), 60_000, 50);
-    const atClose = await marks();
+    // Mid-reply: the engine started speaking this turn and has not finished it.
+    const atClose = await poll(marks, (m) => m.some((x) => x.turnId > lastTurn && x.name === 'first-speak'), 90_000, 50);
     await session.worker.evaluate(() => chrome.offscreen.closeDocument());
-    const turn = atClose.find((x) => x.turnId > lastTurn && x.name === 'llm-start')!.turnId;
+    const turn = atClose.find((x) => x.turnId > lastTurn && x.name === 'first-speak')!.turnId;
     expect(atClose.some((x) => x.turnId === turn && x.name === 'reply-done')).toBe(false);
 
     // The background re-creates the document (a side panel is open) and the panel leaves the thinking/speaking state.
@@ -247,28 +262,31 @@ describe('context faults during a conversation', () => {
 
     const answers = await panel.locator('.line.assistant').count();
     await say(panel, 'what is 12 times 12');
-    expect(await assistantLine(panel, answers, (t) => t.includes('144'))).toContain('144');
-  });
+    // The new document loads the models from the cache first (nothing is downloaded again).
+    const hubGets = fixtures.hub.log.length;
+    expect(await assistantLine(panel, answers, (t) => t.includes('144'), 240_000)).toContain('144');
+    expect(fixtures.hub.log.slice(hubGets).filter((e) => e.method === 'GET' && /\/resolve\//.test(e.path))).toEqual([]);
+  }, 360_000);
 
   it('the side panel is closed mid-reply and reopened: the new panel works and the engine was not stuck', async () => {
+    await poll(() => panel.locator('main.panel').getAttribute('data-state'), (s) => s === 'idle', 60_000);
     await say(panel, 'tell me a long story about a lighthouse');
     await poll(() => panel.locator('main.panel').getAttribute('data-state'), (s) => s === 'speaking' || s === 'thinking', 60_000, 50);
     await panel.close();
     panel = await openPanel();
     // The engine finishes or abandons the orphaned reply on its own (its playback watchdog), then takes new turns.
     await poll(() => panel.locator('main.panel').getAttribute('data-state'), (s) => s === 'idle', 90_000);
-    const before = await marks(panel);
-    const lastTurn = Math.max(-1, ...before.map((m) => m.turnId));
+    const lastTurn = lastTurnOf(await marks(panel));
     await say(panel, 'what is 7 times 8');
     expect(await assistantLine(panel, 0, (t) => t.includes('56'))).toContain('56');
     await poll(() => marks(panel), (m) => m.some((x) => x.turnId > lastTurn && x.name === 'reply-done'), 90_000, 250);
-  });
+  }, 240_000);
 
   it('two side panels open at once: both show the reply, and the conversation goes on', async () => {
     const second = await openPanel();
+    await poll(() => panel.locator('main.panel').getAttribute('data-state'), (s) => s === 'idle', 60_000);
     const firstBefore = await panel.locator('.line.assistant').count();
-    const before = await marks(panel);
-    const lastTurn = Math.max(-1, ...before.map((m) => m.turnId));
+    const lastTurn = lastTurnOf(await marks(panel));
     await say(second, 'what is 9 times 9');
     expect(await assistantLine(second, 0, (t) => t.includes('81'))).toContain('81');
     expect(await assistantLine(panel, firstBefore, (t) => t.includes('81'))).toContain('81');
@@ -279,7 +297,7 @@ describe('context faults during a conversation', () => {
     await say(panel, 'what is 6 times 7');
     expect(await assistantLine(panel, again, (t) => t.includes('42'))).toContain('42');
     await second.close();
-  });
+  }, 240_000);
 
   it('logged no console errors', () => {
     expect(session.errors).toEqual([]);

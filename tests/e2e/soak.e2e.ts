@@ -1,0 +1,205 @@
+/**
+ * Soak: a long scripted typed conversation in the built extension (fixture models, real runtimes), with the
+ * deterministic rule-routed turns (arithmetic, time) so every answer can be checked exactly. Every 10 turns it samples
+ * the side panel renderer (JS heap after a forced GC, DOM nodes, live audio handlers, event listeners, workers) and
+ * the offscreen status, and writes everything to tests/artifacts/soak.json.
+ *
+ * Asserts: every turn answered correctly, no notices, no console errors, the offscreen document never restarted, and
+ * no growth trend after warm-up (last sample ≤ 1.5× the first post-warm-up sample; DOM counted without the transcript,
+ * whose length is capped). Turn-time drift is reported, not asserted.
+ *
+ * SOAK_TURNS (default 100) and SOAK_BUDGET_S (default 300: stop starting new turns after that) tune the run.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CDPSession, Page } from 'playwright-core';
+import type { AppStatus, OffscreenStatus, Reply } from '../../core/protocol';
+import type { WeightsSnapshot } from '../../core/weights';
+import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
+import { startFixtureHub, type FixtureHub } from './fixture-hub';
+import { ARTIFACTS_DIR, launchExtension, poll, sendFromPage, type ExtensionSession } from './harness';
+
+const TURNS = Number(process.env.SOAK_TURNS ?? 100);
+const BUDGET_MS = Number(process.env.SOAK_BUDGET_S ?? 300) * 1000;
+const SAMPLE_EVERY = 10;
+const WARM_UP_TURNS = 10;
+
+let session: ExtensionSession;
+let fixtures: FixtureHub;
+let panel: Page;
+let cdp: CDPSession;
+
+const request = (type: string, target: string, payload: unknown = {}) => ({ kind: 'request', type, target, payload });
+type Mark = { name: string; at: number; turnId: number };
+const marks = () =>
+  sendFromPage<Reply<Mark[]> | undefined>(panel, request('conversation/marks', 'offscreen')).then((r) => (r?.ok ? r.data : []));
+
+interface Sample {
+  turn: number;
+  jsHeapUsedBytes: number;
+  jsHeapTotalBytes: number;
+  domNodes: number;
+  /** Elements outside the transcript (the transcript keeps at most 200 lines by design). */
+  domElementsOutsideTranscript: number;
+  transcriptLines: number;
+  audioHandlers: number;
+  jsEventListeners: number;
+  workerGlobalScopes: number;
+  documents: number;
+  offscreenStartedAt: number | null;
+  offscreenCreatedCount: number;
+  micCapturing: boolean | null;
+}
+
+interface TurnRecord {
+  turn: number;
+  text: string;
+  expected: string;
+  /** Send click → the answer's text in the transcript. */
+  answerMs: number;
+  /** Send click → the engine's reply-done mark (audio played to the end). */
+  totalMs: number;
+}
+
+/** A deterministic question and the text its answer must contain. */
+function script(i: number): { text: string; expect: RegExp; expected: string } {
+  if (i % 5 === 4) return { text: 'what time is it', expect: /\b\d{1,2}[:.]\d{2}\b|o'clock/i, expected: 'a clock time' };
+  const a = 3 + (i % 17);
+  const b = 2 + ((i * 7) % 13);
+  return { text: `what is ${a} times ${b}`, expect: new RegExp(`\\b${a * b}\\b`), expected: String(a * b) };
+}
+
+async function sample(turn: number): Promise<Sample> {
+  await cdp.send('HeapProfiler.collectGarbage');
+  const { metrics } = (await cdp.send('Performance.getMetrics')) as { metrics: { name: string; value: number }[] };
+  const m = (name: string) => metrics.find((x) => x.name === name)?.value ?? -1;
+  const dom = await panel.evaluate(() => {
+    const transcript = document.querySelector('[data-testid="transcript"]');
+    const all = document.getElementsByTagName('*').length;
+    const inTranscript = transcript ? transcript.getElementsByTagName('*').length : 0;
+    return { outside: all - inTranscript, lines: document.querySelectorAll('.line').length };
+  });
+  const off = await sendFromPage<Reply<OffscreenStatus> | undefined>(panel, request('offscreen/status', 'offscreen'));
+  const app = await sendFromPage<Reply<AppStatus>>(panel, request('status/get', 'background'));
+  return {
+    turn,
+    jsHeapUsedBytes: m('JSHeapUsedSize'),
+    jsHeapTotalBytes: m('JSHeapTotalSize'),
+    domNodes: m('Nodes'),
+    domElementsOutsideTranscript: dom.outside,
+    transcriptLines: dom.lines,
+    audioHandlers: m('AudioHandlers'),
+    jsEventListeners: m('JSEventListeners'),
+    workerGlobalScopes: m('WorkerGlobalScopes'),
+    documents: m('Documents'),
+    offscreenStartedAt: off?.ok ? off.data.startedAt : null,
+    offscreenCreatedCount: app.ok ? app.data.offscreenCreatedCount : -1,
+    micCapturing: off?.ok ? off.data.mic.capturing : null,
+  };
+}
+
+beforeAll(async () => {
+  fixtures = await startFixtureHub();
+  session = await launchExtension();
+  panel = await session.openPage('sidepanel.html');
+  await panel.setViewportSize({ width: 420, height: 860 });
+  await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url } }));
+  const ids = [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id];
+  await sendFromPage(panel, request('models/download', 'background', { bundleIds: ids }));
+  await poll(
+    () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('models/state', 'background')),
+    (r) => r.ok && ids.every((id) => r.data?.bundles.find((b) => b.id === id)?.status === 'complete'),
+    90_000,
+    250,
+  );
+  cdp = await session.context.newCDPSession(panel);
+  await cdp.send('Performance.enable');
+});
+
+afterAll(async () => {
+  await session?.close();
+  await fixtures?.close();
+});
+
+describe('soak: a long typed conversation', () => {
+  const turns: TurnRecord[] = [];
+  const samples: Sample[] = [];
+  let stoppedBy: 'turns' | 'budget' = 'turns';
+
+  it(
+    'answers every scripted turn correctly, with no errors and no growth after warm-up',
+    async () => {
+      const started = Date.now();
+      samples.push(await sample(0));
+      for (let i = 0; i < TURNS; i++) {
+        if (Date.now() - started > BUDGET_MS) {
+          stoppedBy = 'budget';
+          break;
+        }
+        const q = script(i);
+        const before = await panel.locator('.line.assistant').count();
+        const lastTurn = Math.max(-1, ...(await marks()).map((x) => x.turnId));
+        const t0 = Date.now();
+        await panel.getByTestId('composer').fill(q.text);
+        await panel.getByRole('button', { name: 'Send' }).click();
+        // The first turn also loads every model from the cache.
+        const answer = await poll(
+          async () => (await panel.locator('.line.assistant').allInnerTexts()).slice(before).join(' | '),
+          (t) => q.expect.test(t),
+          i === 0 ? 240_000 : 60_000,
+          50,
+        );
+        const answerMs = Date.now() - t0;
+        await poll(marks, (all) => all.some((x) => x.turnId > lastTurn && x.name === 'reply-done'), 60_000, 50);
+        const totalMs = Date.now() - t0;
+        turns.push({ turn: i + 1, text: q.text, expected: q.expected, answerMs, totalMs });
+        expect(answer, `turn ${i + 1}: "${q.text}"`).toMatch(q.expect);
+        expect(await panel.getByTestId('conversation-notice').count(), `turn ${i + 1} showed a notice`).toBe(0);
+        if ((i + 1) % SAMPLE_EVERY === 0) samples.push(await sample(i + 1));
+      }
+
+      mkdirSync(ARTIFACTS_DIR, { recursive: true });
+      const first = turns.slice(1, 11);
+      const last = turns.slice(-10);
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+      const drift = {
+        medianTotalMsTurns2to11: median(first.map((t) => t.totalMs)),
+        medianTotalMsLast10: median(last.map((t) => t.totalMs)),
+        medianAnswerMsTurns2to11: median(first.map((t) => t.answerMs)),
+        medianAnswerMsLast10: median(last.map((t) => t.answerMs)),
+      };
+      writeFileSync(
+        join(ARTIFACTS_DIR, 'soak.json'),
+        JSON.stringify({ turnsRun: turns.length, turnsWanted: TURNS, stoppedBy, budgetMs: BUDGET_MS, wallMs: Date.now() - started, drift, samples, turns }, null, 2),
+      );
+      console.log(`[soak] ${turns.length} turns (${stoppedBy}); drift ${JSON.stringify(drift)}`);
+
+      expect(turns.length).toBeGreaterThanOrEqual(2 * SAMPLE_EVERY + 1);
+      // No restarts of the engine's document during the whole conversation.
+      const created = new Set(samples.map((s) => s.offscreenCreatedCount));
+      const startedAt = new Set(samples.map((s) => s.offscreenStartedAt));
+      expect(created.size, 'the offscreen document was re-created').toBe(1);
+      expect(startedAt.size, 'the offscreen document restarted').toBe(1);
+      // No growth trend after warm-up.
+      const base = samples.find((s) => s.turn >= WARM_UP_TURNS)!;
+      const end = samples.at(-1)!;
+      expect(end.turn).toBeGreaterThan(base.turn);
+      const bounded = (key: keyof Sample, slack = 0) =>
+        expect(end[key] as number, `${key}: ${base[key]} at turn ${base.turn} → ${end[key]} at turn ${end.turn}`).toBeLessThanOrEqual(
+          1.5 * (base[key] as number) + slack,
+        );
+      bounded('jsHeapUsedBytes');
+      bounded('domElementsOutsideTranscript');
+      bounded('audioHandlers', 4);
+      bounded('jsEventListeners', 10);
+      expect(end.workerGlobalScopes).toBe(base.workerGlobalScopes);
+      expect(end.transcriptLines).toBeLessThanOrEqual(200);
+    },
+    (BUDGET_MS + 600_000),
+  );
+
+  it('logged no console errors', () => {
+    expect(session.errors).toEqual([]);
+  });
+});
