@@ -22,15 +22,31 @@ const MAX_LINES = 200;
 export function useConversation(): [ConversationView, () => void] {
   const [view, setView] = useState<ConversationView>({ state: 'idle', detail: null, lines: [], card: null, notice: null });
   useEffect(() => {
+    // The engine's document numbers turns from 1 again when it is re-created (it crashed or was closed), so caption
+    // keys carry an epoch that moves on when the document goes away; otherwise a new turn 1 overwrites the old one.
+    let epoch = 0;
     const receive = createEventReceiver(
       (event) => {
+        const gone = event.type === 'event/status' && event.payload.status.offscreen === null;
+        if (gone) epoch += 1;
+        const turnEpoch = epoch;
         setView((v) => {
+          if (gone) {
+            // A reply in flight died with the document: leave "Thinking…/Speaking" and say so, keep the transcript.
+            if (v.state === 'idle' || v.state === 'listening') return v;
+            return {
+              ...v,
+              state: 'idle',
+              detail: null,
+              notice: { level: 'error', message: 'The assistant restarted and lost its reply. Please ask again.' },
+            };
+          }
           switch (event.type) {
             case 'event/engine-state':
               return { ...v, state: event.payload.state, detail: event.payload.detail ?? null };
             case 'event/caption': {
               const { role, text, final, turnId } = event.payload;
-              const key = `${turnId}-${role}`;
+              const key = `${turnEpoch}:${turnId}-${role}`;
               // Captions are cumulative per turn (the engine re-sends the whole text so far): replace in place.
               const at = v.lines.findIndex((l) => l.key === key);
               const line = { key, role, text, final };

@@ -32,6 +32,14 @@ function checkedMirror(url: string): string {
   }
 }
 
+/**
+ * Only Sidetalk's own pages may talk to the background: a script injected into a web page (the page extractor runs
+ * there) shares the extension id, so the sender's URL must be one of ours too.
+ */
+function fromOurPages(sender: chrome.runtime.MessageSender): boolean {
+  return sender.id === chrome.runtime.id && (sender.url ?? '').startsWith(chrome.runtime.getURL(''));
+}
+
 export default defineBackground({
   type: 'module',
   main() {
@@ -120,7 +128,7 @@ export default defineBackground({
     }, logError);
 
     chrome.runtime.onMessage.addListener((raw: unknown, sender, sendResponse) => {
-      if (sender.id !== chrome.runtime.id) return false;
+      if (!fromOurPages(sender)) return false;
       onEvent(raw);
       const reply = router.handle(raw);
       if (!reply) return false;

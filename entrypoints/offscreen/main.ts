@@ -133,8 +133,12 @@ const router = createRequestRouter(
   logError,
 );
 
+// Only Sidetalk's own pages and worker may command the engine (not a script injected into a web page).
+const fromOurPages = (sender: chrome.runtime.MessageSender) =>
+  sender.id === chrome.runtime.id && (sender.url ?? '').startsWith(chrome.runtime.getURL(''));
+
 chrome.runtime.onMessage.addListener((raw: unknown, sender, sendResponse) => {
-  if (sender.id !== chrome.runtime.id) return false;
+  if (!fromOurPages(sender)) return false;
   const reply = router.handle(raw);
   if (!reply) return false;
   void reply.then(sendResponse);

@@ -211,15 +211,30 @@ describe('download faults (models panel)', () => {
 });
 
 describe('tool API faults (short, honest answers)', () => {
-  const cases: [string, () => void, RegExp][] = [
-    ['429 with a long Retry-After', () => api.script('/geo/v1/search', [{ status: 429, headers: { 'retry-after': '120' }, json: { error: true } }]), /asking me to slow down/i],
-    ['HTTP 500', () => api.script('/geo/v1/search', [{ status: 500, json: { error: true, reason: 'boom' } }]), /had a problem/i],
-    ['malformed JSON', () => api.script('/geo/v1/search', [{ body: '{"results": [ {"name": "Berl' }]), /couldn't read/i],
-    ['a timeout', () => api.script('/geo/v1/search', [{ delayMs: 9_000, json: {} }]), /took too long/i],
+  // label, fault, the sentence expected, how many geocoding requests the client may make (retries included)
+  const cases: [string, () => void, RegExp, number][] = [
+    // Retry-After must be exposed to be readable cross-origin (the real API is a host permission, so CORS never hides it).
+    [
+      '429 with a long Retry-After',
+      () => api.script('/geo/v1/search', [{ status: 429, headers: { 'retry-after': '120', 'access-control-expose-headers': 'Retry-After' }, json: { error: true } }]),
+      /asking me to slow down/i,
+      1,
+    ],
+    [
+      'persistent 429s (retried with back-off, then given up)',
+      () => api.script('/geo/v1/search', Array.from({ length: 3 }, () => ({ status: 429, json: { error: true } }))),
+      /asking me to slow down/i,
+      3,
+    ],
+    ['HTTP 500', () => api.script('/geo/v1/search', [{ status: 500, json: { error: true, reason: 'boom' } }]), /had a problem/i, 1],
+    ['malformed JSON', () => api.script('/geo/v1/search', [{ body: '{"results": [ {"name": "Berl' }]), /couldn't read/i, 1],
+    ['a timeout', () => api.script('/geo/v1/search', [{ delayMs: 9_000, json: {} }]), /took too long/i, 1],
   ];
-  for (const [label, inject, answer] of cases) {
+  for (const [label, inject, answer, geoRequests] of cases) {
     it(`weather with ${label}: the assistant says so in one short sentence`, async () => {
+      await poll(() => panel.locator('main.panel').getAttribute('data-state'), (s) => s === 'idle', 60_000);
       inject();
+      const requestsBefore = api.requests.length;
       const before = await panel.locator('.line.assistant').count();
       const userBefore = await panel.locator('.line.user').count();
       await say(panel, "what's the weather in Berlin");
@@ -229,6 +244,7 @@ describe('tool API faults (short, honest answers)', () => {
       // The question is still in the transcript, and no weather card pretends to have an answer.
       expect((await panel.locator('.line.user').allInnerTexts()).slice(userBefore)).toEqual([expect.stringContaining('weather in Berlin')]);
       expect(await panel.getByTestId('card-weather').count()).toBe(0);
+      expect(api.requests.slice(requestsBefore).filter((r) => r.path === '/geo/v1/search')).toHaveLength(geoRequests);
       // The turn finished (the engine is not stuck on the failed tool).
       await poll(() => panel.locator('main.panel').getAttribute('data-state'), (s) => s === 'idle', 60_000);
     });
@@ -254,18 +270,23 @@ describe('context faults during a conversation', () => {
     const turn = atClose.find((x) => x.turnId > lastTurn && x.name === 'first-speak')!.turnId;
     expect(atClose.some((x) => x.turnId === turn && x.name === 'reply-done')).toBe(false);
 
-    // The background re-creates the document (a side panel is open) and the panel leaves the thinking/speaking state.
+    // The background re-creates the document (a side panel is open); the panel leaves "Thinking…" and says why.
     await poll(() => contextTypes(session.worker), (t) => t.includes('OFFSCREEN_DOCUMENT'), 30_000);
     await poll(() => panel.locator('main.panel').getAttribute('data-state'), (s) => s === 'idle', 30_000);
+    expect(await panel.getByTestId('conversation-notice').innerText()).toMatch(/restarted/);
     // Nothing typed was lost.
-    expect((await panel.locator('.line.user').allInnerTexts()).slice(userBefore)).toEqual([expect.stringContaining('story about the sea')]);
+    const userLines = await panel.locator('.line.user').allInnerTexts();
+    expect(userLines.slice(userBefore)).toEqual([expect.stringContaining('story about the sea')]);
+    const transcript = await panel.locator('.line').allInnerTexts();
 
     const answers = await panel.locator('.line.assistant').count();
-    await say(panel, 'what is 12 times 12');
+    await say(panel, 'what is 9 times 12');
     // The new document loads the models from the cache first (nothing is downloaded again).
     const hubGets = fixtures.hub.log.length;
-    expect(await assistantLine(panel, answers, (t) => t.includes('144'), 240_000)).toContain('144');
+    expect(await assistantLine(panel, answers, (t) => t.includes('108'), 240_000)).toContain('108');
     expect(fixtures.hub.log.slice(hubGets).filter((e) => e.method === 'GET' && /\/resolve\//.test(e.path))).toEqual([]);
+    // The new document numbers its turns from 1 again: its lines were added, none of the earlier ones overwritten.
+    expect((await panel.locator('.line').allInnerTexts()).slice(0, transcript.length)).toEqual(transcript);
   }, 360_000);
 
   it('the side panel is closed mid-reply and reopened: the new panel works and the engine was not stuck', async () => {

@@ -20,7 +20,11 @@ declare const self: {
 const shared = (globalThis as Record<symbol, unknown>)[Symbol.for('onnxruntime')] as OrtLike | undefined;
 const ort = (shared ?? ortWeb) as unknown as OrtLike & { env?: { wasm?: { numThreads?: number; wasmPaths?: unknown } } };
 if (ort.env?.wasm) {
-  ort.env.wasm.numThreads = 1;
+  // Measured on the H200 host (bench/results/2026-11-29-h200.md): one thread gives 0.5–0.7× real time, four give
+  // 1.1×, so playback would run dry on one. Threads need cross-origin isolation (the extension has it); the session
+  // creation hang reported with threads elsewhere is covered by the e2e tests in headless Chromium.
+  const cores = self.navigator.hardwareConcurrency || 1;
+  ort.env.wasm.numThreads = (self as unknown as { crossOriginIsolated?: boolean }).crossOriginIsolated ? Math.max(1, Math.min(4, cores - 1)) : 1;
   // ORT wasm files are copied into the extension build (never a CDN).
   ort.env.wasm.wasmPaths ??= new URL('/ort/', self.location.origin).href;
 }

@@ -26,9 +26,9 @@ describe('model server settings (background, chrome.storage.local)', () => {
 
   it('refuses a bad address with the field’s sentence, never echoing credentials', async () => {
     const h = createRemoteLlmHandlers(new FakeArea());
-    const err = await h['remote-llm/set']({
-      settings: { baseUrl: `http://user:${KEY}@localhost:11434`, model: 'm', fallbackToLocal: true },
-    }).catch((e: Error) => e);
+    const err = await Promise.resolve(
+      h['remote-llm/set']({ settings: { baseUrl: `http://user:${KEY}@localhost:11434`, model: 'm', fallbackToLocal: true } }),
+    ).catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toBe('Put the key in the API key field, not in the address.');
     expect((err as Error).message).not.toContain(KEY);
