@@ -71,6 +71,7 @@ export function Avatar(props: AvatarProps) {
       view: props.view ?? 'upper',
     });
     ctl.current = c;
+    setStatus('loading'); // a new source: state changes wait until this avatar is loaded
     let alive = true;
     c.load(props.source ?? { url: DEFAULT_AVATAR_URL }).then(
       () => {

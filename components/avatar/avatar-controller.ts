@@ -58,6 +58,7 @@ export class AvatarController {
   readonly head: TalkingHead;
   private wired = new WeakSet<AudioContext>();
   private utterMs = 0;
+  private loaded = false;
   private jaw: JawClip[] = [];
   private playing = false;
   private started = false;
@@ -90,7 +91,9 @@ export class AvatarController {
     if (!check.ok) throw new Error(`This avatar cannot be used: ${check.errors.join(' ')}`);
     if (this.blobUrl) URL.revokeObjectURL(this.blobUrl);
     this.blobUrl = URL.createObjectURL(new Blob([bytes], { type: 'model/gltf-binary' }));
+    this.loaded = false;
     await this.head.showAvatar({ url: this.blobUrl, body: 'F', lipsyncLang: 'en' });
+    this.loaded = true;
   }
 
   /** Queues one TTS chunk (24 kHz mono Float32) with the text it speaks. Starts the stream on demand. */
@@ -151,6 +154,8 @@ export class AvatarController {
   }
 
   setState(state: AvatarState): void {
+    // TalkingHead's mood animations read the loaded avatar: before it (or while a new one loads) they throw.
+    if (!this.loaded) return;
     this.setFps(AVATAR_FPS[state] * (this.opts.reducedMotion ? 0.7 : 1));
     const look = STATE_LOOK[state];
     this.head.setMood(look.mood);
@@ -168,6 +173,7 @@ export class AvatarController {
   }
 
   setMood(mood: string): void {
+    if (!this.loaded) return;
     this.head.setMood(mood);
   }
 

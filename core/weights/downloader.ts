@@ -197,7 +197,9 @@ export class WeightsDownloader {
     if (have === file.size && file.size > 0) return {}; // every byte arrived before a restart; verify only
 
     const url = key;
-    const res = await this.opts.fetch(url, { headers: have > 0 ? { Range: `bytes=${have}-` } : {}, signal });
+    // no-store: the bytes are kept in our own store; the browser's HTTP cache would hold a second copy of every
+    // gigabyte and rewrite our Range requests into its own partial-entry fetches.
+    const res = await this.opts.fetch(url, { headers: have > 0 ? { Range: `bytes=${have}-` } : {}, signal, cache: 'no-store' });
     const fail = async (err: WeightsError): Promise<never> => {
       await res.body?.cancel().catch(() => undefined);
       throw err;

@@ -99,6 +99,12 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
   });
 
   it('push-to-talk: holding Space listens, letting go ends the turn at once', async () => {
+    // Hands-free from the previous test must be fully off (panel and engine) before push-to-talk applies.
+    await poll(() => panel.getByTestId('orb').getAttribute('aria-pressed'), (v) => v === 'false');
+    await poll(
+      () => sendFromPage<Reply<{ mic: { capturing: boolean } }>>(panel, request('offscreen/status', 'offscreen')),
+      (r) => r.ok && !r.data.mic.capturing,
+    );
     const before = (await marks()).length;
     await panel.locator('main').click({ position: { x: 5, y: 5 } }); // focus outside the text box
     await panel.keyboard.down('Space');

@@ -4,7 +4,7 @@ import type { Reply } from '../../core/protocol';
 import { MODEL_BUNDLES } from '../../models/registry';
 import { makeSilenceWav, makeSpeechWav } from '../fixtures/audio/make-wav';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import { downloadModels, engineMarks, launchExtension, poll, request, sendFromPage, type ExtensionSession } from './harness';
+import { contextTypes, downloadModels, engineMarks, launchExtension, poll, request, sendFromPage, type ExtensionSession } from './harness';
 
 type VadProbe = { frames: number; speechFrames: number; firstSpeechMs: number | null; msPerFrame: number };
 
@@ -20,6 +20,8 @@ async function open(micWav: string): Promise<{ session: ExtensionSession; panel:
   const session = await launchExtension({ micWav });
   sessions.push(session);
   const panel = await session.openPage('sidepanel.html');
+  // Opening the panel creates the engine's document; requests to it need it to exist.
+  await poll(() => contextTypes(session.worker), (types) => types.includes('OFFSCREEN_DOCUMENT'));
   await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url } }));
   return { session, panel };
 }

@@ -1,0 +1,210 @@
+/**
+ * Memory budget of the built extension in headless Chromium with the fixture models (tiny graphs; real runtimes):
+ * JS heap of each context (side panel, offscreen document and its model workers, via CDP after a forced GC) and the
+ * resident memory of Chromium's processes (Linux /proc), sampled
+ *   1. with the side panel open and nothing loaded,
+ *   2. after loading the default models (the first turn loads ASR + LLM + TTS),
+ *   3. after N more typed turns (deterministic arithmetic/time questions).
+ * Prints JSON and a markdown table (also written to bench/memory/out/memory.json and memory.md).
+ *
+ * Run:  npx wxt build && npx jiti bench/memory/run.ts [turns=50]
+ *
+ * RSS is summed per process kind and counts shared pages once per process (an upper bound).
+ * Caveat: fixture weights are kilobytes, so these numbers are the runtime's own footprint (ORT/transformers.js, the
+ * engine, the avatar), not a real model's weights. Under SwiftShader "GPU memory" is CPU memory of the GPU process,
+ * reported as that process's RSS.
+ */
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CDPSession, Page } from 'playwright-core';
+import type { Reply } from '../../core/protocol';
+import type { WeightsSnapshot } from '../../core/weights';
+import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
+import { startFixtureHub } from '../../tests/e2e/fixture-hub';
+import { launchExtension, poll, sendFromPage } from '../../tests/e2e/harness';
+
+/** 'worker chrome-extension://…/assets/speech.worker-C5MszJ_f.js' → 'speech.worker'. */
+const workerName = (url: string) => url.replace(/^.*\//, '').replace(/-[A-Za-z0-9_-]{8}\.js$|\.js$/, '');
+const OUT_DIR = 'bench/memory/out';
+const TURNS = Number(process.argv[2] ?? process.env.MEMORY_TURNS ?? 50);
+const MB = 1024 * 1024;
+const request = (type: string, target: string, payload: unknown = {}) => ({ kind: 'request', type, target, payload });
+type Mark = { name: string; turnId: number };
+
+/** CDP commands to targets that Playwright does not expose (the offscreen document, workers), through one session. */
+class TargetProxy {
+  private nextId = 1;
+  private readonly waiting = new Map<number, (value: unknown) => void>();
+  readonly workers = new Map<string, string>(); // sessionId → url
+
+  constructor(private readonly cdp: CDPSession) {
+    cdp.on('Target.receivedMessageFromTarget', (e: { sessionId: string; message: string }) => this.onMessage(e.sessionId, e.message));
+  }
+
+  private onMessage(sessionId: string, raw: string): void {
+    const msg = JSON.parse(raw) as { id?: number; result?: unknown; error?: unknown; method?: string; params?: { sessionId: string; message: string; targetInfo?: { type: string; url: string } } };
+    if (msg.id !== undefined) {
+      this.waiting.get(msg.id)?.(msg.error ? null : msg.result);
+      this.waiting.delete(msg.id);
+    } else if (msg.method === 'Target.attachedToTarget' && msg.params?.targetInfo) {
+      this.workers.set(`${sessionId}/${msg.params.sessionId}`, `${msg.params.targetInfo.type} ${msg.params.targetInfo.url}`);
+    } else if (msg.method === 'Target.receivedMessageFromTarget' && msg.params) {
+      this.onMessage(`${sessionId}/${msg.params.sessionId}`, msg.params.message);
+    }
+  }
+
+  /** Sends `method` to a (possibly nested, "outer/inner") session; resolves null on error or after 10 s. */
+  send(path: string, method: string, params: Record<string, unknown> = {}): Promise<unknown> {
+    const id = this.nextId++;
+    const parts = path.split('/');
+    let message = JSON.stringify({ id, method, params });
+    // Wrap for every nested hop: the innermost session receives the command.
+    for (let i = parts.length - 1; i >= 1; i--) {
+      message = JSON.stringify({ id: this.nextId++, method: 'Target.sendMessageToTarget', params: { sessionId: parts[i], message } });
+    }
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      setTimeout(() => {
+        if (this.waiting.delete(id)) resolve(null);
+      }, 10_000);
+      void this.cdp.send('Target.sendMessageToTarget' as never, { sessionId: parts[0], message } as never).catch(() => resolve(null));
+    });
+  }
+}
+
+/** Resident memory of the Chromium this script launched (its child process and all descendants), by process kind. */
+function chromiumRss(): Record<string, number> {
+  const parent = new Map<number, number>();
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      // /proc/<pid>/stat: "pid (comm) state ppid …"; comm may hold spaces, so split after the last ')'.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      parent.set(Number(pid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // exited
+    }
+  }
+  const ours = new Set<number>([process.pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, ppid] of parent) if (!ours.has(pid) && ours.has(ppid)) (ours.add(pid), (grew = true));
+  }
+  ours.delete(process.pid);
+  const out: Record<string, number> = {};
+  for (const pid of ours) {
+    try {
+      // Chromium rewrites its children's process titles into one space-separated string.
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/);
+      if (!cmd[0]?.includes('chrom')) continue;
+      const type = cmd.find((a) => a.startsWith('--type='))?.slice(7) ?? 'browser';
+      const kind = type === 'renderer' && cmd.includes('--extension-process') ? 'extension-renderer' : type;
+      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+      if (rss) out[kind] = (out[kind] ?? 0) + Number(rss) * 1024;
+    } catch {
+      // exited
+    }
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  const fixtures = await startFixtureHub();
+  const session = await launchExtension();
+  const panel: Page = await session.openPage('sidepanel.html');
+  await panel.setViewportSize({ width: 420, height: 860 });
+  await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url } }));
+  const ids = [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id];
+  await sendFromPage(panel, request('models/download', 'background', { bundleIds: ids }));
+  await poll(
+    () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('models/state', 'background')),
+    (r) => r.ok && ids.every((id) => r.data?.bundles.find((b) => b.id === id)?.status === 'complete'),
+    120_000,
+    250,
+  );
+
+  const cdp = await session.context.newCDPSession(panel);
+  await cdp.send('Performance.enable');
+  const proxy = new TargetProxy(cdp);
+  const marks = () =>
+    sendFromPage<Reply<Mark[]> | undefined>(panel, request('conversation/marks', 'offscreen')).then((r) => (r?.ok ? r.data : []));
+
+  /** Attaches to the offscreen document and (auto-attach) its workers; returns the document's session id. */
+  async function attachOffscreen(): Promise<string | null> {
+    const { targetInfos } = (await cdp.send('Target.getTargets' as never)) as { targetInfos: { targetId: string; type: string; url: string }[] };
+    const doc = targetInfos.find((t) => t.url.endsWith('/offscreen.html'));
+    if (!doc) return null;
+    const { sessionId } = (await cdp.send('Target.attachToTarget' as never, { targetId: doc.targetId, flatten: false } as never)) as { sessionId: string };
+    await proxy.send(sessionId, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
+    return sessionId;
+  }
+  let offscreen = await attachOffscreen();
+
+  const heapOf = async (path: string): Promise<number | null> => {
+    await proxy.send(path, 'HeapProfiler.collectGarbage');
+    const usage = (await proxy.send(path, 'Runtime.getHeapUsage')) as { usedSize: number } | null;
+    return usage ? usage.usedSize : null;
+  };
+
+  async function sample(label: string) {
+    await cdp.send('HeapProfiler.collectGarbage');
+    const { usedSize } = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
+    if (!offscreen) offscreen = await attachOffscreen();
+    const offscreenHeap = offscreen ? await heapOf(offscreen) : null;
+    const workers: Record<string, number | null> = {};
+    for (const [path, url] of proxy.workers) if (path.startsWith(`${offscreen}/`)) workers[workerName(url)] = await heapOf(path);
+    const rss = chromiumRss();
+    return {
+      label,
+      // The side panel and the offscreen document are extension pages in one renderer: they share a main thread and
+      // its V8 isolate, so these two read the same heap (ARCHITECTURE.md: why models run in workers).
+      sidePanelJsHeapMB: +(usedSize / MB).toFixed(2),
+      offscreenJsHeapMB: offscreenHeap === null ? null : +(offscreenHeap / MB).toFixed(2),
+      workerJsHeapMB: Object.fromEntries(Object.entries(workers).map(([k, v]) => [k, v === null ? null : +(v / MB).toFixed(2)])),
+      rssMB: Object.fromEntries(Object.entries(rss).map(([k, v]) => [k, +(v / MB).toFixed(1)])),
+    };
+  }
+
+  async function turn(i: number, first = false): Promise<void> {
+    const q = i % 5 === 4 ? { text: 'what time is it', ok: /\d[:.]\d{2}|o'clock/i } : { text: `what is ${3 + (i % 17)} times ${2 + ((i * 7) % 13)}`, ok: new RegExp(`\\b${(3 + (i % 17)) * (2 + ((i * 7) % 13))}\\b`) };
+    const before = await panel.locator('.line.assistant').count();
+    const last = Math.max(-1, ...(await marks()).map((m) => m.turnId));
+    await panel.getByTestId('composer').fill(q.text);
+    await panel.getByRole('button', { name: 'Send' }).click();
+    await poll(async () => (await panel.locator('.line.assistant').allInnerTexts()).slice(before).join(' '), (t) => q.ok.test(t), first ? 240_000 : 60_000, 50);
+    await poll(marks, (m) => m.some((x) => x.turnId > last && x.name === 'reply-done'), 60_000, 50);
+  }
+
+  const samples = [await sample('side panel open, models downloaded, nothing loaded')];
+  const t0 = Date.now();
+  await turn(0, true);
+  samples.push(await sample('default models loaded (after the first turn)'));
+  for (let i = 1; i <= TURNS; i++) await turn(i);
+  samples.push(await sample(`after ${TURNS} more turns`));
+  const result = {
+    bench: 'memory (built extension, fixture models, headless Chromium + SwiftShader)',
+    turns: TURNS,
+    wallSeconds: Math.round((Date.now() - t0) / 1000),
+    errors: session.errors,
+    samples,
+  };
+  await session.close();
+  await fixtures.close();
+
+  mkdirSync(OUT_DIR, { recursive: true });
+  writeFileSync(join(OUT_DIR, 'memory.json'), JSON.stringify(result, null, 2));
+  const kinds = [...new Set(samples.flatMap((s) => Object.keys(s.rssMB)))].sort();
+  const workerKeys = [...new Set(samples.flatMap((s) => Object.keys(s.workerJsHeapMB)))].sort();
+  const md = [
+    `| sample | panel heap MB | offscreen heap MB | ${workerKeys.map((w) => `${w} heap MB`).join(' | ')} | ${kinds.map((k) => `${k} RSS MB`).join(' | ')} |`,
+    `|${'---|'.repeat(3 + workerKeys.length + kinds.length)}`,
+    ...samples.map(
+      (s) =>
+        `| ${s.label} | ${s.sidePanelJsHeapMB} | ${s.offscreenJsHeapMB ?? 'n/a'} | ${workerKeys.map((w) => s.workerJsHeapMB[w] ?? 'n/a').join(' | ')} | ${kinds.map((k) => s.rssMB[k] ?? 0).join(' | ')} |`,
+    ),
+  ].join('\n');
+  writeFileSync(join(OUT_DIR, 'memory.md'), `${md}\n`);
+  console.log(JSON.stringify(result, null, 2));
+  console.log(md);
+}
+
+await main();
