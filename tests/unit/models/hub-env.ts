@@ -9,16 +9,23 @@ import { env } from '@huggingface/transformers';
 import { generateFixtureRepos, type FixtureRepos } from '../../fixtures/models/generate';
 import { startHubServer, type HubServer } from '../../fixtures/hub/server';
 
-export interface HubEnv {
+export interface ServedRepos<T> {
   hub: HubServer;
-  repos: FixtureRepos;
+  repos: T;
   close(): Promise<void>;
 }
 
-export async function startFixtureHub(): Promise<HubEnv> {
+export type HubEnv = ServedRepos<FixtureRepos>;
+
+export function startFixtureHub(): Promise<HubEnv> {
+  return serveFixtureRepos(generateFixtureRepos);
+}
+
+/** Writes fixture repos with `generate` into a temp dir, serves them, and points transformers.js at the server. */
+export async function serveFixtureRepos<T>(generate: (root: string) => Promise<T>): Promise<ServedRepos<T>> {
   const root = await mkdtemp(join(tmpdir(), 'sidetalk-fixture-repos-'));
   const cache = await mkdtemp(join(tmpdir(), 'sidetalk-tjs-cache-'));
-  const repos = await generateFixtureRepos(root);
+  const repos = await generate(root);
   const hub = await startHubServer({ root });
   env.allowLocalModels = false;
   env.allowRemoteModels = true;
