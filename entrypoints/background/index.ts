@@ -63,21 +63,29 @@ export default defineBackground({
       return { offscreen: parsed.success ? parsed.data : null, offscreenCreatedCount: count };
     }
 
-    async function writeStatus(offscreen: OffscreenStatus | null, created?: boolean): Promise<AppStatus> {
-      const current = await readStatus();
-      const next: AppStatus = {
-        offscreen,
-        offscreenCreatedCount: current.offscreenCreatedCount + (created ? 1 : 0),
-      };
-      await chrome.storage.session.set({ [STATUS_KEY]: offscreen, offscreenCreatedCount: next.offscreenCreatedCount });
-      broadcast(eventMessage('event/status', { status: next }));
-      return next;
+    // Status writes are read-modify-write on session storage: run them one after another, or a document's "ready"
+    // report racing its own creation count would write the old count back.
+    let statusWrites: Promise<unknown> = Promise.resolve();
+    /** `offscreen` undefined keeps what the document last reported (a creation may finish after its "ready"). */
+    function writeStatus(offscreen: OffscreenStatus | null | undefined, created?: boolean): Promise<AppStatus> {
+      const write = statusWrites.then(async () => {
+        const current = await readStatus();
+        const next: AppStatus = {
+          offscreen: offscreen === undefined ? current.offscreen : offscreen,
+          offscreenCreatedCount: current.offscreenCreatedCount + (created ? 1 : 0),
+        };
+        await chrome.storage.session.set({ [STATUS_KEY]: next.offscreen, offscreenCreatedCount: next.offscreenCreatedCount });
+        broadcast(eventMessage('event/status', { status: next }));
+        return next;
+      });
+      statusWrites = write.catch(() => undefined);
+      return write;
     }
 
     async function ensureOffscreen(): Promise<AppStatus> {
       const before = keeper.createdCount;
       await keeper.ensure();
-      if (keeper.createdCount > before) return writeStatus(null, true);
+      if (keeper.createdCount > before) return writeStatus(undefined, true);
       return readStatus();
     }
 
@@ -159,7 +167,7 @@ export default defineBackground({
     setInterval(() => {
       if (sidePanels === 0) return;
       void keeper.check().then((result) => {
-        if (result !== 'healthy') void writeStatus(null, true);
+        if (result !== 'healthy') void writeStatus(undefined, true);
       });
     }, HEALTH_CHECK_MS);
 
