@@ -463,6 +463,15 @@ export const lipsyncTunables = registerTunables(
     /** Envelope → jaw: smoothing per 20 ms frame when opening (fast) and closing (slow): "pop open, close slowly". */
     jawAttack: 0.7,
     jawRelease: 0.25,
+    /**
+     * Streaming: expected speaking time per unit of text sound weight, before the voice's own rate is known. 90 ms
+     * fits espeak-ng at 160 wpm (81–97 ms on four sentences) and natural TTS pace.
+     */
+    msPerWeight: 90,
+    /** Streaming: each finished sentence moves the rate estimate this far toward the rate it really had. */
+    rateAdapt: 0.5,
+    /** A chunk whose speech is at least this share of its text's expected time carries the whole sentence. */
+    wholeChunkRatio: 0.6,
   },
   {
     closureMinMs: { min: 20, max: 200 },
@@ -476,5 +485,8 @@ export const lipsyncTunables = registerTunables(
     jawFullRms: { min: 0.01, max: 1 },
     jawAttack: { min: 0.01, max: 1 },
     jawRelease: { min: 0.01, max: 1 },
+    msPerWeight: { min: 30, max: 300 },
+    rateAdapt: { min: 0, max: 1 },
+    wholeChunkRatio: { min: 0.1, max: 1 },
   },
 );

@@ -5,6 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { AvatarController, PCM_SAMPLE_RATE, webglAvailable, type AvatarEvents, type AvatarState } from './avatar-controller';
+import type { AvatarProbeHost } from './avatar-probe';
 import { FallbackPlayer } from './fallback-player';
 
 export const DEFAULT_AVATAR_URL = '/avatars/sidetalk-default.glb';
@@ -71,6 +72,8 @@ export function Avatar(props: AvatarProps) {
       view: props.view ?? 'upper',
     });
     ctl.current = c;
+    // Measurement handle for the e2e tests and the frame-time bench; nothing runs until probe() is called.
+    (el as HTMLElement & { sidetalkAvatar?: AvatarProbeHost }).sidetalkAvatar = { probe: () => c.startProbe() };
     setStatus('loading'); // a new source: state changes wait until this avatar is loaded
     let alive = true;
     c.load(props.source ?? { url: DEFAULT_AVATAR_URL }).then(

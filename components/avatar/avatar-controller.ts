@@ -9,9 +9,11 @@
  * the first sample of the current utterance, and TalkingHead starts a new time base whenever it is not speaking.
  */
 import { TalkingHead } from '@met4citizen/talkinghead/modules/talkinghead.mjs';
-import { lipsyncForChunk } from '../../core/lipsync/chunk-lipsync';
+import { StreamingLipsync } from '../../core/lipsync/stream-lipsync';
 import { sampleCurve } from '../../core/lipsync/envelope';
 import { validateAvatarGlb } from '../../core/avatar/glb-check';
+import { attachAvatarProbe, type AvatarProbe, type ProbedHead } from './avatar-probe';
+import { closeMouth, type MorphMesh, type TalkingHeadMouth } from './mouth-morphs';
 
 export type AvatarState = 'idle' | 'listening' | 'thinking' | 'speaking';
 export const PCM_SAMPLE_RATE = 24000;
@@ -39,6 +41,10 @@ interface JawClip {
 /** TalkingHead internals we read (not in its public surface). */
 interface HeadInternals {
   animClock: number;
+  /** rAF timestamp of the last drawn frame (animClock's value at that moment). */
+  animTimeLast: number;
+  animate: (t: number) => void;
+  morphs: MorphMesh[];
   streamAudioStartTime: number | null;
   isSpeaking: boolean;
 }
@@ -57,7 +63,7 @@ const AVATAR_FPS: Record<AvatarState, number> = { idle: 10, listening: 20, think
 export class AvatarController {
   readonly head: TalkingHead;
   private wired = new WeakSet<AudioContext>();
-  private utterMs = 0;
+  private readonly lips = new StreamingLipsync();
   private loaded = false;
   private jaw: JawClip[] = [];
   private playing = false;
@@ -65,6 +71,11 @@ export class AvatarController {
   private interrupting = false;
   private blobUrl: string | null = null;
   private levelBuf = new Float32Array(512);
+  private probe: AvatarProbe | null = null;
+  private pending: Promise<void> = Promise.resolve();
+  private generation = 0;
+  /** Utterance time (TalkingHead's clock) at which the next chunk's audio will start. */
+  private nextStartMs = 0;
 
   constructor(container: HTMLElement, private events: AvatarEvents, private opts: AvatarOptions) {
     this.head = new TalkingHead(container, {
@@ -96,8 +107,19 @@ export class AvatarController {
     this.loaded = true;
   }
 
-  /** Queues one TTS chunk (24 kHz mono Float32) with the text it speaks. Starts the stream on demand. */
-  async speakChunk(pcm: Float32Array, text: string): Promise<void> {
+  /**
+   * Queues one TTS chunk (24 kHz mono Float32) with the text it speaks. Chunks are handled strictly in arrival order:
+   * the first one waits for the stream (and AudioContext) to start, and the next must not overtake it. An interrupt
+   * drops the chunks still waiting.
+   */
+  speakChunk(pcm: Float32Array, text: string): Promise<void> {
+    const generation = this.generation;
+    const run = this.pending.then(() => (generation === this.generation ? this.playChunk(pcm, text) : undefined));
+    this.pending = run.catch(() => {});
+    return run;
+  }
+
+  private async playChunk(pcm: Float32Array, text: string): Promise<void> {
     this.setFps(AVATAR_FPS.speaking); // lips need the full rate as soon as audio arrives
     const head = this.head;
     if (!head.isStreaming) {
@@ -110,17 +132,36 @@ export class AvatarController {
     this.wireOnce();
     const internals = head as unknown as HeadInternals;
     // TalkingHead resets its time base when it is not speaking at the moment audio arrives (first chunk, or after
-    // it drained for > 1 s): restart our cumulative offset in exactly the same case.
-    if (!internals.isSpeaking) {
-      this.utterMs = 0;
+    // it drained for > 1 s): restart our clocks in exactly the same case.
+    const fresh = !internals.isSpeaking;
+    if (fresh) {
+      this.probe?.mark('timebase');
+      this.lips.reset();
       this.jaw = [];
+      this.nextStartMs = 0;
     }
-    const { track, jaw, durationMs } = lipsyncForChunk(pcm, PCM_SAMPLE_RATE, text, this.utterMs);
-    if (this.opts.amplitudeJaw) this.jaw.push({ start: this.utterMs, curve: jaw });
-    this.utterMs += durationMs;
+    // When TTS runs slower than real time the worklet drains and plays silence until this chunk arrives, while
+    // TalkingHead's clock keeps running: the chunk plays from "now", not from where the previous one ended. Shapes
+    // and jaw are scheduled on that played time line, so the lips wait through the gap with the voice.
+    // (A fresh utterance still shows the previous one's start time: streamAudio() clears it below.)
+    const startMs = Math.max(this.nextStartMs, fresh ? 0 : this.utteranceNow(internals));
+    const audioMs = this.lips.elapsedMs;
+    const { track, jaw, durationMs } = this.lips.chunk(pcm, PCM_SAMPLE_RATE, text);
+    // What the analyser sees reaches the ears after the output latency; the lips follow what is heard.
+    const ctx = head.audioCtx;
+    const heardMs = Math.min(200, ((ctx?.baseLatency ?? 0) + (ctx?.outputLatency ?? 0)) * 1000);
+    const shift = startMs - audioMs + heardMs;
+    this.nextStartMs = startMs + durationMs;
+    if (this.opts.amplitudeJaw) this.jaw.push({ start: startMs + heardMs, curve: jaw });
     this.playing = true;
     // streamAudio transfers (detaches) the buffer it converts; hand it a copy so callers keep theirs.
-    head.streamAudio({ audio: pcm.slice(), visemes: track.visemes, vtimes: track.vtimes, vdurations: track.vdurations });
+    head.streamAudio({ audio: pcm.slice(), visemes: track.visemes, vtimes: track.vtimes.map((t) => t + shift), vdurations: track.vdurations });
+  }
+
+  /** TalkingHead's utterance clock right now (0 before playback has started). */
+  private utteranceNow(h: HeadInternals): number {
+    if (h.streamAudioStartTime === null) return 0;
+    return h.animClock + Math.max(0, performance.now() - h.animTimeLast) - h.streamAudioStartTime;
   }
 
   /** No more chunks for this reply: the stream ends when the queued audio drains. */
@@ -131,16 +172,14 @@ export class AvatarController {
   /** Barge-in: audio and mouth stop now (one call, same frame). */
   interrupt(): void {
     const head = this.head;
+    this.probe?.mark('interrupt');
+    this.generation++;
     this.interrupting = true; // streamInterrupt calls onAudioEnd synchronously; report that end as an interruption
     head.streamInterrupt(); // posts 'stop' to the worklet, clears viseme animations, resets the lips
     this.interrupting = false;
     this.jaw = [];
-    this.utterMs = 0;
-    const jawOpen = head.mtAvatar.jawOpen;
-    if (jawOpen) {
-      jawOpen.newvalue = 0;
-      jawOpen.needsUpdate = true;
-    }
+    this.lips.interrupt();
+    closeMouth(this.head as unknown as TalkingHeadMouth);
     if (this.playing) this.handleEnded(true);
   }
 
@@ -150,7 +189,9 @@ export class AvatarController {
    */
   private setFps(fps: number): void {
     const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden';
-    (this.head as unknown as { animFrameDur: number }).animFrameDur = 1000 / (hidden ? 1 : fps);
+    // TalkingHead skips a display frame when less than animFrameDur has passed; half a 60 Hz frame of slack makes
+    // 30 fps land on every second vsync instead of drifting to every third (20 fps).
+    (this.head as unknown as { animFrameDur: number }).animFrameDur = 1000 / (hidden ? 1 : fps) - 8;
   }
 
   setState(state: AvatarState): void {
@@ -193,11 +234,13 @@ export class AvatarController {
   private handleStarted(): void {
     if (this.started) return;
     this.started = true;
+    this.probe?.mark('started');
     this.events.onStarted?.();
   }
 
   private handleEnded(interrupted: boolean): void {
     if (!this.playing) return;
+    this.probe?.mark('ended');
     this.playing = false;
     this.started = false;
     this.events.onEnded?.({ interrupted: interrupted || this.interrupting });
@@ -221,6 +264,12 @@ export class AvatarController {
     const clip = this.jaw.find((c) => t >= c.start && t < c.start + c.curve.length * 20);
     jawOpen.newvalue = clip ? 0.3 * sampleCurve(clip.curve, t - clip.start) : 0;
     jawOpen.needsUpdate = true;
+  }
+
+  /** Starts per-frame measurement (tests, benches); see avatar-probe.ts. */
+  startProbe(): AvatarProbe {
+    this.probe ??= attachAvatarProbe(this.head as unknown as ProbedHead, () => this.playing);
+    return this.probe;
   }
 
   dispose(): void {

@@ -34,6 +34,8 @@ export const VISEMES = [
 ] as const;
 export type Viseme = (typeof VISEMES)[number];
 export const VISEME_MORPHS: readonly string[] = VISEMES.map((v) => `viseme_${v}`);
+/** Morphs that open or shape the mouth for speech (silence is the closed mouth itself). */
+export const MOUTH_MORPHS: readonly string[] = [...VISEME_MORPHS.filter((m) => m !== 'viseme_sil'), 'jawOpen', 'mouthOpen'];
 
 /** The 52 ARKit blendshape names (Apple's ARFaceAnchor.BlendShapeLocation spelling). */
 export const ARKIT_MORPHS: readonly string[] = [

@@ -75,6 +75,11 @@ function layout(text: string, start: number, end: number): { slots: Slot[]; word
   return { slots, words: parsed.map((p) => p.word) };
 }
 
+/** Total relative sound weight of a text (sounds + inner pauses): its expected speaking time ∝ this. */
+export function textWeight(text: string): number {
+  return layout(text, 0, 1).slots.reduce((s, x) => s + x.weight, 0);
+}
+
 function mustHit(v: Viseme): boolean {
   return v === 'PP' || v === 'FF';
 }

@@ -1,0 +1,137 @@
+/**
+ * The side panel's avatar in the built extension: a fixture utterance (espeak-ng speech at 24 kHz, sent as 80 ms
+ * frames the way the offscreen document sends Pocket TTS audio) plays once through TalkingHead, the rendered mouth
+ * moves while it plays and rests after, and an interrupt silences audio and mouth within one avatar frame.
+ * Measured with the avatar's frame probe (components/avatar/avatar-probe.ts) and a recorder of every Web Audio edge.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { AvatarProbeSnapshot } from '../../components/avatar/avatar-probe';
+import { resample } from '../../core/tts/wav';
+import { SAMPLE_RATE, silence, speech } from '../fixtures/audio/make-audio';
+import { installAudioGraphRecorder, type AudioRoutes } from './avatar-audio-graph';
+import { ARTIFACTS_DIR, launchExtension, poll, screenshotColours, type ExtensionSession } from './harness';
+import { playUtterance, probeSnapshot, startProbe } from './avatar-driver';
+
+let session: ExtensionSession;
+let panel: Page;
+
+const SENTENCE = 'Maybe bring a jacket: it will be about twelve degrees and windy in Berlin tomorrow.';
+let utterance: number[];
+
+beforeAll(async () => {
+  const pcm16k = new Float32Array([...silence(150), ...speech(SENTENCE, { wordsPerMinute: 160 }), ...silence(150)]);
+  utterance = Array.from(resample(pcm16k, SAMPLE_RATE, 24000));
+  session = await launchExtension();
+  await session.context.addInitScript(installAudioGraphRecorder);
+  panel = await session.openPage('sidepanel.html');
+  await panel.setViewportSize({ width: 420, height: 860 });
+  await poll(() => panel.locator('.sidetalk-avatar').getAttribute('data-status'), (s) => s === 'ready', 90_000, 250);
+  await poll(() => panel.getByTestId('engine-state').getAttribute('data-ready'), (s) => s === 'yes');
+});
+
+afterAll(async () => {
+  await session?.close();
+});
+
+function writeArtifact(name: string, data: unknown): void {
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  writeFileSync(join(ARTIFACTS_DIR, name), JSON.stringify(data));
+}
+
+const routes = () => panel.evaluate(() => (globalThis as unknown as { __sidetalkAudioRoutes: () => AudioRoutes }).__sidetalkAudioRoutes());
+const AUDIBLE = 0.01;
+const REST = 0.02;
+
+function during(snap: AvatarProbeSnapshot) {
+  const frames = snap.frames;
+  const firstAudible = frames.findIndex((f) => f.audible > AUDIBLE);
+  let lastAudible = -1;
+  frames.forEach((f, i) => (f.audible > AUDIBLE ? (lastAudible = i) : undefined));
+  return { frames, firstAudible, lastAudible };
+}
+
+describe('avatar playback in the side panel (built extension, software WebGL)', () => {
+  it('plays a fixture utterance once, through one route to the speakers, with the mouth moving and then resting', async () => {
+    expect(await screenshotColours(panel, 'avatar-idle')).toBeGreaterThan(50);
+    await startProbe(panel);
+    const played = playUtterance(panel, utterance, SENTENCE, '7001');
+    await poll(() => probeSnapshot(panel), (s) => s.frames.some((f) => f.audible > AUDIBLE), 20_000, 100);
+    await panel.waitForTimeout(1200);
+    expect(await screenshotColours(panel, 'avatar-speaking')).toBeGreaterThan(50);
+    await played;
+    const audioMs = (utterance.length / 24000) * 1000;
+    // Wait until the audio has drained and the stream ended (the avatar stops counting itself as speaking).
+    const snap = await poll(() => probeSnapshot(panel), (s) => {
+      const last = s.frames.at(-1);
+      const lastLoud = [...s.frames].reverse().find((f) => f.audible > AUDIBLE);
+      return !!last && !!lastLoud && !last.speaking && last.at - lastLoud.at > 700;
+    }, audioMs + 20_000, 200);
+
+    writeArtifact('avatar-probe-utterance.json', snap);
+    // One playback worklet, and exactly one route from it to the destination (the stock graph has two: +6 dB echo).
+    const r = await routes();
+    expect(r.worklets).toBe(1);
+    expect(r.routes).toEqual([1]);
+
+    const { frames, firstAudible, lastAudible } = during(snap);
+    const loud = frames.slice(firstAudible, lastAudible + 1).filter((f) => f.audible > AUDIBLE);
+    expect(loud.length).toBeGreaterThan(20);
+    // The whole utterance was heard (not cut short). It can take longer than the audio when chunk delivery on a
+    // loaded machine falls behind real time: the worklet then waits in silence, and the lips wait with it.
+    const heardMs = frames[lastAudible]!.at - frames[firstAudible]!.at;
+    expect(heardMs).toBeGreaterThan(audioMs * 0.75);
+    // The mouth is open for most loud frames and changes shape many times over the sentence.
+    const open = loud.filter((f) => f.mouth > 0.08).length;
+    expect(open / loud.length).toBeGreaterThan(0.6);
+    const distinct = new Set(loud.map((f) => f.mouth.toFixed(2))).size;
+    expect(distinct).toBeGreaterThan(10);
+    // After the voice stops, the mouth rests.
+    const after = frames.filter((f) => f.at > frames[lastAudible]!.at + 500);
+    expect(after.length).toBeGreaterThan(3);
+    for (const f of after) expect(f.mouth).toBeLessThan(REST);
+    // Before the voice starts, the mouth rests too.
+    for (const f of frames.slice(0, Math.max(0, firstAudible - 3))) expect(f.mouth).toBeLessThan(REST);
+  });
+
+  it('an interrupt silences the audio and closes the mouth within one avatar frame, and reports it to the engine', async () => {
+    await startProbe(panel);
+    await panel.evaluate(() => {
+      const g = globalThis as unknown as { __playback: unknown[] };
+      g.__playback = [];
+      new BroadcastChannel('sidetalk-playback').onmessage = (e) => g.__playback.push(e.data);
+    });
+    const played = playUtterance(panel, utterance, SENTENCE, '7002');
+    await poll(() => probeSnapshot(panel), (s) => s.frames.filter((f) => f.audible > AUDIBLE).length > 25, 20_000, 100);
+    const sentBefore = await panel.evaluate(() => performance.now());
+    await panel.evaluate(() => new BroadcastChannel('sidetalk-audio').postMessage({ kind: 'stop', turnId: '7002' }));
+    // The rest of the turn's chunks keep arriving after the stop; the panel must drop them.
+    await played;
+    const sentAfter = await panel.evaluate(() => performance.now());
+    expect(sentAfter - sentBefore).toBeGreaterThan(300);
+    const snap = await poll(() => probeSnapshot(panel), (s) => s.events.some((e) => e.name === 'interrupt') && s.frames.filter((f) => f.at > s.events.find((e) => e.name === 'interrupt')!.at).length > 12, 10_000, 100);
+    writeArtifact('avatar-probe-interrupt.json', snap);
+    const at = snap.events.find((e) => e.name === 'interrupt')!.at;
+    const before = snap.frames.filter((f) => f.at < at).slice(-6);
+    expect(before.some((f) => f.mouth > 0.08 && f.audible > AUDIBLE)).toBe(true);
+    const next = snap.frames.filter((f) => f.at > at);
+    const frameMs = Math.max(...snap.frames.slice(1).map((f, i) => f.at - snap.frames[i]!.at).slice(-20, -1), 1000 / 30);
+    // The mouth (main-thread state) is shut on the very first frame drawn after the interrupt.
+    expect(next[0]!.mouth).toBeLessThan(REST);
+    // Audio stops on the audio thread: silent on every frame from one frame interval after the interrupt.
+    for (const f of next.filter((x) => x.at >= at + frameMs)) {
+      expect(f.audible).toBeLessThan(1e-3);
+      expect(f.mouth).toBeLessThan(REST);
+    }
+    // Later chunks of the interrupted turn are dropped, and the engine heard an interrupted end.
+    const events = await poll(
+      () => panel.evaluate(() => (globalThis as unknown as { __playback: Array<{ type: string; interrupted?: boolean; turnId?: string }> }).__playback),
+      (ev) => ev.some((e) => e.type === 'ended'),
+    );
+    expect(events.find((e) => e.type === 'ended')).toMatchObject({ turnId: '7002', interrupted: true });
+    expect((await routes()).routes).toEqual([1]);
+    expect(session.errors.filter((e) => !/favicon|ERR_FILE_NOT_FOUND/.test(e))).toEqual([]);
+  });
+});
