@@ -207,6 +207,12 @@ export const ttsTunables = registerTunables(
     selfTestMaxHighFreqShare: 0.6,
     /** Self-test: minimum SNR (dB) of the candidate backend's first frame against the WASM reference. */
     selfTestMinSnrDb: 20,
+    /**
+     * A bundle load (fetch from cache + session creation + self-test) taking longer than this is treated as hung:
+     * multi-threaded WASM session creation hangs in some environments (pocket-tts.md §6), so the worker is replaced
+     * and the load retried on one thread. Real weights load in seconds; 90 s leaves room for a slow disk.
+     */
+    loadTimeoutMs: 90_000,
   },
   {
     eosThreshold: { min: -20, max: 20 },
@@ -220,6 +226,7 @@ export const ttsTunables = registerTunables(
     selfTestMinRms: { min: 0, max: 0.5 },
     selfTestMaxHighFreqShare: { min: 0.05, max: 1 },
     selfTestMinSnrDb: { min: 0, max: 80 },
+    loadTimeoutMs: { min: 1_000, max: 600_000, integer: true },
   },
 );
 

@@ -170,11 +170,32 @@ export const TTS_BUNDLE: ModelBundle = {
   ],
 };
 
-/** TTS file name in the bundle → the graph/asset name the Pocket worker expects. */
-export function ttsWorkerFiles(urlOf: (path: string) => string): Record<string, string> {
+/**
+ * Optional: the fp32 graphs of the three heavy Pocket TTS graphs, the only ones allowed on WebGPU (int8 graphs give
+ * NaN there, pocket-tts.md §6). Same repo and names as upstream's non-quantised export (~303/39/42 MB). With them
+ * downloaded, the voice runs on the GPU after this device passes the numeric self-test; WASM int8 stays the fallback.
+ */
+export const TTS_GPU_BUNDLE: ModelBundle = {
+  id: 'tts-pocket-en-gpu',
+  repo: TTS_BUNDLE.repo,
+  revision: TTS_BUNDLE.revision,
+  dtype: 'fp32',
+  task: 'tts',
+  backends: ['webgpu'],
+  label: 'Pocket TTS GPU graphs (optional, faster voice on a GPU)',
+  license: 'CC-BY-4.0',
+  files: [
+    { path: 'flow_lm_main.onnx', size: 303 * MB },
+    { path: 'flow_lm_flow.onnx', size: 39 * MB },
+    { path: 'mimi_decoder.onnx', size: 42 * MB },
+  ],
+};
+
+/** TTS file name in the bundle → its URL, for the Pocket worker; `withGpuGraphs` adds the fp32 graphs. */
+export function ttsWorkerFiles(urlOf: (path: string) => string, withGpuGraphs = false): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const f of TTS_BUNDLE.files) out[f.path] = urlOf(f.path);
+  for (const f of [...TTS_BUNDLE.files, ...(withGpuGraphs ? TTS_GPU_BUNDLE.files : [])]) out[f.path] = urlOf(f.path);
   return out;
 }
 
-export const MODEL_BUNDLES: ModelBundle[] = [LLM_BUNDLE, ASR_BUNDLES.moonshine, TTS_BUNDLE, ASR_BUNDLES.whisper, VISION_BUNDLE];
+export const MODEL_BUNDLES: ModelBundle[] = [LLM_BUNDLE, ASR_BUNDLES.moonshine, TTS_BUNDLE, ASR_BUNDLES.whisper, VISION_BUNDLE, TTS_GPU_BUNDLE];

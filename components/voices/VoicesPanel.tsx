@@ -9,7 +9,9 @@ import {
   prepareClip,
   type PreparedClip,
 } from './clone-audio';
+import { CloneRow } from './CloneRow';
 import { useVoices, voiceLabel } from './useVoices';
+import { ImportVoiceFile } from './VoiceFileActions';
 
 type Busy = { kind: 'preview'; voiceId: string } | { kind: 'clone' } | null;
 
@@ -75,11 +77,24 @@ export function VoicesPanel() {
               playing={previewing(c.id)}
               onPreview={() => void preview(c.id)}
               onChanged={refresh}
+              onStatus={setStatus}
               onError={setError}
             />
           ))}
         </ul>
       )}
+      <ImportVoiceFile
+        disabled={busy?.kind === 'clone'}
+        onStart={() => {
+          setError(null);
+          setStatus(null);
+        }}
+        onImported={async (voice) => {
+          await refresh();
+          setStatus(imported(voice));
+        }}
+        onError={setError}
+      />
       {voices.ready && !voices.canClone && (
         <p class="muted small">This voice model can’t clone voices: its voice encoder isn’t downloaded.</p>
       )}
@@ -110,7 +125,11 @@ export function VoicesPanel() {
         />
       )}
       <div aria-live="polite">
-        {status && <p class="chars-ok">{status}</p>}
+        {status && (
+          <p class="chars-ok" data-testid="voices-status">
+            {status}
+          </p>
+        )}
         {error && (
           <p class="chars-error" role="alert" data-testid="voices-error">
             {error}
@@ -121,75 +140,10 @@ export function VoicesPanel() {
   );
 }
 
-function CloneRow(props: {
-  clone: ClonedVoice;
-  disabled: boolean;
-  playing: boolean;
-  onPreview(): void;
-  onChanged(): Promise<void>;
-  onError(message: string | null): void;
-}) {
-  const { clone } = props;
-  const [renaming, setRenaming] = useState<string | null>(null);
-  const [confirming, setConfirming] = useState(false);
-  const act = async (work: () => Promise<unknown>) => {
-    props.onError(null);
-    try {
-      await work();
-      await props.onChanged();
-    } catch (e) {
-      props.onError((e as Error).message);
-    }
-  };
-  return (
-    <li class="voice-item" data-testid="cloned-voice">
-      {renaming === null ? (
-        <span class="chars-name" title={`Consent: ${clone.consentStatement}`}>
-          {clone.name}
-        </span>
-      ) : (
-        <form
-          class="voice-rename"
-          onSubmit={(e) => {
-            e.preventDefault();
-            const name = renaming.trim();
-            if (!name) return;
-            setRenaming(null);
-            void act(() => request('voices/rename', { id: clone.id, name }));
-          }}
-        >
-          <input type="text" aria-label={`New name for ${clone.name}`} value={renaming} maxLength={60}
-            onInput={(e) => setRenaming(e.currentTarget.value)} />
-          <button type="submit" class="button">Save</button>
-        </form>
-      )}
-      <span class="chars-tag" title="Made by voice cloning">synthetic</span>
-      {!clone.usable && <span class="chars-tag" title="Made with another version of the voice model">unavailable</span>}
-      {renaming === null && !confirming && (
-        <>
-          <button type="button" class="button" disabled={props.disabled || !clone.usable} onClick={props.onPreview} aria-label={`Preview ${clone.name}`}>
-            {props.playing ? 'Playing…' : 'Preview'}
-          </button>
-          <button type="button" class="button" onClick={() => setRenaming(clone.name)} aria-label={`Rename ${clone.name}`}>
-            Rename
-          </button>
-          <button type="button" class="button" onClick={() => setConfirming(true)} aria-label={`Delete ${clone.name}`}>
-            Delete
-          </button>
-        </>
-      )}
-      {confirming && (
-        <>
-          <span class="small">Delete for good?</span>
-          <button type="button" class="button primary" onClick={() => void act(() => request('voices/delete', { id: clone.id }))}
-            aria-label={`Confirm delete ${clone.name}`}>
-            Delete
-          </button>
-          <button type="button" class="button" onClick={() => setConfirming(false)}>Keep</button>
-        </>
-      )}
-    </li>
-  );
+function imported(voice: ClonedVoice): string {
+  return voice.usable
+    ? `Imported “${voice.name}”. It is a synthetic voice; pick it for a character in Characters → Edit.`
+    : `Imported “${voice.name}”, but it was made with another version of the voice model, so it is listed as unavailable.`;
 }
 
 function CloneForm(props: { busy: boolean; disabled: boolean; onClone(name: string, clip: PreparedClip, acceptedAt: number): Promise<boolean> }) {

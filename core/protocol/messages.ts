@@ -72,6 +72,8 @@ export const PageReadSchema = z.union([
   z.object({ ok: z.literal(false), message: z.string() }),
 ]);
 
+export const TtsVerdictSchema = z.object({ pass: z.boolean(), reason: z.string().max(200).optional(), at: z.number() }).strict();
+
 export const EngineStateSchema = z.enum(['idle', 'listening', 'thinking', 'speaking']);
 
 /**
@@ -88,6 +90,9 @@ export const REQUESTS = {
   'models/cancel': { target: 'background', payload: Empty, result: Empty },
   'models/delete': { target: 'background', payload: z.object({ bundleId: z.string().min(1).max(100) }).strict(), result: z.object({ freedBytes: z.number() }) },
   'models/state': { target: 'background', payload: Empty, result: weightsSnapshotSchema.nullable() },
+  /** Pocket TTS WebGPU self-test verdicts per adapter/driver/bundle, kept by the background (chrome.storage). */
+  'tts/verdicts': { target: 'background', payload: Empty, result: z.record(z.string().max(600), TtsVerdictSchema) },
+  'tts/verdict': { target: 'background', payload: z.object({ key: z.string().min(1).max(600), verdict: TtsVerdictSchema }).strict(), result: Empty },
   'weights/download': {
     target: 'offscreen',
     payload: z.object({ bundleIds: BundleIds, baseUrl: BaseUrl }).strict(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { characterDraftSchema, characterSchema, idSchema } from '../characters/character';
 import { MAX_CHARACTERS_PER_FILE, MAX_CHARACTER_FILE_BYTES } from '../characters/character-file';
 import { consentSchema } from '../tts/voice-store';
+import { MAX_VOICE_TRANSFER_BASE64, MAX_VOICE_TRANSFER_BYTES } from '../tts/voice-transfer';
 
 /**
  * Requests and events for what the user makes their own: characters (background, chrome.storage.local), voices
@@ -47,6 +48,13 @@ export type VoiceList = z.infer<typeof VoiceListSchema>;
 
 /** 30 s of 24 kHz 16-bit mono WAV is 1.44 MB, 1.92 MB as base64; the limit leaves room for 48 kHz uploads. */
 export const MAX_CLONE_WAV_BASE64 = 8 * 1024 * 1024;
+
+/** A voice file (STVOICE) as base64; the offscreen document validates the bytes themselves (voice-transfer.ts). */
+const VoiceFileBase64Schema = z
+  .string()
+  .min(20, 'That file is too small to be a Sidetalk voice file.')
+  .max(MAX_VOICE_TRANSFER_BASE64, `That voice file is too large (Sidetalk moves voice files of up to ${MAX_VOICE_TRANSFER_BYTES / 1024 / 1024} MB).`)
+  .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'The voice file must be sent as base64.');
 
 export const RemoteLlmConfigSchema = z.object({
   baseUrl: z.string().url().max(2048),
@@ -130,6 +138,24 @@ export const PERSONAL_REQUESTS = {
     result: ClonedVoiceSchema,
   },
   'voices/delete': { target: 'offscreen', payload: z.object({ id: z.string().min(1).max(200) }).strict(), result: Empty },
+  /** The stored voice file itself (consent inside), to save as `fileName`. */
+  'voices/export': {
+    target: 'offscreen',
+    payload: z.object({ id: z.string().min(1).max(200) }).strict(),
+    result: z.object({ fileName: z.string().min(1).max(100), bytesBase64: VoiceFileBase64Schema }),
+  },
+  /** Adds a voice file as a new clone (never overwriting one); answers with the clone as voices/list shows it. */
+  'voices/import': {
+    target: 'offscreen',
+    payload: z
+      .object({
+        /** The chosen file's name, only to name it in an error. */
+        fileName: z.string().max(255).optional(),
+        bytesBase64: VoiceFileBase64Schema,
+      })
+      .strict(),
+    result: ClonedVoiceSchema,
+  },
   /** The stored server config (with its key: only extension contexts can send this). */
   'remote-llm/get': { target: 'background', payload: Empty, result: z.object({ config: RemoteLlmConfigSchema.nullable() }) },
   /** null stops using the server. The side panel asks Chrome for the origin permission before sending this. */

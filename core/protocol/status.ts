@@ -26,6 +26,11 @@ export const OffscreenStatusSchema = z.object({
   }),
   /** Live capture tracks of this document, counted from the streams themselves (the truth behind the camera light). */
   camera: z.object({ live: z.number().int().nonnegative() }).optional(),
+  /** Where the voice (Pocket TTS) runs, once loaded; `reason` says why it left WebGPU mid-session. */
+  tts: z
+    .object({ backend: z.enum(['wasm', 'webgpu']), threads: z.number().int().positive(), reason: z.string().max(200).optional() })
+    .nullable()
+    .optional(),
 });
 export type OffscreenStatus = z.infer<typeof OffscreenStatusSchema>;
 

@@ -1,3 +1,4 @@
+import { createTtsVerdictHandlers } from './tts-verdicts';
 import { OffscreenKeeper } from '../../core/lifecycle/offscreen-keeper';
 import {
   createEventReceiver,
@@ -119,6 +120,7 @@ export default defineBackground({
         ...memory.handlers,
         ...createCharacterHandlers({ area: chrome.storage.local, broadcast, send: (m) => chrome.runtime.sendMessage(m) }),
         ...createRemoteLlmHandlers(chrome.storage.local),
+        ...createTtsVerdictHandlers(chrome.storage.local),
       },
       logError,
     );

@@ -68,6 +68,7 @@ async function status(): Promise<OffscreenStatus> {
     gpu: await gpuInfo,
     mic: { capturing: mic.capturing, sampleRate: mic.sampleRate, ...(mic.lastError ? { error: mic.lastError } : {}) },
     camera: { live: liveTracks('video') },
+    tts: voices.backendStatus(),
   };
 }
 

@@ -1,5 +1,20 @@
 import type { TtsWorkerEvent, TtsWorkerRequest, VoiceInfo } from '../../models/tts/pocket/protocol';
 import type { VoiceConsent } from '../../core/tts/voice-store';
+import { ttsTunables } from '../../core/tunables';
+
+type Verdict = { pass: boolean; reason?: string; at: number };
+
+export interface TtsLoadOptions {
+  /** 'auto' = WebGPU for the fp32 graphs after a passing self-test verdict (cached in `verdicts`). */
+  backend?: 'wasm' | 'auto';
+  verdicts?: Record<string, Verdict>;
+}
+
+class LoadTimeout extends Error {}
+
+function createTtsWorker(): Worker {
+  return new Worker(new URL('../../models/tts/pocket/tts.worker.ts', import.meta.url), { type: 'module' });
+}
 
 export interface TtsFrame {
   pcm: Float32Array;
@@ -24,7 +39,6 @@ export class TtsWorkerError extends Error {
 
 /** Promise face of the Pocket TTS worker: load a bundle, speak with streamed frames, cancel within one frame. */
 export class TtsClient {
-  private readonly worker: Worker;
   private readonly jobs = new Map<string, Job>();
   private loadWaiter: { resolve: (v: TtsWorkerEvent & { type: 'loaded' }) => void; reject: (e: Error) => void } | null = null;
   private seq = 0;
@@ -35,18 +49,35 @@ export class TtsClient {
   bundleId: string | null = null;
   backend: 'wasm' | 'webgpu' | null = null;
   onEvent: ((e: TtsWorkerEvent) => void) | null = null;
+  /** A self-test or mid-session verdict to persist (chrome.storage via the background). */
+  onVerdict: ((key: string, verdict: Verdict) => void) | null = null;
+  /** Why the voice left WebGPU mid-session, if it did. */
+  backendReason: string | null = null;
 
-  constructor() {
-    this.worker = new Worker(new URL('../../models/tts/pocket/tts.worker.ts', import.meta.url), { type: 'module' });
-    this.worker.onmessage = (e: MessageEvent<TtsWorkerEvent>) => this.receive(e.data);
-    this.worker.onerror = (e) => {
-      const err = new Error(`voice worker crashed: ${e.message}`);
-      this.loadWaiter?.reject(err);
-      for (const job of this.jobs.values()) job.reject(err);
-      this.jobs.clear();
-      for (const w of [...this.clones.values(), ...this.addWaiters.splice(0)]) w.reject(err);
-      this.clones.clear();
-    };
+  /** WASM threads of the current worker's sessions (from its `loaded` report). */
+  threads: number | null = null;
+  /** Set once a threaded load hung: every later worker of this client uses one thread. */
+  singleThread = false;
+  private worker: Worker;
+
+  constructor(private readonly createWorker: () => Worker = createTtsWorker) {
+    this.worker = this.spawn();
+  }
+
+  private spawn(): Worker {
+    const worker = this.createWorker();
+    worker.onmessage = (e: MessageEvent<TtsWorkerEvent>) => this.receive(e.data);
+    worker.onerror = (e) => this.failAll(new Error(`voice worker crashed: ${e.message}`));
+    return worker;
+  }
+
+  private failAll(err: Error): void {
+    this.loadWaiter?.reject(err);
+    this.loadWaiter = null;
+    for (const job of this.jobs.values()) job.reject(err);
+    this.jobs.clear();
+    for (const w of [...this.clones.values(), ...this.addWaiters.splice(0)]) w.reject(err);
+    this.clones.clear();
   }
 
   private post(msg: TtsWorkerRequest): void {
@@ -57,11 +88,37 @@ export class TtsClient {
     return this.backend !== null;
   }
 
-  load(files: Record<string, string>, verdicts: Record<string, { pass: boolean; reason?: string; at: number }> = {}) {
+  /**
+   * Loads a bundle. If the load hangs (threaded WASM session creation is known to in some environments), the worker
+   * is replaced and the load retried once on one thread; that choice then sticks for this client.
+   */
+  async load(files: Record<string, string>, options: TtsLoadOptions = {}): Promise<TtsWorkerEvent & { type: 'loaded' }> {
+    try {
+      return await this.loadOnce(files, options, this.singleThread ? 1 : undefined, ttsTunables.loadTimeoutMs);
+    } catch (err) {
+      if (!(err instanceof LoadTimeout) || this.singleThread) throw err;
+      this.worker.terminate();
+      this.failAll(new Error('the voice worker was restarted'));
+      this.backend = null;
+      this.singleThread = true;
+      this.worker = this.spawn();
+      return this.loadOnce(files, options, 1, ttsTunables.loadTimeoutMs);
+    }
+  }
+
+  private loadOnce(files: Record<string, string>, options: TtsLoadOptions, numThreads: number | undefined, timeoutMs: number) {
     return new Promise<TtsWorkerEvent & { type: 'loaded' }>((resolve, reject) => {
-      this.loadWaiter = { resolve, reject };
-      // The bundle ships int8 graphs only, which are WASM graphs (int8 gives NaN on WebGPU): see docs/tts.md.
-      this.post({ type: 'load', files, backend: 'wasm', verdicts });
+      const timer = setTimeout(() => {
+        this.loadWaiter = null;
+        reject(new LoadTimeout(`the voice model did not load within ${Math.round(timeoutMs / 1000)} s`));
+      }, timeoutMs);
+      const settle = <T>(fn: (v: T) => void) => (v: T) => {
+        clearTimeout(timer);
+        fn(v);
+      };
+      this.loadWaiter = { resolve: settle(resolve), reject: settle(reject) };
+      // WASM runs the int8 graphs; 'auto' may put the fp32 graphs on WebGPU after the self-test (docs/tts.md).
+      this.post({ type: 'load', files, backend: options.backend ?? 'wasm', verdicts: options.verdicts ?? {}, ...(numThreads ? { numThreads } : {}) });
     });
   }
 
@@ -104,6 +161,7 @@ export class TtsClient {
     switch (event.type) {
       case 'loaded':
         this.backend = event.backend;
+        this.threads = event.threads;
         this.voices = event.voices;
         this.bundleId = event.bundleId;
         this.loadWaiter?.resolve(event);
@@ -123,6 +181,10 @@ export class TtsClient {
         break;
       case 'backend':
         this.backend = event.backend;
+        this.backendReason = event.reason;
+        break;
+      case 'verdict':
+        this.onVerdict?.(event.key, event.verdict);
         break;
       case 'voice-cloned':
         this.voices = [...this.voices.filter((v) => v.id !== event.voice.id), event.voice];

@@ -8,10 +8,11 @@ import {
   type VoiceList,
 } from '../../core/protocol';
 import { deserializeVoice, serializeVoice, type StoredVoice, type VoiceStore } from '../../core/tts/voice-store';
+import { base64ToBytes, bytesToBase64, prepareVoiceImport, voiceFileName } from '../../core/tts/voice-transfer';
 import { decodeWav, WavError } from '../../core/tts/wav';
 import { buildFileUrl, validateMirrorUrl } from '../../core/weights';
-import { TTS_BUNDLE, ttsWorkerFiles } from '../../models/registry';
-import { TtsClient, TtsWorkerError } from './tts-client';
+import { TTS_BUNDLE, TTS_GPU_BUNDLE, ttsWorkerFiles } from '../../models/registry';
+import { TtsClient, TtsWorkerError, type TtsLoadOptions } from './tts-client';
 
 // ---- IndexedDB store of cloned voices ------------------------------------------------------------------------------
 
@@ -76,8 +77,12 @@ export class IdbVoiceStore implements VoiceStore {
       });
   }
 
+  async record(id: string): Promise<CloneRecord | undefined> {
+    return this.tx('readonly', (s) => s.get(id) as IDBRequest<CloneRecord | undefined>);
+  }
+
   async get(id: string): Promise<StoredVoice | undefined> {
-    const r = await this.tx('readonly', (s) => s.get(id) as IDBRequest<CloneRecord | undefined>);
+    const r = await this.record(id);
     return r ? deserializeVoice(r.bytes) : undefined;
   }
 
@@ -116,12 +121,8 @@ export class IdbVoiceStore implements VoiceStore {
 
 // ---- the one TTS worker, shared by the conversation and the voice settings -----------------------------------------
 
-export function base64ToBytes(b64: string): Uint8Array<ArrayBuffer> {
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
+/** Lives in core (the side panel needs it too, without this module's worker); re-exported for existing importers. */
+export { base64ToBytes };
 
 const PREVIEW_LINE = 'Hello! This is how I sound when I read your answers.';
 const CONSENT_MISSING = 'Voice cloning needs your consent: tick "This is my voice, or I have the speaker’s permission".';
@@ -130,7 +131,7 @@ export interface VoiceServiceOptions {
   send: Send;
   /** True when every bundle is fully downloaded under `baseUrl`. */
   modelsReady: (bundleIds: string[], baseUrl: string | undefined) => Promise<boolean>;
-  store?: VoiceStore & Pick<IdbVoiceStore, 'records' | 'putBytes' | 'rename'>;
+  store?: VoiceStore & Pick<IdbVoiceStore, 'records' | 'record' | 'putBytes' | 'rename'>;
 }
 
 /**
@@ -151,22 +152,31 @@ export class VoiceService {
 
   constructor(private readonly options: VoiceServiceOptions) {
     this.store = options.store ?? new IdbVoiceStore();
+    this.tts.onVerdict = (key, verdict) => {
+      void sendRequest(options.send, 'tts/verdict', { key, verdict }, 5_000).catch(() => undefined);
+    };
   }
 
-  /** Loads the TTS bundle from the weights cache (once per mirror) and makes every stored clone speakable. */
-  ensureLoaded(baseUrl: string | undefined): Promise<void> {
-    const key = baseUrl ?? '';
+  /**
+   * Loads the TTS bundle from the weights cache (once per mirror and GPU choice) and makes every stored clone
+   * speakable. With the optional fp32 GPU graphs downloaded and GPU allowed, the worker may run them on WebGPU after
+   * this device passes the numeric self-test (verdicts persisted by the background).
+   */
+  async ensureLoaded(baseUrl: string | undefined): Promise<void> {
+    const gpu = await this.gpuGraphsUsable(baseUrl);
+    const key = `${baseUrl ?? ''}|${gpu ? 'gpu' : 'cpu'}`;
     if (this.loaded?.key === key) return this.loaded.promise;
     const promise = (async () => {
-      const files = ttsWorkerFiles((path) => buildFileUrl(TTS_BUNDLE, path, baseUrl));
+      const files = ttsWorkerFiles((path) => buildFileUrl(TTS_BUNDLE, path, baseUrl), gpu);
+      const options: TtsLoadOptions = gpu ? { backend: 'auto', verdicts: await this.verdicts() } : {};
       try {
-        await this.tts.load(files);
+        await this.tts.load(files, options);
         this.canClone = true;
       } catch (err) {
         // The voice encoder is optional (the gated checkpoint): without it the bundle speaks but cannot clone.
         const optional = TTS_BUNDLE.files.filter((f) => f.optional).map((f) => f.path);
         if (!optional.some((p) => p in files)) throw err;
-        await this.tts.load(Object.fromEntries(Object.entries(files).filter(([name]) => !optional.includes(name))));
+        await this.tts.load(Object.fromEntries(Object.entries(files).filter(([name]) => !optional.includes(name))), options);
         this.canClone = false;
       }
       await this.restoreClones();
@@ -177,6 +187,24 @@ export class VoiceService {
       if (this.loaded === entry) this.loaded = null;
     });
     return promise;
+  }
+
+  /** Where the voice runs now, for the status line (null before the voice model is loaded). */
+  backendStatus(): { backend: 'wasm' | 'webgpu'; threads: number; reason?: string } | null {
+    if (!this.tts.backend) return null;
+    return { backend: this.tts.backend, threads: this.tts.threads ?? 1, ...(this.tts.backendReason ? { reason: this.tts.backendReason } : {}) };
+  }
+
+  private async gpuGraphsUsable(baseUrl: string | undefined): Promise<boolean> {
+    if (!('gpu' in navigator)) return false;
+    const settings = await sendRequest(this.options.send, 'settings/get', {}, 5_000);
+    if (!settings.ok || settings.data.computeBackend !== 'auto') return false;
+    return this.options.modelsReady([TTS_GPU_BUNDLE.id], baseUrl).catch(() => false);
+  }
+
+  private async verdicts(): Promise<Record<string, { pass: boolean; reason?: string; at: number }>> {
+    const reply = await sendRequest(this.options.send, 'tts/verdicts', {}, 5_000);
+    return reply.ok ? reply.data : {};
   }
 
   private async restoreClones(): Promise<void> {
@@ -227,7 +255,10 @@ export class VoiceService {
     this.preview = null;
   }
 
-  readonly handlers: Pick<Handlers<'offscreen'>, 'voices/list' | 'voices/preview' | 'voices/clone' | 'voices/rename' | 'voices/delete'> = {
+  readonly handlers: Pick<
+    Handlers<'offscreen'>,
+    'voices/list' | 'voices/preview' | 'voices/clone' | 'voices/rename' | 'voices/delete' | 'voices/export' | 'voices/import'
+  > = {
     'voices/list': async (): Promise<VoiceList> => {
       if (!(await this.ready())) {
         return {
@@ -312,6 +343,49 @@ export class VoiceService {
       // The worker still holds it until the next load; the conversation checks the store's list before using a clone.
       this.deleted.add(id);
       return {};
+    },
+
+    'voices/export': async ({ id }) => {
+      const r = await this.store.record(id);
+      if (!r) throw new Error('That voice no longer exists.');
+      // The stored bytes are the file: consent, bundle and name go with the voice unchanged. Re-checked so a
+      // damaged record is reported here rather than by the browser that imports it.
+      const bytes = new Uint8Array(r.bytes);
+      deserializeVoice(bytes);
+      return { fileName: voiceFileName(r.name), bytesBase64: bytesToBase64(bytes) };
+    },
+
+    'voices/import': async ({ fileName, bytesBase64 }) => {
+      // Loads the model if it is downloaded, so the file's bundle can be checked; otherwise the voice is stored and
+      // the list marks it unavailable after the next load if it belongs to another model (as for any stored clone).
+      const loaded = await this.ready();
+      const records = await this.store.records();
+      const presets = loaded ? this.tts.voices.filter((v) => v.kind === 'preset').map((v) => v.id) : [];
+      let prepared;
+      try {
+        prepared = prepareVoiceImport(base64ToBytes(bytesBase64), {
+          bundleId: loaded ? this.tts.bundleId : null,
+          takenIds: new Set([...records.map((r) => r.id), ...presets]),
+          takenNames: new Set(records.map((r) => r.name)),
+        });
+      } catch (err) {
+        const what = fileName ? `“${fileName.slice(0, 80)}”` : 'the file';
+        throw new Error(`Could not import ${what}. ${err instanceof Error ? err.message : String(err)}`);
+      }
+      const { voice, bytes } = prepared;
+      const record = await this.store.putBytes(bytes);
+      if (loaded) {
+        try {
+          await this.tts.addVoice(new Uint8Array(record.bytes));
+        } catch (err) {
+          // Stored but not speakable would be a voice that silently falls back to a preset: undo the import.
+          await this.store.delete(record.id).catch(() => false);
+          throw new Error(`That voice could not be loaded: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+      // An id deleted earlier in this session may come back (the same voice re-imported): it is in use again.
+      this.deleted.delete(voice.id);
+      return this.toClone(record);
     },
   };
 

@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
+import { serializeVoice } from '../../core/tts/voice-store';
 import type { WeightsSnapshot } from '../../core/weights';
 import { TTS_BUNDLE } from '../../models/registry';
 import { makeSpeechWav } from '../fixtures/audio/make-wav';
+import { presetVoice } from '../fixtures/pocket/generate';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
 import { launchExtension, poll, screenshotColours, sendFromPage, type ExtensionSession } from './harness';
 
@@ -43,6 +46,29 @@ async function openTab(tab: 'characters' | 'voices'): Promise<void> {
 }
 
 const voicesPanel = () => panel.getByTestId('voices-panel');
+
+type Clone = { id: string; name: string; usable: boolean; consentStatement: string };
+async function clones(): Promise<Clone[]> {
+  const reply = await sendFromPage<Reply<{ clones: Clone[] }>>(panel, request('voices/list', 'offscreen'));
+  if (!reply.ok) throw new Error(reply.error.message);
+  return reply.data.clones;
+}
+const importInput = () => voicesPanel().getByTestId('voice-import-file');
+const statusText = (text: string) => voicesPanel().getByTestId('voices-status').filter({ hasText: text });
+
+/** Preview one clone (by its exact name) and return the chunks it played, after the button is free again. */
+async function previewClone(name: string): Promise<Chunk[]> {
+  const button = voicesPanel().getByRole('button', { name: `Preview ${name}`, exact: true });
+  const before = (await chunks()).length;
+  await button.click();
+  const played = await poll(async () => (await chunks()).slice(before), (c) => c.length >= 3, 60_000);
+  await poll(() => button.innerText(), (t) => t === 'Preview', 60_000);
+  return played;
+}
+
+/** The exported "Renamed voice" file and the id inside it. */
+let exported: Buffer;
+let exportedId: string;
 
 beforeAll(async () => {
   fixtures = await startFixtureHub();
@@ -171,6 +197,32 @@ describe('voices in settings', () => {
     expect(all.data.characters.find((c) => c.name === 'Sidetalk copy')!.voice).toMatchObject({ kind: 'cloned', voiceId: expect.stringMatching(/^clone-/) });
   });
 
+  it('exports a clone as a file: the stored STVOICE bytes with the consent inside', async () => {
+    await openTab('voices');
+    const row = voicesPanel().getByTestId('cloned-voice').filter({ hasText: 'Renamed voice' });
+    await row.waitFor({ timeout: 60_000 });
+    const download = panel.waitForEvent('download');
+    await row.getByRole('button', { name: 'Export voice Renamed voice' }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toBe('Renamed-voice.stvoice');
+    exported = readFileSync((await file.path())!);
+    expect(exported.subarray(0, 7).toString('latin1')).toBe('STVOICE');
+    const headerLength = exported.readUInt32LE(9);
+    const header = JSON.parse(exported.subarray(13, 13 + headerLength).toString('utf8')) as { id: string };
+    expect(header).toMatchObject({
+      id: expect.stringMatching(/^clone-/),
+      name: 'Renamed voice',
+      synthetic: true,
+      consent: { statement: expect.stringContaining('speaker’s permission'), acceptedAt: expect.any(Number) },
+    });
+    exportedId = header.id;
+    await statusText('Saved Renamed-voice.stvoice').waitFor();
+    // The request answers with the same bytes the UI saved.
+    const reply = await sendFromPage<Reply<{ fileName: string; bytesBase64: string }>>(panel, request('voices/export', 'offscreen', { id: exportedId }));
+    expect(reply.ok && reply.data.fileName).toBe('Renamed-voice.stvoice');
+    expect(reply.ok && Buffer.from(reply.data.bytesBase64, 'base64').equals(exported)).toBe(true);
+  });
+
   it('deletes a clone after a confirmation', async () => {
     await openTab('voices');
     const row = voicesPanel().getByTestId('cloned-voice').filter({ hasText: 'Renamed voice' });
@@ -178,6 +230,66 @@ describe('voices in settings', () => {
     await row.getByRole('button', { name: 'Delete Renamed voice' }).click();
     await row.getByRole('button', { name: 'Confirm delete Renamed voice' }).click();
     await poll(() => voicesPanel().getByTestId('cloned-voice').count(), (n) => n === 0);
+  });
+
+  it('imports the exported file: the voice is back under its id and speaks', async () => {
+    await importInput().setInputFiles({ name: 'Renamed-voice.stvoice', mimeType: 'application/octet-stream', buffer: exported });
+    await statusText('Imported “Renamed voice”').waitFor({ timeout: 60_000 });
+    await voicesPanel().getByTestId('cloned-voice').filter({ hasText: 'Renamed voice' }).waitFor();
+    expect(await clones()).toEqual([
+      expect.objectContaining({ id: exportedId, name: 'Renamed voice', usable: true, consentStatement: expect.stringContaining('speaker’s permission') }),
+    ]);
+    const played = await previewClone('Renamed voice');
+    expect(new Set(played.map((c) => c.voiceId))).toEqual(new Set([exportedId]));
+    expect(Math.max(...played.map((c) => c.peak))).toBeGreaterThan(0.01);
+  });
+
+  it('importing the same file again adds a copy under a new id and name; the first is kept', async () => {
+    await importInput().setInputFiles({ name: 'Renamed-voice.stvoice', mimeType: 'application/octet-stream', buffer: exported });
+    await statusText('Imported “Renamed voice (2)”').waitFor({ timeout: 60_000 });
+    const list = await clones();
+    expect(list.map((c) => c.name).sort()).toEqual(['Renamed voice', 'Renamed voice (2)']);
+    expect(list.find((c) => c.name === 'Renamed voice')!.id).toBe(exportedId);
+    const copyId = list.find((c) => c.name === 'Renamed voice (2)')!.id;
+    expect(copyId).toMatch(/^clone-/);
+    expect(copyId).not.toBe(exportedId);
+    // The worker never had this id before: add-voice at import made it speakable without a reload.
+    const played = await previewClone('Renamed voice (2)');
+    expect(new Set(played.map((c) => c.voiceId))).toEqual(new Set([copyId]));
+  });
+
+  it('refuses damaged files, a file that is not a voice and a voice of another model; the list stays as it was', async () => {
+    const before = await clones();
+    const headerLength = exported.readUInt32LE(9);
+    const badHeader = Buffer.from(exported);
+    badHeader[13] = 0x23; // the header's "{" becomes "#"
+    const badPayload = Buffer.from(exported);
+    badPayload[13 + headerLength] = 0x58; // the tensor payload's magic "PTVB1" becomes "XTVB1"
+    const otherModel = Buffer.from(
+      serializeVoice({
+        id: 'clone-abc-def',
+        name: 'French voice',
+        bundleId: 'other-model/french_2026-01',
+        createdAt: Date.now(),
+        consent: { statement: 'This is my voice, or I have the speaker’s permission to clone it.', acceptedAt: Date.now() },
+        synthetic: true,
+        tensors: presetVoice({ name: 'x', amplitude: 0.3 }, 3),
+      }),
+    );
+    const cases: [string, Buffer, string][] = [
+      ['truncated.stvoice', exported.subarray(0, exported.length - 1000), 'That voice file is damaged or incomplete (bad tensors'],
+      ['header.stvoice', badHeader, 'That voice file is damaged: its header can’t be read.'],
+      ['payload.stvoice', badPayload, 'That voice file is damaged or incomplete (bad tensors: not a PTVB1 file)'],
+      ['notes.stvoice', Buffer.from('These are my notes, not a voice.'), 'Could not import “notes.stvoice”. That file isn’t a Sidetalk voice file.'],
+      ['french.stvoice', otherModel, 'That voice was made with another voice model (other-model/french_2026-01)'],
+    ];
+    for (const [name, buffer, message] of cases) {
+      await importInput().setInputFiles({ name, mimeType: 'application/octet-stream', buffer });
+      await poll(() => voicesPanel().getByTestId('voices-error').innerText().catch(() => ''), (t) => t.includes(message), 60_000);
+      expect(await voicesPanel().getByTestId('voices-status').count()).toBe(0);
+      expect(await voicesPanel().getByTestId('cloned-voice').count()).toBe(before.length);
+    }
+    expect(await clones()).toEqual(before);
   });
 
   it('logged no console errors', () => {

@@ -10,7 +10,7 @@ import { maxFramesForTokens } from '../../../core/tts/text-prep';
 import type { HostTensor } from '../../../core/tts/tensor-data';
 import { ttsTunables } from '../../../core/tunables';
 import type { PocketModel, Voice } from './model';
-import { freshStates, threadStates, toOrt, voiceToFlowHostStates, type Feeds } from './state';
+import { freshStates, releaseStates, stateData, threadStates, toOrt, voiceToFlowHostStates, type Feeds } from './state';
 
 export interface AudioFrame {
   /** 1920 samples of 24 kHz mono PCM. */
@@ -80,9 +80,9 @@ function voiceFeeds(model: PocketModel, voice: Voice): Feeds {
   return feeds;
 }
 
-function stepOfFeeds(model: PocketModel, feeds: Feeds): number {
+async function stepOfFeeds(model: PocketModel, feeds: Feeds): Promise<number> {
   const e = model.bundle.flow_lm_state_manifest.find((m) => m.key === 'step');
-  return e ? Number((feeds[e.input_name]!.data as BigInt64Array)[0]) : 0;
+  return e ? Number(((await stateData(feeds[e.input_name]!)) as BigInt64Array)[0]) : 0;
 }
 
 function cacheCapacity(model: PocketModel): number {
@@ -129,15 +129,18 @@ export async function* synthesize(model: PocketModel, text: string, voice: Voice
     for (;;) {
       throwIfAborted(opts.signal);
       let emittedInChunk = 0;
+      // States of this attempt; on WebGPU they live on the GPU and are freed as soon as the next step replaces them.
+      let flow: Feeds = {};
+      let mimi: Feeds = {};
+      let keepMimi = false;
       try {
         // Prefill: text after the voice prefix, starting from a fresh copy of the voice state.
         const ids = new ort.Tensor('int64', BigInt64Array.from(chunk.ids.map(BigInt)), [1, chunk.ids.length]);
         const te = (await model.session('text_conditioner').run({ token_ids: ids })).embeddings!;
-        let flow: Feeds = voiceFeeds(model, voice);
-        const prefill = await model.session('flow_lm_main').run({ sequence: emptySeq, text_embeddings: te, ...flow });
+        const prefill = await model.session('flow_lm_main').run({ sequence: emptySeq, text_embeddings: te, ...voiceFeeds(model, voice) });
         flow = threadStates(bundle.flow_lm_state_manifest, prefill);
-        let mimi: Feeds = mimiAtStart ?? freshStates(ort, bundle.mimi_state_manifest);
-        const room = cacheCapacity(model) - stepOfFeeds(model, flow);
+        mimi = mimiAtStart ?? freshStates(ort, bundle.mimi_state_manifest);
+        const room = cacheCapacity(model) - (await stepOfFeeds(model, flow));
         const maxFrames = Math.min(maxFramesForTokens(chunk.ids.length, bundle.frame_rate, opts.maxFramesPerChunk ?? t.maxFramesPerChunk), room);
         let x = new Float32Array(D).fill(NaN); // NaN = BOS: the graph swaps in its learned bos_emb
         let eosStep: number | null = null;
@@ -150,7 +153,9 @@ export async function* synthesize(model: PocketModel, text: string, voice: Voice
           pending.forEach((p, i) => latent.set(p, i * D));
           pending.length = 0;
           const out = await model.session('mimi_decoder').run({ latent: new ort.Tensor('float32', latent, [1, n, D]), ...mimi });
-          mimi = threadStates(bundle.mimi_state_manifest, out);
+          const nextMimi = threadStates(bundle.mimi_state_manifest, out);
+          releaseStates(mimi);
+          mimi = nextMimi;
           const audio = out.audio_frame!.data as Float32Array;
           for (let k = 0; k < n; k++) {
             const pcm = audio.slice(k * spf, (k + 1) * spf);
@@ -187,14 +192,19 @@ export async function* synthesize(model: PocketModel, text: string, voice: Voice
             const dir = f.flow_dir!.data as Float32Array;
             for (let i = 0; i < D; i++) next[i]! += dir[i]! / lsdSteps;
           }
-          flow = threadStates(bundle.flow_lm_state_manifest, o);
+          const nextFlow = threadStates(bundle.flow_lm_state_manifest, o);
+          releaseStates(flow);
+          flow = nextFlow;
           opts.onStep?.({ chunkIndex, step, eosLogit, latent: next });
           x = next;
           pending.push(next);
           if (pending.length >= batch) yield* decode();
         }
         yield* decode();
-        mimiCarry = mimi;
+        if (opts.carryDecoderStateAcrossChunks) {
+          mimiCarry = mimi;
+          keepMimi = true;
+        }
         break;
       } catch (e) {
         if (e instanceof RestartChunk) {
@@ -202,6 +212,10 @@ export async function* synthesize(model: PocketModel, text: string, voice: Voice
           continue;
         }
         throw e;
+      } finally {
+        // Also on abort (the consumer stopped pulling) and on a backend restart.
+        releaseStates(flow);
+        if (!keepMimi && mimi !== mimiAtStart) releaseStates(mimi);
       }
     }
   }

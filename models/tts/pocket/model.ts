@@ -101,10 +101,20 @@ export class PocketModel {
     const bytes = this.files.get(file)!;
     const session = this.opts.sessionFactory
       ? await this.opts.sessionFactory(graph, backend, bytes)
-      : await this.opts.ort.InferenceSession.create(bytes, this.opts.sessionOptions?.[backend] ?? DEFAULT_SESSION_OPTIONS[backend]);
+      : await this.opts.ort.InferenceSession.create(bytes, this.opts.sessionOptions?.[backend] ?? this.defaultOptions(graph, backend));
     const previous = this.sessions.get(graph);
     this.sessions.set(graph, { session, backend, file });
     await previous?.session.release?.();
+  }
+
+  /**
+   * On WebGPU the recurrent states stay on the GPU between steps (the flow-LM KV cache alone is ~49 MB a step; a CPU
+   * round trip each way would dominate the step). The generator feeds them back and frees the replaced ones.
+   */
+  private defaultOptions(graph: GraphName, backend: TtsBackend): object {
+    if (backend !== 'webgpu') return DEFAULT_SESSION_OPTIONS[backend];
+    const manifest = graph === 'flow_lm_main' ? this.bundle.flow_lm_state_manifest : graph === 'mimi_decoder' ? this.bundle.mimi_state_manifest : [];
+    return { ...DEFAULT_SESSION_OPTIONS.webgpu, preferredOutputLocation: Object.fromEntries(manifest.map((e) => [e.output_name, 'gpu-buffer'])) };
   }
 
   session(graph: GraphName): OrtSessionLike {

@@ -16,6 +16,8 @@ export const ttsWorkerRequestSchema = z.discriminatedUnion('type', [
     backend: z.enum(['wasm', 'webgpu', 'auto']).default('wasm'),
     /** Verdicts the lead persisted (chrome.storage), keyed by selfTestCacheKey. */
     verdicts: z.record(z.string(), z.object({ pass: z.boolean(), reason: z.string().optional(), at: z.number() })).default({}),
+    /** WASM threads for this worker's sessions (set before the first session: a retry after a hung load uses 1). */
+    numThreads: z.number().int().min(1).max(16).optional(),
   }),
   z.object({
     type: z.literal('speak'),
@@ -57,7 +59,7 @@ export interface VoiceInfo {
 }
 
 export type TtsWorkerEvent =
-  | { type: 'loaded'; backend: 'wasm' | 'webgpu'; bundleId: string; sampleRate: number; voices: VoiceInfo[] }
+  | { type: 'loaded'; backend: 'wasm' | 'webgpu'; bundleId: string; sampleRate: number; voices: VoiceInfo[]; threads: number }
   | { type: 'verdict'; key: string; verdict: { pass: boolean; reason?: string; at: number } }
   | { type: 'audio'; requestId: string; frameIndex: number; chunkIndex: number; text: string; sampleRate: number; pcm: Float32Array }
   | { type: 'done'; requestId: string; frames: number; cancelled: boolean }

@@ -32,6 +32,23 @@ export function freshStates(ort: OrtLike, manifest: readonly StateEntry[]): Feed
   return feeds;
 }
 
+/**
+ * Frees the GPU-resident tensors of `states` (WebGPU sessions keep state outputs on the GPU, and ORT leaves freeing
+ * them to their owner: one flow-LM step holds ~49 MB of KV cache). CPU tensors are left to the garbage collector.
+ */
+export function releaseStates(states: Feeds): void {
+  for (const t of Object.values(states)) {
+    const g = t as { location?: string; dispose?: () => void };
+    if (g.location === 'gpu-buffer') g.dispose?.();
+  }
+}
+
+/** The data of a state tensor wherever it lives (a GPU tensor is read back). */
+export async function stateData(t: OrtTensorLike): Promise<unknown> {
+  const g = t as { location?: string; getData?: () => Promise<unknown> };
+  return g.location === 'gpu-buffer' && g.getData ? g.getData() : t.data;
+}
+
 /** out_state_i → state_i. A missing output is a contract break, not something to paper over. */
 export function threadStates(manifest: readonly StateEntry[], outputs: Record<string, OrtTensorLike>): Feeds {
   const feeds: Feeds = {};

@@ -3,7 +3,7 @@
  * streams each frame out the moment it exists, cancels within one frame, clones voices. `tts.worker.ts` only wires
  * this to `self`; Node tests drive it directly with onnxruntime-node.
  */
-import { type AdapterIdentity, type CachedVerdict, type VerdictCache } from '../../../core/tts/self-test';
+import { selfTestCacheKey, type AdapterIdentity, type CachedVerdict, type VerdictCache } from '../../../core/tts/self-test';
 import { deserializeVoice, serializeVoice, VoiceFileError } from '../../../core/tts/voice-store';
 import { CloneAudioError, CloningUnavailableError, ConsentRequiredError, cloneVoice } from './clone';
 import { synthesize } from './generator';
@@ -31,6 +31,8 @@ export class PocketWorkerHost {
   private model: PocketModel | null = null;
   private queue: Promise<void> = Promise.resolve();
   private readonly aborts = new Map<string, AbortController>();
+  /** The verdict-cache key of the WebGPU session in use, so a mid-session failure is remembered for this device. */
+  private verdictKey: string | null = null;
 
   constructor(private readonly deps: WorkerHostDeps) {}
 
@@ -48,7 +50,7 @@ export class PocketWorkerHost {
     const msg = parsed.data;
     switch (msg.type) {
       case 'load':
-        return this.load(msg.files, msg.backend, msg.verdicts as Record<string, CachedVerdict>);
+        return this.load(msg.files, msg.backend, msg.verdicts as Record<string, CachedVerdict>, msg.numThreads);
       case 'cancel':
         this.aborts.get(msg.requestId)?.abort();
         return;
@@ -70,8 +72,15 @@ export class PocketWorkerHost {
     }
   }
 
-  private async load(sources: Record<string, ArrayBuffer | Uint8Array | string>, backend: 'wasm' | 'webgpu' | 'auto', verdicts: Record<string, CachedVerdict>) {
+  private async load(
+    sources: Record<string, ArrayBuffer | Uint8Array | string>,
+    backend: 'wasm' | 'webgpu' | 'auto',
+    verdicts: Record<string, CachedVerdict>,
+    numThreads?: number,
+  ) {
     try {
+      const wasmEnv = (this.deps.ort as { env?: { wasm?: { numThreads?: number } } }).env?.wasm;
+      if (numThreads && wasmEnv) wasmEnv.numThreads = numThreads;
       const files: BundleFiles = new Map();
       for (const [name, src] of Object.entries(sources)) {
         if (typeof src === 'string') {
@@ -82,6 +91,7 @@ export class PocketWorkerHost {
       const base = { ort: this.deps.ort, files, sessionOptions: this.deps.sessionOptions, sessionFactory: this.deps.sessionFactory };
       await this.model?.release();
       this.model = null;
+      this.verdictKey = null;
       const wasm = await PocketModel.load({ ...base, backend: 'wasm' });
       let chosen = wasm;
       if (backend !== 'wasm') {
@@ -103,10 +113,18 @@ export class PocketWorkerHost {
         if (decision.backend === 'webgpu') {
           chosen = gpu ?? (await PocketModel.load({ ...base, backend: 'webgpu' }));
           await wasm.release();
+          this.verdictKey = adapter ? selfTestCacheKey(adapter, wasm.bundleId) : null;
         } else await (gpu as PocketModel | null)?.release();
       }
       this.model = chosen;
-      this.deps.post({ type: 'loaded', backend: chosen.backend, bundleId: chosen.bundleId, sampleRate: chosen.bundle.sample_rate, voices: [...chosen.voices.values()].map(info) });
+      this.deps.post({
+        type: 'loaded',
+        backend: chosen.backend,
+        bundleId: chosen.bundleId,
+        sampleRate: chosen.bundle.sample_rate,
+        voices: [...chosen.voices.values()].map(info),
+        threads: wasmEnv?.numThreads ?? 1,
+      });
     } catch (e) {
       this.error('load-failed', (e as Error).message);
     }
@@ -123,7 +141,12 @@ export class PocketWorkerHost {
       for await (const f of synthesize(model, text, voice, {
         signal,
         ...(temperature !== undefined ? { temperature } : {}),
-        onBackendSwitch: (s) => this.deps.post({ type: 'backend', backend: 'wasm', reason: s.reason, frameIndex: s.frameIndex }),
+        onBackendSwitch: (s) => {
+          this.deps.post({ type: 'backend', backend: 'wasm', reason: s.reason, frameIndex: s.frameIndex });
+          // A device that went bad mid-sentence is not trusted again: the next load goes straight to WASM.
+          if (this.verdictKey) this.deps.post({ type: 'verdict', key: this.verdictKey, verdict: { pass: false, reason: s.reason, at: Date.now() } });
+          this.verdictKey = null;
+        },
       })) {
         this.deps.post({ type: 'audio', requestId, frameIndex: f.frameIndex, chunkIndex: f.chunkIndex, text: f.text, sampleRate: rate, pcm: f.pcm }, [f.pcm.buffer]);
         frames++;

@@ -1,14 +1,16 @@
 /**
- * CI check of the stage benches (bench/stages): the smoke plan (tiny LFM2-, Pocket-TTS- and Moonshine-shaped graphs
- * with the real models' operators, onnxruntime-web's WASM EP) must run and produce valid outputs — no all-zero or
- * non-finite tensor — and a report. Timings are printed by the bench, never asserted here.
+ * CI check of the stage benches (bench/stages): the smoke plan (tiny LFM2-, Pocket-TTS-, Moonshine-, Whisper- and
+ * D-FINE-shaped graphs with the real models' operators, plus the static-KV decode graph of the graph-capture bench,
+ * onnxruntime-web's WASM EP) must run and produce valid outputs — no all-zero or non-finite tensor — and a report.
+ * Graph capture itself is WebGPU-only: on WASM its variant must be reported as skipped ("n/a on wasm"), not passed.
+ * Timings are printed by the bench, never asserted here.
  */
 import { describe, expect, it } from 'vitest';
 import { checkTensor, isValid } from '../../../bench/stages/measure';
 import { toFloat16 } from '../../../bench/stages/onnx-graph';
-import { smokeJobs } from '../../../bench/stages/plans';
+import { gpuJobs, smokeJobs } from '../../../bench/stages/plans';
 import { renderMarkdown } from '../../../bench/stages/report';
-import { defaultDistDir, runInProcess } from '../../../bench/stages/run';
+import { defaultDistDir, runInProcess, selectJobs } from '../../../bench/stages/run';
 
 describe('stage benches, output check', () => {
   it('marks all-zero and non-finite outputs invalid, fp16 included', () => {
@@ -33,7 +35,31 @@ describe('stage benches, smoke mode', () => {
       }
       expect(r.valid, r.id).toBe(true);
     }
+    const byId = Object.fromEntries(doc.results.map((r) => [r.id, r]));
+    // The stages added for the detector, Whisper and graph capture are in the plan and ran.
+    expect(byId['smoke-detector-fp32']?.stage).toBe('detector');
+    expect((byId['smoke-detector-fp32']?.metrics.outputDims as { logits: number[] }).logits).toEqual([1, 20, 8]);
+    expect(byId['smoke-whisper']?.stage).toBe('asr');
+    expect(byId['smoke-whisper']?.variant).toBe('whisper-base');
+    expect((byId['smoke-whisper']?.metrics.perLength as { encoderFrames: number }[]).map((p) => p.encoderFrames)).toEqual([1500, 1500]);
+    const capture = byId['smoke-capture']!;
+    expect(capture.stage).toBe('capture');
+    expect(capture.metrics.off).toBeDefined();
+    expect(capture.skipped?.[0]).toContain('n/a on wasm');
+    expect((capture.metrics.on as { skipped?: string }).skipped).toContain('n/a on wasm');
+    expect(capture.metrics.speedup).toBeUndefined();
     const md = renderMarkdown(doc);
-    for (const heading of ['LLM (LFM2.5-1.2B-shaped)', 'Pocket TTS', 'ASR (Moonshine-base-shaped)']) expect(md).toContain(heading);
+    for (const heading of ['LLM (LFM2.5-1.2B-shaped)', 'Pocket TTS', 'ASR (Moonshine-base-shaped', 'Vision detector (D-FINE-M-shaped)', 'Graph capture (LLM decode step', '| whisper-base |', 'n/a on wasm']) expect(md).toContain(heading);
+    expect(md).toContain('Not run (not counted as passes): smoke-capture');
   }, 120_000);
+});
+
+describe('stage benches, GPU plan', () => {
+  it('puts the added jobs last, selectable with one --only prefix', () => {
+    const all = gpuJobs();
+    const added = selectJobs(all, ['x-*']);
+    expect(added.map((j) => j.stage).sort()).toEqual(['capture', 'capture', 'detector', 'detector', 'detector', 'whisper', 'whisper']);
+    expect(all.slice(-added.length)).toEqual(added);
+    expect(selectJobs(all, ['x-webgpu-detector-fp16']).map((j) => j.id)).toEqual(['x-webgpu-detector-fp16']);
+  });
 });

@@ -14,6 +14,7 @@ import {
   type Handlers,
   type ProtocolError,
 } from '../../../core/protocol';
+import { MAX_VOICE_TRANSFER_BASE64 } from '../../../core/tts/voice-transfer';
 
 const status = {
   offscreen: null,
@@ -135,5 +136,51 @@ describe('audio channel messages', () => {
     expect(AudioChannelMessageSchema.safeParse({ ...chunk, samples: Array.from({ length: 4 }, () => 0) }).success).toBe(false);
     expect(AudioChannelMessageSchema.safeParse({ ...chunk, sampleRate: 5 }).success).toBe(false);
     expect(AudioChannelMessageSchema.safeParse({ kind: 'stop', turnId: 't1' }).success).toBe(true);
+  });
+});
+
+describe('voice file requests', () => {
+  const voiceRequest = (type: string, payload: unknown) => ({ kind: 'request', type, target: 'offscreen', payload });
+  const fileB64 = Buffer.from('STVOICE\u0001\u0000 and then a header and tensors').toString('base64');
+
+  it('accepts an export by id and an import of base64 bytes, with or without a file name', () => {
+    expect(parseMessage(voiceRequest('voices/export', { id: 'clone-abc-123' }))).toMatchObject({ ok: true });
+    expect(parseMessage(voiceRequest('voices/import', { bytesBase64: fileB64 }))).toMatchObject({ ok: true });
+    expect(parseMessage(voiceRequest('voices/import', { fileName: 'My-voice.stvoice', bytesBase64: fileB64 }))).toMatchObject({ ok: true });
+  });
+
+  const invalid: [string, string, unknown, RegExp][] = [
+    ['export without an id', 'voices/export', {}, /id/],
+    ['export with an extra field', 'voices/export', { id: 'clone-a-b', path: '/etc' }, /Unrecognized|path/],
+    ['import without bytes', 'voices/import', { fileName: 'x.stvoice' }, /bytesBase64/],
+    ['import of bytes as an array', 'voices/import', { bytesBase64: [83, 84] }, /bytesBase64/],
+    ['import of text that is not base64', 'voices/import', { bytesBase64: 'this is certainly not base64!!' }, /must be sent as base64/],
+    ['import of a tiny file', 'voices/import', { bytesBase64: 'U1RWT0lDRQ==' }, /too small/],
+    ['import with an extra field', 'voices/import', { bytesBase64: fileB64, id: 'clone-a-b' }, /Unrecognized|id/],
+    ['import with a huge file name', 'voices/import', { bytesBase64: fileB64, fileName: 'x'.repeat(300) }, /fileName/],
+  ];
+  it.each(invalid)('rejects %s', (_name, type, payload, message) => {
+    const parsed = parseMessage(voiceRequest(type, payload));
+    expect(parsed).toMatchObject({ ok: false, error: { code: 'malformed' } });
+    expect(!parsed.ok && parsed.error.message).toMatch(message);
+  });
+
+  it('rejects an oversize file with a sentence that names the limit (it could not cross runtime messaging)', () => {
+    const huge = 'A'.repeat(MAX_VOICE_TRANSFER_BASE64 + 4);
+    const parsed = parseMessage(voiceRequest('voices/import', { bytesBase64: huge }));
+    expect(parsed).toMatchObject({ ok: false, error: { code: 'malformed' } });
+    expect(!parsed.ok && parsed.error.message).toMatch(/too large \(Sidetalk moves voice files of up to 24 MB\)/);
+    // Chrome refuses a runtime message over 64 MiB: the cap plus the JSON envelope stays below it.
+    expect(MAX_VOICE_TRANSFER_BASE64 + 1024).toBeLessThan(64 * 1024 * 1024);
+    // A 30 s clone (≈ 18.4 MB, pocket-tts.md §5) fits.
+    expect(Math.ceil(18.4e6 / 3) * 4).toBeLessThan(MAX_VOICE_TRANSFER_BASE64);
+  });
+
+  it('validates the replies: export gives a file name and base64, import a listed clone', () => {
+    expect(parseReply('voices/export', { ok: true, data: { fileName: 'Me.stvoice', bytesBase64: fileB64 } })).toMatchObject({ ok: true });
+    expect(parseReply('voices/export', { ok: true, data: { fileName: 'Me.stvoice', bytesBase64: [1, 2] } })).toMatchObject({ ok: false, error: { code: 'malformed' } });
+    const clone = { id: 'clone-a-b', name: 'Me', createdAt: 1, synthetic: true, usable: true, consentStatement: 'This is my voice.' };
+    expect(parseReply('voices/import', { ok: true, data: clone })).toMatchObject({ ok: true, data: clone });
+    expect(parseReply('voices/import', { ok: true, data: { ...clone, synthetic: false } })).toMatchObject({ ok: false });
   });
 });

@@ -129,4 +129,41 @@ describe('TTS worker host (message protocol)', () => {
     expect(evs).toHaveLength(1); // cached verdict: no test, straight to WebGPU
     expect(evs[0]).toMatchObject({ type: 'loaded', backend: 'webgpu' });
   });
+
+  it('a WebGPU decoder that passes the self-test but turns NaN mid-sentence: switch to WASM, gap-free audio, failing verdict stored', async () => {
+    const { mimiDecoder, NAN_LATE_FRAME } = await import('../../fixtures/pocket/graphs');
+    const { mimiManifest } = await import('../../fixtures/pocket/generate');
+    const late = mimiDecoder(mimiManifest(), 'nan-late');
+    const evs: TtsWorkerEvent[] = [];
+    const gpuHost = new PocketWorkerHost({
+      ort,
+      post: (e) => evs.push(e),
+      adapterIdentity: async () => ({ vendor: 'acme', architecture: 'x2', description: 'driver 9' }),
+      sessionFactory: (graph, backend, bytes) => ort.InferenceSession.create(graph === 'mimi_decoder' && backend === 'webgpu' ? late : bytes, NODE_SESSION_OPTIONS[backend]),
+    });
+    await gpuHost.handle({ type: 'load', files, backend: 'auto' });
+    const verdict = evs.find((e) => e.type === 'verdict') as Extract<TtsWorkerEvent, { type: 'verdict' }>;
+    expect(verdict.verdict.pass).toBe(true); // the 4-frame self-test cannot see a failure that starts at frame 6
+    expect(evs.find((e) => e.type === 'loaded')).toMatchObject({ backend: 'webgpu' });
+    evs.length = 0;
+    await gpuHost.handle({ type: 'speak', requestId: 'g1', text: 'Hello there, how are you doing today?', voiceId: 'alba', temperature: 0 });
+    const switched = evs.find((e) => e.type === 'backend') as Extract<TtsWorkerEvent, { type: 'backend' }>;
+    expect(switched).toMatchObject({ backend: 'wasm', frameIndex: NAN_LATE_FRAME });
+    expect(evs.find((e) => e.type === 'verdict')).toMatchObject({ key: verdict.key, verdict: { pass: false } });
+    const audio = evs.filter((e) => e.type === 'audio') as Array<Extract<TtsWorkerEvent, { type: 'audio' }>>;
+    expect(audio.length).toBeGreaterThan(NAN_LATE_FRAME + 1);
+    for (const a of audio) expect(a.pcm.every(Number.isFinite)).toBe(true);
+    // Frame indices run on without a gap or a repeat across the switch.
+    expect(audio.map((a) => a.frameIndex)).toEqual(audio.map((_a, i) => i));
+    expect(evs.at(-1)).toMatchObject({ type: 'done', requestId: 'g1', cancelled: false });
+  });
+
+  it('load applies the requested WASM thread count and reports it', async () => {
+    const env = { wasm: { numThreads: 4 } };
+    const evs: TtsWorkerEvent[] = [];
+    const h = new PocketWorkerHost({ ort: { ...ort, env } as typeof ort, post: (e) => evs.push(e), sessionOptions: NODE_SESSION_OPTIONS });
+    await h.handle({ type: 'load', files, backend: 'wasm', numThreads: 1 });
+    expect(env.wasm.numThreads).toBe(1);
+    expect(evs.at(-1)).toMatchObject({ type: 'loaded', threads: 1 });
+  });
 });
