@@ -53,7 +53,19 @@ export function stageRows(doc: StagesDoc): Row[] {
       rows.push({ area: 'TTS', config: c, metric: 'first audio, warm (ms)', p50: f((m.firstAudioMs as Stats).median), p90: f((m.firstAudioMs as Stats).p90) });
       rows.push({ area: 'TTS', config: c, metric: '80 ms frame (ms); × real time', p50: `${f((m.frameMs as Stats).median)}; ${f(m.timesRealtime, 2)}×`, p90: f((m.frameMs as Stats).p90) });
     } else if (r.stage === 'asr') {
-      for (const p of m.perLength as { seconds: number; msPerAudioSecond: number; totalMs: number }[]) rows.push({ area: 'ASR', config: cfg, metric: `${p.seconds} s clip: total (ms); ms per audio second`, p50: `${f(p.totalMs)}; ${f(p.msPerAudioSecond)}`, p90: '' });
+      const c = `${cfg} ${r.variant ?? 'moonshine-base'}`;
+      for (const p of m.perLength as { seconds: number; msPerAudioSecond: number; totalMs: number }[]) rows.push({ area: 'ASR', config: c, metric: `${p.seconds} s clip: total (ms); ms per audio second`, p50: `${f(p.totalMs)}; ${f(p.msPerAudioSecond)}`, p90: '' });
+    } else if (r.stage === 'detector') {
+      const fr = m.frameMs as Stats;
+      rows.push({ area: 'vision', config: cfg, metric: `detector frame ${m.inputSize}² (ms); frames/s`, p50: `${f(fr.median)}; ${f(m.fps)}`, p90: f(fr.p90) });
+      rows.push({ area: 'vision', config: cfg, metric: 'detector session create; first frame (ms)', p50: `${f(m.sessionCreateMs, 0)}; ${f(m.firstFrameMs, 0)}`, p90: '' });
+    } else if (r.stage === 'capture') {
+      const plan = m.plan as { context: number; capacity: number };
+      const off = (m.off as { msPerToken: Stats }).msPerToken;
+      const on = m.on as { msPerToken?: Stats; skipped?: string };
+      const metric = `decode at ${plan.context} context, static KV ${plan.capacity}, graph capture`;
+      rows.push({ area: 'LLM', config: cfg, metric: `${metric} off (ms/token)`, p50: f(off.median, 2), p90: f(off.p90, 2) });
+      rows.push({ area: 'LLM', config: cfg, metric: `${metric} on (ms/token)`, p50: on.msPerToken ? `${f(on.msPerToken.median, 2)}; ${f(m.speedup, 2)}× faster` : `not run: ${on.skipped ?? '?'}`, p90: on.msPerToken ? f(on.msPerToken.p90, 2) : '' });
     }
   }
   return rows;

@@ -64,17 +64,39 @@ export interface LlmGraph extends GraphFiles {
   decodeWeightBytes: number;
 }
 
-export function buildLlmGraph(shape: LlmShape, dtype: LlmDtype, opts: { seed?: number; external?: string; accuracyLevel?: number } = {}): LlmGraph {
+export interface LlmGraphOptions {
+  seed?: number;
+  external?: string;
+  accuracyLevel?: number;
+  /**
+   * Build the decode-only, static-shape variant for graph capture (capture-bench.ts) with a KV buffer of this many
+   * positions: `input_ids` [1, 1], GroupQueryAttention's own `seqlens_k` int32 [1] and `total_sequence_length`
+   * int32 [1] as graph inputs (no mask → shape arithmetic, which would run on the CPU EP and forbid capture), and
+   * `past_key_values.*` / `present.*` both [1, kv_heads, capacity, head_dim]: bound to one GPU buffer, GQA writes
+   * the new K/V in place (past-present share buffer) and attends to the first seqlens_k + 1 positions.
+   */
+  staticCache?: number;
+}
+
+export function buildLlmGraph(shape: LlmShape, dtype: LlmDtype, opts: LlmGraphOptions = {}): LlmGraph {
   const act = llmAct(dtype);
   const fmt: LinearFormat = dtype.startsWith('q4') ? 'q4' : 'float';
   const g = new G({ name: `lfm2_${dtype}`, act, seed: opts.seed ?? 1, external: opts.external });
   const { hidden: H, heads, kvHeads, headDim: D, ff, vocab: V, convL } = shape;
   const lin = (x: string, K: number, N: number) => g.linear(x, K, N, fmt, { accuracyLevel: opts.accuracyLevel });
 
-  g.input('input_ids', 'int64', ['batch_size', 'sequence_length']);
-  g.input('attention_mask', 'int64', ['batch_size', 'total_sequence_length']);
-  g.input('position_ids', 'int64', ['batch_size', 'sequence_length']);
-  g.input('num_logits_to_keep', 'int64', []);
+  const cap = opts.staticCache;
+  if (cap && cap > shape.maxPositions) throw new Error(`static cache ${cap} > rotary table ${shape.maxPositions}`);
+  if (cap) {
+    g.input('input_ids', 'int64', [1, 1]);
+    g.input('seqlens_k', 'int32', [1]);
+    g.input('total_sequence_length', 'int32', [1]);
+  } else {
+    g.input('input_ids', 'int64', ['batch_size', 'sequence_length']);
+    g.input('attention_mask', 'int64', ['batch_size', 'total_sequence_length']);
+    g.input('position_ids', 'int64', ['batch_size', 'sequence_length']);
+    g.input('num_logits_to_keep', 'int64', []);
+  }
 
   // Embedding: a fp32/fp16 table, one row per token.
   const table = g.randn([V, H], 1, act);
@@ -82,9 +104,8 @@ export function buildLlmGraph(shape: LlmShape, dtype: LlmDtype, opts: { seed?: n
   const x = g.op('Gather', [table, 'input_ids'], { axis: 0 });
 
   // GQA bookkeeping shared by all attention layers (as the genai builder emits it).
-  const seqlensK = g.op('Cast', [g.op('Sub', [g.op('ReduceSum', ['attention_mask', g.i64([1])], { keepdims: 0 }), g.i64([1])])], { to: 6 });
-  const totalLen = g.op('Cast', [g.dim('attention_mask', 1)], { to: 6 });
-  const totalScalar = g.op('Squeeze', [totalLen, g.i64([0])]);
+  const seqlensK = cap ? 'seqlens_k' : g.op('Cast', [g.op('Sub', [g.op('ReduceSum', ['attention_mask', g.i64([1])], { keepdims: 0 }), g.i64([1])])], { to: 6 });
+  const totalScalar = cap ? 'total_sequence_length' : g.op('Squeeze', [g.op('Cast', [g.dim('attention_mask', 1)], { to: 6 }), g.i64([0])]);
   const half = D / 2;
   const cos = new Float32Array(shape.maxPositions * half);
   const sin = new Float32Array(shape.maxPositions * half);
@@ -98,16 +119,15 @@ export function buildLlmGraph(shape: LlmShape, dtype: LlmDtype, opts: { seed?: n
   const cache = (f: Float32Array) => g.raw(act, [shape.maxPositions, half], act === 'float16' ? new Uint8Array(toFloat16(f).buffer) : new Uint8Array(f.buffer), 'rope');
   const cosCache = cache(cos);
   const sinCache = cache(sin);
-  const S = g.dim('input_ids', 1);
-  const negS = g.op('Neg', [S]);
+  const negS = cap ? g.i64([-1]) : g.op('Neg', [g.dim('input_ids', 1)]);
 
   let normed = g.rmsNorm(x, H);
   let residual = x;
   shape.layerTypes.forEach((type, i) => {
     let out: string;
     if (type === 'conv') {
-      g.input(`past_conv.${i}`, act, ['batch_size', H, convL]);
-      g.output(`present_conv.${i}`, act, ['batch_size', H, convL]);
+      g.input(`past_conv.${i}`, act, [cap ? 1 : 'batch_size', H, convL]);
+      g.output(`present_conv.${i}`, act, [cap ? 1 : 'batch_size', H, convL]);
       const proj = g.transpose(lin(normed, H, 3 * H), [0, 2, 1]); // [B, 3H, S]
       const [b, c, xx] = g.opN('Split', [proj, g.i64([H, H, H])], 3, { axis: 1 });
       const bx = g.op('Mul', [b!, xx!]);
@@ -119,10 +139,10 @@ export function buildLlmGraph(shape: LlmShape, dtype: LlmDtype, opts: { seed?: n
       const y = g.transpose(g.op('Mul', [c!, convOut]), [0, 2, 1]);
       out = lin(y, H, H);
     } else {
-      const kvDims = ['batch_size', kvHeads, 'past_sequence_length', D];
+      const kvDims = cap ? [1, kvHeads, cap, D] : ['batch_size', kvHeads, 'past_sequence_length', D];
       g.input(`past_key_values.${i}.key`, act, kvDims);
       g.input(`past_key_values.${i}.value`, act, kvDims);
-      const presentDims = ['batch_size', kvHeads, 'total_sequence_length', D];
+      const presentDims = cap ? kvDims : ['batch_size', kvHeads, 'total_sequence_length', D];
       g.output(`present.${i}.key`, act, presentDims);
       g.output(`present.${i}.value`, act, presentDims);
       const headNorm = (t: string, n: number) => g.reshape(g.rmsNorm(g.reshape(t, [0, 0, n, D]), D), [0, 0, n * D]);
@@ -148,12 +168,12 @@ export function buildLlmGraph(shape: LlmShape, dtype: LlmDtype, opts: { seed?: n
     residual = sum3;
   });
   // `normed` already holds the final norm of the last residual (the genai builder's last SkipLayerNorm).
-  const keep = g.op('Unsqueeze', [g.op('Neg', ['num_logits_to_keep']), g.i64([0])]);
-  const last = g.op('Slice', [normed, keep, g.i64([Number.MAX_SAFE_INTEGER]), g.i64([1])]);
+  const keep = cap ? '' : g.op('Unsqueeze', [g.op('Neg', ['num_logits_to_keep']), g.i64([0])]);
+  const last = cap ? normed : g.op('Slice', [normed, keep, g.i64([Number.MAX_SAFE_INTEGER]), g.i64([1])]);
   const logits = lin(last, H, V);
   if (act === 'float16') g.op('Cast', [logits], { to: 1 }, 'logits');
   else g.op('Identity', [logits], {}, 'logits');
-  g.output('logits', 'float32', ['batch_size', 'keep', V]);
+  g.output('logits', 'float32', cap ? [1, 1, V] : ['batch_size', 'keep', V]);
   const files = g.build();
   return { ...files, shape, dtype, decodeWeightBytes: files.weights.bytes - embedBytes };
 }

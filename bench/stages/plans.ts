@@ -2,10 +2,15 @@
  * What each mode runs. `smoke`: tiny graphs on WASM, for CI (validity only, well under a minute on 2 cores).
  * `full`: real-size graphs; the `gpu` job list is what produced bench/results/*-h200.json.
  */
+import type { CapturePlan } from './capture-bench';
+import type { DetectorPlan } from './detector-bench';
+import { DFINE_M, DFINE_TINY } from './detector-graph';
 import { LFM2_1_2B, LFM2_TINY } from './llm-graph';
 import { MOONSHINE_BASE, MOONSHINE_TINY } from './moonshine-graphs';
 import { POCKET_FULL, POCKET_TINY } from './pocket-graphs';
 import type { AsrPlan, Ep, LlmPlan, TtsPlan } from './stage-bench';
+import type { WhisperPlan } from './whisper-bench';
+import { WHISPER_BASE, WHISPER_TINY } from './whisper-graphs';
 
 interface JobBase {
   id: string;
@@ -19,7 +24,10 @@ export type Job =
   | (JobBase & { stage: 'overhead'; reps: number })
   | (JobBase & { stage: 'llm'; plan: LlmPlan })
   | (JobBase & { stage: 'tts'; plan: TtsPlan })
-  | (JobBase & { stage: 'asr'; plan: AsrPlan });
+  | (JobBase & { stage: 'asr'; plan: AsrPlan })
+  | (JobBase & { stage: 'whisper'; plan: WhisperPlan })
+  | (JobBase & { stage: 'detector'; plan: DetectorPlan })
+  | (JobBase & { stage: 'capture'; plan: CapturePlan });
 
 const llmFull = (dtype: LlmPlan['dtype'], cpuKvCompare: boolean): LlmPlan => ({
   shape: LFM2_1_2B, dtype, prompts: [100, 500, 2000], newTokens: 50, decodeContexts: [100, 500, 2000], decodeTokens: 32, reps: 5, cpuKvCompare,
@@ -30,6 +38,13 @@ const ttsFull = (dtype: TtsPlan['dtype'], gpuStates: boolean, utterances = 3): T
 const asrFull = (encoderAct: AsrPlan['encoderAct']): AsrPlan => ({
   shape: MOONSHINE_BASE, encoderAct, decoder: 'q4', seconds: [1, 2, 5, 10], tokensPerSecond: 4, reps: 5,
 });
+/** Whisper base as the app requests it (encoder fp32, merged decoder q4), the same lengths as Moonshine. */
+const whisperFull: WhisperPlan = {
+  shape: WHISPER_BASE, model: 'whisper-base', encoderAct: 'float32', decoder: 'q4', seconds: [1, 2, 5, 10], tokensPerSecond: 4, reps: 3,
+};
+const detectorFull = (dtype: DetectorPlan['dtype'], frames = 30): DetectorPlan => ({ shape: DFINE_M, dtype, frames, warmup: 3 });
+/** Decode at 500 tokens of context in a 1024-position static KV buffer (≈ 25 MB for the 6 attention layers). */
+const captureFull = (dtype: CapturePlan['dtype']): CapturePlan => ({ shape: LFM2_1_2B, dtype, capacity: 1024, context: 500, decodeTokens: 32 });
 
 /** The GPU-machine job list, in run order (one process each). */
 export function gpuJobs(): Job[] {
@@ -58,6 +73,14 @@ export function gpuJobs(): Job[] {
     { id: 'webgpu-asr-fp32-run2', stage: 'asr', ep: 'webgpu', threads: 4, plan: asrFull('float32') },
     { id: 'wasm-tts-int8-1t-run2', stage: 'tts', ep: 'wasm', threads: 1, plan: ttsFull('int8', false, 2) },
     { id: 'webgpu-overhead-run2', stage: 'overhead', ep: 'webgpu', threads: 1, reps: 200 },
+    // Added after the 2026-11-29 run (detector, Whisper, graph capture); `--only 'x-*'` runs just these.
+    { id: 'x-webgpu-detector-fp32', stage: 'detector', ep: 'webgpu', threads: 4, plan: detectorFull('fp32') },
+    { id: 'x-webgpu-detector-fp16', stage: 'detector', ep: 'webgpu', threads: 4, plan: detectorFull('fp16') },
+    { id: 'x-wasm-detector-fp32-4t', stage: 'detector', ep: 'wasm', threads: 4, timeoutS: 90, plan: detectorFull('fp32', 3) },
+    { id: 'x-webgpu-whisper-base', stage: 'whisper', ep: 'webgpu', threads: 4, plan: whisperFull },
+    { id: 'x-wasm-whisper-base-4t', stage: 'whisper', ep: 'wasm', threads: 4, timeoutS: 100, plan: { ...whisperFull, seconds: [2], reps: 1 } },
+    { id: 'x-webgpu-llm-q4-capture', stage: 'capture', ep: 'webgpu', threads: 4, timeoutS: 100, plan: captureFull('q4') },
+    { id: 'x-webgpu-llm-q4f16-capture', stage: 'capture', ep: 'webgpu', threads: 4, timeoutS: 100, plan: captureFull('q4f16') },
   ];
 }
 
@@ -76,15 +99,28 @@ export function smokeJobs(): Job[] {
       id: 'smoke-asr', stage: 'asr', ep: 'wasm', threads: 1,
       plan: { shape: MOONSHINE_TINY, encoderAct: 'float32', decoder: 'q4', seconds: [0.5, 1], tokensPerSecond: 4, reps: 2 },
     },
+    {
+      id: 'smoke-whisper', stage: 'whisper', ep: 'wasm', threads: 1,
+      plan: { shape: WHISPER_TINY, model: 'whisper-base', encoderAct: 'float32', decoder: 'q4', seconds: [0.5, 1], tokensPerSecond: 4, reps: 1 },
+    },
+    { id: 'smoke-detector-fp32', stage: 'detector', ep: 'wasm', threads: 1, plan: { shape: DFINE_TINY, dtype: 'fp32', frames: 4, warmup: 1 } },
+    {
+      id: 'smoke-capture', stage: 'capture', ep: 'wasm', threads: 1,
+      plan: { shape: LFM2_TINY, dtype: 'q4', capacity: 64, context: 16, decodeTokens: 4 },
+    },
   ];
 }
 
-/** The same tiny jobs on WebGPU (lavapipe dry run before spending GPU time). */
+/** The same tiny jobs on WebGPU (lavapipe or a GPU: a dry run before spending GPU time), plus the fp16 detector. */
 export function smokeWebgpuJobs(): Job[] {
-  return smokeJobs().map((j) => {
+  const jobs: Job[] = smokeJobs().map((j): Job => {
     const id = j.id.replace('smoke-', 'smoke-webgpu-');
     if (j.stage === 'tts') return { ...j, id, ep: 'webgpu' as const, plan: { ...j.plan, dtype: j.plan.dtype === 'int8' ? ('fp16' as const) : j.plan.dtype, gpuStates: true } };
     if (j.stage === 'llm') return { ...j, id, ep: 'webgpu' as const, plan: { ...j.plan, cpuKvCompare: true } };
+    // Small enough to check both captured and non-captured logits against the WASM EP.
+    if (j.stage === 'capture') return { ...j, id, ep: 'webgpu' as const, plan: { ...j.plan, reference: true } };
     return { ...j, id, ep: 'webgpu' as const };
   });
+  jobs.push({ id: 'smoke-webgpu-detector-fp16', stage: 'detector', ep: 'webgpu', threads: 1, plan: { shape: DFINE_TINY, dtype: 'fp16', frames: 4, warmup: 1 } });
+  return jobs;
 }

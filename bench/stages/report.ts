@@ -22,6 +22,9 @@ export function renderMarkdown(doc: StagesDoc): string {
   const bad = doc.results.filter((r) => !r.valid);
   L.push(`Validity: ${doc.results.length - bad.length}/${doc.results.length} jobs valid${bad.length ? ` — INVALID: ${bad.map((b) => `${b.id}${b.error ? ` (${b.error.slice(0, 120)})` : ''}`).join('; ')}` : ''}`);
   L.push('');
+  // Variants a job could not run (graph capture on WASM): listed, never counted as passes.
+  const skipped = doc.results.flatMap((r) => (r.skipped ?? []).map((s) => `${r.id}: ${s}`));
+  if (skipped.length) L.push(`Not run (not counted as passes): ${skipped.join('; ')}`, '');
 
   const over = doc.results.filter((r) => r.stage === 'overhead' && !r.error);
   if (over.length) {
@@ -70,17 +73,55 @@ export function renderMarkdown(doc: StagesDoc): string {
 
   const asr = doc.results.filter((r) => r.stage === 'asr' && !r.error);
   if (asr.length) {
-    L.push('ASR (Moonshine-base-shaped): encoder over the clip + one decoder step per token (4 tokens per second of speech + EOS).');
+    L.push('ASR (Moonshine-base-shaped, and Whisper-base-shaped where the model says so): encoder over the clip — Whisper: always 30 s of padded log-mel, 1500 frames — then one decoder step per token (4 tokens per second of speech + EOS; Whisper\'s first step takes its 4 forced prompt tokens), self cache on the GPU, cross-attention K/V too (fp32 encoders; crossKvOnGpu in the JSON).');
     L.push('');
-    L.push('| job | EP | dtype | threads | audio (s) | encoder (ms) | decoder step (ms) | total (ms) | ms per audio second | valid |');
-    L.push('|---|---|---|---|---|---|---|---|---|---|');
+    L.push('| job | model | EP | dtype | threads | audio (s) | encoder frames | encoder (ms) | decoder step (ms) | total (ms) | ms per audio second | valid |');
+    L.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const r of asr) {
       const per = (r.metrics.perLength ?? []) as Record<string, unknown>[];
       for (const p of per) {
-        L.push(`| ${r.id} | ${r.ep} | ${r.dtype} | ${r.threads} | ${p.seconds} | ${f(med(p.encoderMs))} | ${f(med(p.decoderStepMs), 2)} | ${f(p.totalMs)} | ${f(p.msPerAudioSecond)} | ${r.valid ? 'yes' : 'NO'} |`);
+        L.push(`| ${r.id} | ${r.variant ?? 'moonshine-base'} | ${r.ep} | ${r.dtype} | ${r.threads} | ${p.seconds} | ${p.encoderFrames ?? '–'} | ${f(med(p.encoderMs))} | ${f(med(p.decoderStepMs), 2)} | ${f(p.totalMs)} | ${f(p.msPerAudioSecond)} | ${r.valid ? 'yes' : 'NO'} |`);
       }
     }
     L.push('');
+  }
+
+  const det = doc.results.filter((r) => r.stage === 'detector' && !r.error);
+  if (det.length) {
+    L.push('Vision detector (D-FINE-M-shaped): one frame = `session.run` on a CPU pixel tensor + both outputs read back; first frame includes pipeline compilation; p50/p90 over the timed frames after warm-up.');
+    L.push('');
+    L.push('| job | EP | dtype | threads | input | params (M) | GMAC/frame | session create (ms) | first frame (ms) | frame (ms, p50 / p90) | frames/s | GFLOP/s | valid |');
+    L.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+    for (const r of det) {
+      const m = r.metrics;
+      L.push(`| ${r.id} | ${r.ep} | ${r.dtype} | ${r.threads} | ${m.inputSize}² | ${f((m.params as number) / 1e6, 2)} | ${f(m.gmacsPerFrame, 2)} | ${f(m.sessionCreateMs, 0)} | ${f(m.firstFrameMs)} | ${f(med(m.frameMs))} / ${f(p90(m.frameMs))} | ${f(m.fps)} | ${f(m.effectiveGflops, 0)} | ${r.valid ? 'yes' : 'NO'} |`);
+    }
+    L.push('');
+  }
+
+  const cap = doc.results.filter((r) => r.stage === 'capture' && !r.error);
+  if (cap.length) {
+    L.push('Graph capture (LLM decode step, static-shape variant: fixed KV buffer shared in place by past/present, no mask arithmetic): the same graph, tokens and start state; off = plain session (CPU token/lengths, logits returned on the CPU); off, GPU I/O = no capture but every input/output in fixed GPU buffers (what capture needs); on = captured and replayed. ms per token includes writing the token and reading the logits back.');
+    L.push('');
+    L.push('| job | EP | dtype | context / capacity | off: ms/token (p50 / p90) | off, GPU I/O | on (captured) | speedup vs off; vs GPU I/O | on vs off: max rel. diff; first divergent step | valid |');
+    L.push('|---|---|---|---|---|---|---|---|---|---|');
+    type Cmp = { maxRelDiff: number; firstDivergentStep: number | null } | undefined;
+    const agree = (c: Cmp) => (c ? `${c.maxRelDiff.toExponential(1)}; ${c.firstDivergentStep === null ? 'none' : `step ${c.firstDivergentStep}`}` : '–');
+    const ms = (x: unknown) => {
+      const v = (x ?? {}) as { msPerToken?: Stats; skipped?: string };
+      if (v.msPerToken) return `${f(v.msPerToken.median, 2)} / ${f(v.msPerToken.p90, 2)}`;
+      return v.skipped ? `n/a (${v.skipped.startsWith('n/a on wasm') ? 'n/a on wasm' : v.skipped})` : '–';
+    };
+    const refs: string[] = [];
+    for (const r of cap) {
+      const m = r.metrics;
+      const plan = (m.plan ?? {}) as Record<string, number>;
+      const sp = m.speedup !== undefined ? `${f(m.speedup, 2)}×; ${f(m.speedupVsGpuIo, 2)}×` : '–';
+      L.push(`| ${r.id} | ${r.ep} | ${r.dtype} | ${plan.context} / ${plan.capacity} | ${ms(m.off)} | ${m.offGpuIo ? ms(m.offGpuIo) : ms(m.on)} | ${ms(m.on)} | ${sp} | ${agree(m.captureVsOff as Cmp)} | ${r.valid ? 'yes' : 'NO'} |`);
+      if (m.offVsWasm) refs.push(`${r.id}: off ${agree(m.offVsWasm as Cmp)}, GPU I/O ${agree(m.offGpuIoVsWasm as Cmp)}, on ${agree(m.onVsWasm as Cmp)}`);
+    }
+    L.push('');
+    if (refs.length) L.push(`Against the WASM EP (max rel. diff; first divergent step): ${refs.join(' · ')}`, '');
   }
 
   const graphs = new Map<string, { nodes: number; weightBytes: number; sessionMs: number }>();

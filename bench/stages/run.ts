@@ -1,13 +1,15 @@
 /**
- * Stage benches on onnxruntime-web in Node: real-size random-weight graphs of the LLM, Pocket TTS and Moonshine,
- * timed on the WebGPU EP (dawn.node) and the WASM EP. Prints JSON, then a markdown table.
+ * Stage benches on onnxruntime-web in Node: real-size random-weight graphs of the LLM, Pocket TTS, Moonshine,
+ * Whisper and the D-FINE vision detector, plus graph capture on/off for the LLM decode step, timed on the WebGPU EP
+ * (dawn.node) and the WASM EP. Prints JSON, then a markdown table.
  *
  *   npx jiti bench/stages/run.ts --smoke                     tiny graphs, WASM, in-process; exits 1 if any output is
  *                                                            invalid (all-zero / non-finite) — the CI check
  *   npx jiti bench/stages/run.ts --jobs gpu --webgpu-module <dir>/webgpu/index.js [--dist <ort dist>] --out <file>
  *                                                            every job of the GPU plan, each in its own process
  *   … --jobs smoke-webgpu --webgpu-module …                  the tiny graphs on WebGPU (lavapipe dry run)
- *   … --only id1,id2                                         a subset of the plan
+ *   … --only id1,id2                                         a subset of the plan; `--only 'x-*'` (quoted) takes
+ *                                                            every job whose id starts with `x-`
  *   … --timeout-s 120 --deadline-s 520                       per-job kill limit (unless the job sets one) and a
  *                                                            whole-run budget after which remaining jobs are skipped
  *
@@ -21,7 +23,10 @@ import { fileURLToPath } from 'node:url';
 import { gpuJobs, smokeJobs, smokeWebgpuJobs, type Job } from './plans';
 import { loadOrt, releaseGpu, type OrtEnv } from './ort-env';
 import { renderMarkdown, type StagesDoc } from './report';
+import { benchCapture } from './capture-bench';
+import { benchDetector } from './detector-bench';
 import { benchAsr, benchLlm, benchOverhead, benchTts, type StageResult } from './stage-bench';
+import { benchWhisper } from './whisper-bench';
 
 export interface RunOptions {
   distDir: string;
@@ -47,13 +52,27 @@ export async function runJob(env: OrtEnv, job: Job, log: (m: string) => void): P
     if (job.stage === 'overhead') r = await benchOverhead(ctx, job.reps);
     else if (job.stage === 'llm') r = await benchLlm(ctx, job.plan);
     else if (job.stage === 'tts') r = await benchTts(ctx, job.plan);
+    else if (job.stage === 'whisper') r = await benchWhisper(ctx, job.plan);
+    else if (job.stage === 'detector') r = await benchDetector(ctx, job.plan);
+    else if (job.stage === 'capture') r = await benchCapture(ctx, job.plan);
     else r = await benchAsr(ctx, job.plan);
   } catch (e) {
     const err = e instanceof Error ? `${e.message}`.split('\n')[0]!.slice(0, 600) : String(e);
     log(`  FAILED: ${err}`);
-    r = { stage: job.stage, ep: job.ep, dtype: 'plan' in job ? String((job.plan as { dtype?: string }).dtype ?? '') : '', threads: job.threads, valid: false, graphs: [], metrics: {}, validity: [], error: err };
+    r = { stage: resultStage(job), ep: job.ep, dtype: 'plan' in job ? String((job.plan as { dtype?: string }).dtype ?? '') : '', threads: job.threads, valid: false, graphs: [], metrics: {}, validity: [], error: err };
   }
   return { id: job.id, ...r, wallMs: Math.round(performance.now() - t0) };
+}
+
+/** Whisper jobs report as ASR results (same table and fields as Moonshine, told apart by `variant`). */
+function resultStage(job: Job): StageResult['stage'] {
+  return job.stage === 'whisper' ? 'asr' : job.stage;
+}
+
+/** `--only` ids; an entry ending in `*` selects every job whose id starts with the rest. */
+export function selectJobs(jobs: Job[], only: string[] | undefined): Job[] {
+  if (!only) return jobs;
+  return jobs.filter((j) => only.some((o) => (o.endsWith('*') ? j.id.startsWith(o.slice(0, -1)) : j.id === o)));
 }
 
 function hostInfo(): Record<string, unknown> {
@@ -103,7 +122,7 @@ async function runSpawned(jobs: Job[], opts: RunOptions, mode: string, argvPrefi
     const left = deadlineS - (t0 - start) / 1000;
     const limit = Math.min(job.timeoutS ?? timeoutS, left);
     if (limit < 20) {
-      results.push({ id: job.id, stage: job.stage, ep: job.ep, dtype: '', threads: job.threads, valid: false, graphs: [], metrics: {}, validity: [], error: `skipped: run deadline (${deadlineS} s) reached` });
+      results.push({ id: job.id, stage: resultStage(job), ep: job.ep, dtype: '', threads: job.threads, valid: false, graphs: [], metrics: {}, validity: [], error: `skipped: run deadline (${deadlineS} s) reached` });
       opts.log(`  ${job.id}: skipped (deadline)`);
       continue;
     }
@@ -122,7 +141,7 @@ async function runSpawned(jobs: Job[], opts: RunOptions, mode: string, argvPrefi
       vers = { ...vers, ...(doc.meta.versions as Record<string, string>) };
     } else {
       results.push({
-        id: job.id, stage: job.stage, ep: job.ep, dtype: '', threads: job.threads, valid: false, graphs: [], metrics: {}, validity: [],
+        id: job.id, stage: resultStage(job), ep: job.ep, dtype: '', threads: job.threads, valid: false, graphs: [], metrics: {}, validity: [],
         error: code === -1 ? `killed after ${Math.round(limit)} s (or crashed by signal)` : `process exited ${code} without a result`, wallMs: Math.round(performance.now() - t0),
       });
     }
@@ -157,7 +176,7 @@ async function main(): Promise<void> {
     log: (m) => process.stderr.write(`${m}\n`),
   };
   let jobs = jobList(listName);
-  if (only) jobs = jobs.filter((j) => only.includes(j.id));
+  jobs = selectJobs(jobs, only);
   const out = arg(argv, '--out');
 
   const child = arg(argv, '--child');
