@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
-import { MODEL_BUNDLES } from '../../models/registry';
+import { MODEL_BUNDLES, TTS_GPU_BUNDLE } from '../../models/registry';
 import { VISION_BUNDLE } from '../../models/vision/detector-spec';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
 import { downloadModels, launchExtension, poll, request, screenshotColours, sendFromPage, type ExtensionSession } from './harness';
@@ -21,7 +21,7 @@ beforeAll(async () => {
   session = await launchExtension(); // Chromium's fake camera: a moving 640×480 test pattern
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 860 });
-  await downloadModels(panel, fixtures.hub.url, MODEL_BUNDLES.map((b) => b.id));
+  await downloadModels(panel, fixtures.hub.url, MODEL_BUNDLES.filter((b) => b.id !== TTS_GPU_BUNDLE.id).map((b) => b.id)); // the GPU voice has its own e2e (tts-gpu)
 });
 
 afterAll(async () => {

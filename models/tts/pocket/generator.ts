@@ -162,6 +162,11 @@ export async function* synthesize(model: PocketModel, text: string, voice: Voice
             const decision = opts.guardFrames === false ? ({ action: 'play' } as const) : guard.inspect(pcm, frameIndex);
             if (decision.action === 'switch') {
               opts.onBackendSwitch?.({ to: decision.to, reason: decision.reason, frameIndex });
+              // GPU tensors must be freed while the sessions that own them still exist.
+              releaseStates(flow);
+              releaseStates(mimi);
+              flow = {};
+              mimi = {};
               await model.switchToWasm();
               throw new RestartChunk(emittedInChunk);
             }
