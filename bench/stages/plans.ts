@@ -61,6 +61,7 @@ export function gpuJobs(): Job[] {
     { id: 'wasm-tts-int8-1t', stage: 'tts', ep: 'wasm', threads: 1, plan: ttsFull('int8', false, 2) },
     { id: 'wasm-tts-fp32-1t', stage: 'tts', ep: 'wasm', threads: 1, plan: ttsFull('fp32', false, 2) },
     { id: 'wasm-tts-int8-4t', stage: 'tts', ep: 'wasm', threads: 4, plan: ttsFull('int8', false, 2) },
+    { id: 'wasm-tts-int8-2t', stage: 'tts', ep: 'wasm', threads: 2, plan: ttsFull('int8', false, 2) },
     { id: 'wasm-asr-fp32-4t', stage: 'asr', ep: 'wasm', threads: 4, plan: { ...asrFull('float32'), seconds: [1, 5], reps: 2 } },
     {
       id: 'wasm-llm-q4-8t', stage: 'llm', ep: 'wasm', threads: 8, timeoutS: 150,
