@@ -166,7 +166,11 @@ export class AvatarController {
 
   /** No more chunks for this reply: the stream ends when the queued audio drains. */
   endOfSpeech(): void {
-    this.head.streamNotifyEnd();
+    // After the chunks still waiting in the queue, and not for a reply that was interrupted meanwhile.
+    const generation = this.generation;
+    this.pending = this.pending.then(() => {
+      if (generation === this.generation) this.head.streamNotifyEnd();
+    });
   }
 
   /** Barge-in: audio and mouth stop now (one call, same frame). */

@@ -29,6 +29,10 @@ export class AudioBridge {
         if (this.turnId === msg.turnId || msg.turnId === '-1') this.handle?.interrupt();
         return;
       }
+      if (msg.kind === 'end') {
+        if (this.turnId === msg.turnId) this.handle?.endOfSpeech();
+        return;
+      }
       if (this.stopped.has(msg.turnId) || !this.handle) return;
       this.turnId = msg.turnId;
       if (msg.text) this.onSpeechText?.(msg.text);

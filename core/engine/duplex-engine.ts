@@ -389,6 +389,7 @@ export class DuplexEngine {
   private afterReply(turn: ActiveTurn, outcome: ReplyOutcome): void {
     if (this.active !== turn || outcome === 'aborted') return;
     turn.genDone = true;
+    this.options.stages.audioComplete?.(turn.id);
     if (!turn.pendingAudio && !turn.playing) this.finish(turn);
   }
 

@@ -49,6 +49,11 @@ export interface EngineStages {
   respond(turn: UserTurn, signal: AbortSignal): AsyncIterable<string>;
   /** Hand one sentence to TTS + playback; resolve once it is synthesised and queued (not when it has played). */
   speak(sentence: string, signal: AbortSignal, meta: SpeakMeta): Promise<void>;
+  /**
+   * Every sentence of this turn's reply has been handed to `speak`: playback may end as soon as the queued audio has
+   * played (instead of waiting for silence to prove it).
+   */
+  audioComplete?(turnId: number): void;
   /** Decide whether a turn is slow tool work. Return null to answer with the LLM. */
   route?(turn: UserTurn): BackgroundTask | null;
 }

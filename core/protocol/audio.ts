@@ -23,6 +23,12 @@ export const AudioStopSchema = z.object({
   turnId: z.string().min(1).max(64),
 });
 
-export const AudioChannelMessageSchema = z.discriminatedUnion('kind', [AudioChunkSchema, AudioStopSchema]);
+/** The turn's reply has no more audio: playback ends when what is queued has played. */
+export const AudioEndSchema = z.object({
+  kind: z.literal('end'),
+  turnId: z.string().min(1).max(64),
+});
+
+export const AudioChannelMessageSchema = z.discriminatedUnion('kind', [AudioChunkSchema, AudioStopSchema, AudioEndSchema]);
 export type AudioChannelMessage = z.infer<typeof AudioChannelMessageSchema>;
 export type AudioChunk = z.infer<typeof AudioChunkSchema>;

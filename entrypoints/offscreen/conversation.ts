@@ -85,6 +85,7 @@ export class Conversation {
         respond: (turn, signal) => responder.respond(turn, signal),
         route: (turn) => responder.route(turn),
         speak: (sentence, signal, meta) => this.speak(sentence, signal, meta.turnId),
+        audioComplete: (turnId) => this.audioOut.postMessage({ kind: 'end', turnId: String(turnId) } satisfies AudioChannelMessage),
       },
     });
     this.engine.on((event) => {

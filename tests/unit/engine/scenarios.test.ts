@@ -62,6 +62,9 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
     expect(r.respondCalls.map((c) => c.text)).toEqual(['What is the capital of France?']);
     expect(r.respondCalls[0]!.localTime).toContain('2026');
     expect(r.speaks.map((s) => s.sentence)).toEqual(['The capital of France is Paris.', 'It sits on the Seine.']);
+    // Once, after the last sentence was handed to TTS and before the reply is done.
+    expect(r.audioComplete.map((c) => c.turnId)).toEqual([r.speaks[0]!.turnId]);
+    between(r.audioComplete[0]!.at, r.speaks.at(-1)!.at, r.first('reply-done'), 'audio complete');
     expect(r.engine.messages).toEqual([
       { role: 'user', text: 'What is the capital of France?' },
       { role: 'assistant', text: 'The capital of France is Paris. It sits on the Seine.' },
@@ -120,6 +123,8 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
     const ended = r.playback.find((p) => p.event.type === 'ended' && p.event.turnId === 1)!;
     between(ended.at, cut, cut + FRAME_MS, 'playback stopped');
     expect(r.speaks.filter((s) => s.turnId === 1 && s.at > cut)).toHaveLength(0);
+    // Its text was all synthesised before the cut (playback still running), and nothing is announced after it.
+    expect(r.audioComplete.filter((c) => c.turnId === 1 && c.at > cut)).toEqual([]);
     const interrupted = r.engine.messages.find((m) => m.role === 'assistant' && m.text.endsWith('[interrupted]'));
     expect(interrupted).toBeDefined();
     // The next turn heard the whole interruption, from its first word (pre-roll).
