@@ -135,6 +135,14 @@ export const REQUESTS = {
     result: Empty,
   },
   'conversation/interrupt': { target: 'offscreen', payload: Empty, result: Empty },
+  /** Live GPU buffers of the speech worker (long-session leak checks). */
+  'debug/gpu-stats': {
+    target: 'offscreen',
+    payload: Empty,
+    result: z.object({ backend: z.enum(['webgpu', 'wasm']), buffers: z.number().int(), bytes: z.number() }),
+  },
+  /** Fault injection for reliability tests; refused unless the user turned the debug panel on. */
+  'debug/fault': { target: 'offscreen', payload: z.object({ fault: z.enum(['lose-gpu', 'end-mic', 'end-camera']) }).strict(), result: Empty },
   'conversation/marks': {
     target: 'offscreen',
     payload: Empty,

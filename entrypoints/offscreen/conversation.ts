@@ -1,3 +1,4 @@
+import { probeVad, type VadProbeResult } from './vad-probe';
 import { buildPersonaPrompt, greetingFor, speechTextFor } from '../../core/characters/persona-prompt';
 import type { Character } from '../../core/characters/character';
 import { createResponder, type PageRead } from '../../core/conversation/responder';
@@ -58,6 +59,14 @@ export class Conversation {
     this.tts = options.voices.tts;
     this.vision = new VisionService(() => this.speech.visionPort(), options.modelsReady, (m) => notice('error', m));
     void sendRequest(send, 'memory/get', {}, 5_000).then((r) => r.ok && this.setMemory(r.data));
+    this.speech.onEvent = (event) => {
+      if (event.type === 'backend') notice('info', 'The GPU stopped responding, so Sidetalk moved to the CPU. Replies will be slower.');
+    };
+    // Access revoked or the microphone unplugged: say so and turn hands-free off (the background tells every panel).
+    options.mic.onEnded = (message) => {
+      notice('error', message);
+      void sendRequest(send, 'settings/set', { patch: { handsFree: false } }, 5_000).catch(() => undefined);
+    };
     this.ready = this.speech.init(chrome.runtime.getURL('/vad/silero_vad_v5.onnx'), chrome.runtime.getURL('/ort/'));
     const responder = createResponder({
       generate: (messages, signal, tools) =>
@@ -176,34 +185,19 @@ export class Conversation {
   }
 
   /** Runs the VAD on the live microphone for a while: how much of it was speech (for tests and the debug panel). */
-  async probeVad(durationMs: number): Promise<{ frames: number; speechFrames: number; firstSpeechMs: number | null; msPerFrame: number }> {
+  async probeVad(durationMs: number): Promise<VadProbeResult> {
     await this.ready;
-    const wasOn = this.options.mic.capturing;
-    await this.options.mic.start();
-    const started = performance.now();
-    let frames = 0;
-    let speechFrames = 0;
-    let firstSpeechMs: number | null = null;
-    let busyMs = 0;
-    const pending: Promise<void>[] = [];
-    const off = this.options.mic.onFrame((frame) => {
-      const t0 = performance.now();
-      pending.push(
-        this.speech.vad(frame.samples).then((prob) => {
-          busyMs += performance.now() - t0;
-          frames += 1;
-          if (prob > 0.5) {
-            speechFrames += 1;
-            firstSpeechMs ??= t0 - started;
-          }
-        }),
-      );
-    });
-    await new Promise((r) => setTimeout(r, durationMs));
-    off();
-    await Promise.all(pending);
-    if (!wasOn) await this.options.mic.stop();
-    return { frames, speechFrames, firstSpeechMs, msPerFrame: frames ? busyMs / frames : 0 };
+    return probeVad(this.options.mic, (pcm) => this.speech.vad(pcm), durationMs);
+  }
+
+  /** Live GPU buffers of the speech worker's device (soak leak checks). */
+  gpuStats(): Promise<{ backend: 'webgpu' | 'wasm'; buffers: number; bytes: number }> {
+    return this.ready.then(() => this.speech.gpuStats());
+  }
+
+  /** Fault injection (debug panel on): the speech worker loses its GPU device. */
+  loseGpu(): void {
+    this.speech.loseDevice();
   }
 
   private handsFree = false;

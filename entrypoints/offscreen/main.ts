@@ -1,6 +1,7 @@
 import {
   createRequestRouter,
   eventMessage,
+  sendRequest,
   type OffscreenStatus,
   type ProtocolError,
 } from '../../core/protocol';
@@ -35,6 +36,16 @@ function liveTracks(kind: 'audio' | 'video'): number {
     else n += stream.getTracks().filter((t) => t.kind === kind && t.readyState === 'live').length;
   }
   return n;
+}
+/** What Chrome does when access is revoked or a device is unplugged: the track ends and says so. */
+function endTracks(kind: 'audio' | 'video'): void {
+  for (const ref of streams) {
+    for (const track of ref.deref()?.getTracks() ?? []) {
+      if (track.kind !== kind || track.readyState !== 'live') continue;
+      track.stop();
+      track.dispatchEvent(new Event('ended'));
+    }
+  }
 }
 const mic = new MicCapture(chrome.runtime.getURL('/worklets/mic-framer.js'));
 const gpuInfo = readGpuInfo();
@@ -123,6 +134,16 @@ const router = createRequestRouter(
       return {};
     },
     'conversation/interrupt': () => guarded(() => conversation?.interrupt()),
+    'debug/gpu-stats': () => conversation?.gpuStats() ?? { backend: 'wasm' as const, buffers: 0, bytes: 0 },
+    'debug/fault': async ({ fault }) => {
+      const settings = await sendRequest(runtimeSend, 'settings/get', {}, 5_000);
+      if (!settings.ok || !settings.data.debugPanel) throw new Error('Fault injection needs the debug panel (Settings → Models).');
+      if (fault === 'lose-gpu') {
+        if (!conversation) throw new Error('no conversation is running');
+        conversation.loseGpu();
+      } else endTracks(fault === 'end-mic' ? 'audio' : 'video');
+      return {};
+    },
     'conversation/marks': () => conversation?.timeline ?? [],
     'conversation/character': ({ character, greet }) => {
       activeCharacter.set(character);

@@ -12,6 +12,7 @@ export class SpeechClient {
   private readonly llmJobs = new Map<string, { onDelta: (t: string) => void; done: Pending<string> }>();
   private readyWaiter: Pending<SpeechEvent & { type: 'ready' }> | null = null;
   private loadWaiter: Pending<'webgpu' | 'wasm'> | null = null;
+  private readonly statsWaiters: Pending<{ backend: 'webgpu' | 'wasm'; buffers: number; bytes: number }>[] = [];
   backend: 'webgpu' | 'wasm' | null = null;
   loaded = new Set<'asr' | 'llm'>();
   onEvent: ((event: SpeechEvent) => void) | null = null;
@@ -38,6 +39,19 @@ export class SpeechClient {
       this.loadWaiter = { resolve, reject };
       this.post({ type: 'load', remoteHost, asrFamily, parts, ...(device ? { device } : {}) });
     });
+  }
+
+  /** Live GPU buffers of the worker's device (leak checks in long sessions). */
+  gpuStats(): Promise<{ backend: 'webgpu' | 'wasm'; buffers: number; bytes: number }> {
+    return new Promise((resolve, reject) => {
+      this.statsWaiters.push({ resolve, reject });
+      this.post({ type: 'gpu-stats' });
+    });
+  }
+
+  /** Fault injection: the worker loses its GPU device and must carry on on WASM. */
+  loseDevice(): void {
+    this.post({ type: 'lose-device' });
   }
 
   /** A port speaking the vision detector protocol, served by this worker (one ORT instance, one GPU device). */
@@ -162,6 +176,9 @@ export class SpeechClient {
         break;
       }
       case 'load-progress':
+        break;
+      case 'gpu-stats':
+        this.statsWaiters.shift()?.resolve({ backend: event.backend, buffers: event.buffers, bytes: event.bytes });
         break;
     }
     this.onEvent?.(event);

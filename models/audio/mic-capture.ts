@@ -20,6 +20,8 @@ export class MicCapture {
   private listeners = new Set<MicFrameListener>();
   private starting: Promise<void> | null = null;
   lastError: string | undefined;
+  /** The track ended under us (access revoked, device unplugged): capture has stopped; the message says why. */
+  onEnded: ((message: string) => void) | null = null;
 
   constructor(private readonly workletUrl: string) {}
 
@@ -64,6 +66,8 @@ export class MicCapture {
       if (context.state !== 'running') await context.resume();
       this.context = context;
       this.lastError = undefined;
+      const stream = this.stream;
+      for (const track of stream.getAudioTracks()) track.addEventListener('ended', () => void this.lost(stream), { once: true });
     } catch (err) {
       this.stopTracks();
       this.lastError = describeMediaError(err);
@@ -77,6 +81,14 @@ export class MicCapture {
     this.context = null;
     this.stopTracks();
     await context?.close().catch(() => undefined);
+  }
+
+  private async lost(stream: MediaStream): Promise<void> {
+    if (this.stream !== stream) return; // an old stream we stopped ourselves
+    const message = 'The microphone stopped: access was revoked or it was unplugged. Listening is off.';
+    await this.stop();
+    this.lastError = message;
+    this.onEnded?.(message);
   }
 
   private stopTracks(): void {

@@ -11,7 +11,8 @@
  *   applyToTransformers(tjs.env, rt);                // re-asserts local wasm paths over transformers' CDN default
  *   load models with device: rt.backend ('webgpu' | 'wasm'); on rt.onDeviceLost(...) reload them with 'wasm'.
  */
-import { BUFFER_USAGE, MAP_MODE_READ, type GpuDeviceLike, type GpuDeviceLostInfo, type GpuLike } from './webgpu-types';
+import { trackBuffers, type GpuBufferCount } from './buffer-ledger';
+import { BUFFER_USAGE, MAP_MODE_READ, type GpuAdapterLike, type GpuDeviceLike, type GpuDeviceLostInfo, type GpuLike } from './webgpu-types';
 
 export type Backend = 'webgpu' | 'wasm';
 
@@ -19,7 +20,7 @@ export type Backend = 'webgpu' | 'wasm';
 export interface OrtNamespace {
   env: {
     wasm: { wasmPaths?: unknown; numThreads?: number; proxy?: boolean };
-    webgpu?: { device?: unknown; powerPreference?: string };
+    webgpu?: { device?: unknown; powerPreference?: string; adapter?: unknown };
   };
 }
 
@@ -64,6 +65,10 @@ export interface GpuRuntime {
   readonly numThreads: number;
   /** Why WebGPU is not used (null when it is). */
   readonly fallbackReason: string | null;
+  /** GPU buffers alive on the device (0 without one); a leak shows as growth over a long session. */
+  buffers(): GpuBufferCount;
+  /** Fault injection (debug builds of a session only): lose the device as a driver reset would. */
+  loseDevice(): void;
   /** Called once when the device is lost; callers re-create their sessions on WASM. Returns an unsubscribe. */
   onDeviceLost(listener: (info: GpuDeviceLostInfo) => void): () => void;
   /** Destroys the device on purpose (not reported as a loss). */
@@ -124,6 +129,23 @@ async function openDevice(gpu: GpuLike, timeoutMs: number): Promise<{ device: Gp
   return { device, f16 };
 }
 
+/**
+ * Calls `onDevice` for every GPU device created in this worker from now on (the worker's own code creates none after
+ * the runtime starts, so they are onnxruntime's). Patches GPUAdapter.prototype once; a no-op where WebGPU is absent.
+ */
+function watchNewDevices(onDevice: (d: GpuDeviceLike) => void): void {
+  const proto = (globalThis as unknown as { GPUAdapter?: { prototype: Record<string | symbol, unknown> } }).GPUAdapter?.prototype;
+  if (!proto) return;
+  const mark = Symbol.for('sidetalk.watchNewDevices');
+  const original = (proto[mark] as GpuAdapterLike['requestDevice'] | undefined) ?? (proto.requestDevice as GpuAdapterLike['requestDevice']);
+  proto[mark] = original;
+  proto.requestDevice = async function (this: GpuAdapterLike, descriptor?: Parameters<GpuAdapterLike['requestDevice']>[0]) {
+    const d = await original.call(this, descriptor);
+    onDevice(d);
+    return d;
+  };
+}
+
 export async function initGpuRuntime(options: GpuRuntimeOptions): Promise<GpuRuntime> {
   const { ort } = options;
   const numThreads = threadCount(options);
@@ -135,23 +157,59 @@ export async function initGpuRuntime(options: GpuRuntimeOptions): Promise<GpuRun
   let device: GpuDeviceLike | null = null;
   let hasShaderF16 = false;
   let fallbackReason: string | null = 'WebGPU unavailable in this context';
+  let countBuffers: () => GpuBufferCount = () => ({ count: 0, bytes: 0 });
+  const listeners = new Set<(info: GpuDeviceLostInfo) => void>();
+  let disposing = false;
+
+  /** Makes `d` the device everything runs on: its buffers are counted and its loss moves the runtime to WASM. */
+  const adopt = (d: GpuDeviceLike): void => {
+    if (d === device) return;
+    const previous = device;
+    device = d;
+    countBuffers = trackBuffers(d);
+    void d.lost.then((info) => {
+      if (disposing || d !== device) return; // a device we replaced (and destroyed) on purpose
+      backend = 'wasm';
+      device = null;
+      fallbackReason = `WebGPU device lost (${info.reason})`;
+      for (const listener of [...listeners]) listener(info);
+    });
+    if (previous && previous !== d) previous.destroy();
+  };
+
   if (options.gpu) {
     try {
       const opened = await openDevice(options.gpu, options.healthTimeoutMs ?? 3000);
       if (typeof opened === 'string') fallbackReason = opened;
       else {
-        ({ device, f16: hasShaderF16 } = opened);
+        hasShaderF16 = opened.f16;
+        adopt(opened.device);
         backend = 'webgpu';
         fallbackReason = null;
-        if (ort.env.webgpu) ort.env.webgpu.device = device;
+        if (ort.env.webgpu) {
+          ort.env.webgpu.device = opened.device;
+          // onnxruntime-web's native WebGPU EP ignores a preset device and creates its own from `env.webgpu.adapter`
+          // (or a fresh adapter): hand it an adapter whose requestDevice reports that device back, so the device the
+          // models really run on is the one whose buffers are counted and whose loss is handled (and ours is freed).
+          const adapter = await options.gpu.requestAdapter({ powerPreference: 'high-performance' });
+          if (adapter) {
+            const request = adapter.requestDevice.bind(adapter);
+            (adapter as { requestDevice: typeof adapter.requestDevice }).requestDevice = async (descriptor) => {
+              const d = await request(descriptor);
+              adopt(d);
+              return d;
+            };
+            ort.env.webgpu.adapter = adapter;
+          }
+          // Whatever adapter it ends up using, a device created later in this worker is onnxruntime's.
+          watchNewDevices(adopt);
+        }
       }
     } catch (error) {
       fallbackReason = `WebGPU init failed: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
 
-  const listeners = new Set<(info: GpuDeviceLostInfo) => void>();
-  let disposing = false;
   const runtime: GpuRuntime = {
     ort,
     get backend() {
@@ -165,6 +223,10 @@ export async function initGpuRuntime(options: GpuRuntimeOptions): Promise<GpuRun
     get fallbackReason() {
       return fallbackReason;
     },
+    buffers: () => countBuffers(),
+    loseDevice() {
+      device?.destroy(); // not `disposing`: the lost handler treats it like a real loss
+    },
     onDeviceLost(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -174,15 +236,6 @@ export async function initGpuRuntime(options: GpuRuntimeOptions): Promise<GpuRun
       device?.destroy();
     },
   };
-  if (device) {
-    void device.lost.then((info) => {
-      if (disposing) return;
-      backend = 'wasm';
-      device = null;
-      fallbackReason = `WebGPU device lost (${info.reason})`;
-      for (const listener of [...listeners]) listener(info);
-    });
-  }
   return runtime;
 }
 

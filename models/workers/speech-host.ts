@@ -63,6 +63,14 @@ export class SpeechHost {
         return;
       case 'vision-port':
         return this.hostVision(msg.port);
+      case 'gpu-stats': {
+        const b = this.runtime?.buffers() ?? { count: 0, bytes: 0 };
+        this.deps.post({ type: 'gpu-stats', backend: this.runtime?.backend ?? 'wasm', buffers: b.count, bytes: b.bytes });
+        return;
+      }
+      case 'lose-device':
+        this.runtime?.loseDevice();
+        return;
     }
   }
 

@@ -35,6 +35,10 @@ export const SpeechRequestSchema = z.discriminatedUnion('type', [
   /** A port for the vision detector's own request/reply protocol (models/vision/vision-protocol.ts), so the
    * detector runs on this worker's one ORT instance and GPU device instead of opening a second pair. */
   z.object({ type: z.literal('vision-port'), port: z.instanceof(MessagePort) }),
+  /** Live GPU buffers of this worker's device (leak checks). */
+  z.object({ type: z.literal('gpu-stats') }),
+  /** Fault injection: lose the GPU device now (the offscreen allows it only with the debug panel on). */
+  z.object({ type: z.literal('lose-device') }),
 ]);
 export type SpeechRequest = z.input<typeof SpeechRequestSchema>;
 
@@ -49,4 +53,5 @@ export type SpeechEvent =
   | { type: 'llm-delta'; id: string; text: string }
   | { type: 'llm-done'; id: string; text: string; promptTokens: number; cachedTokens: number; newTokens: number; aborted: boolean }
   | { type: 'backend'; backend: 'wasm'; reason: string }
+  | { type: 'gpu-stats'; backend: 'webgpu' | 'wasm'; buffers: number; bytes: number }
   | { type: 'error'; id?: string; code: SpeechErrorCode; message: string };

@@ -112,6 +112,36 @@ describe('gpu runtime', () => {
     expect(rt.device).toBeNull();
   });
 
+  it("adopts the device onnxruntime creates from env.webgpu.adapter: counts its buffers, handles its loss, frees ours", async () => {
+    const ours = fakeGpu();
+    const orts = fakeGpu();
+    let calls = 0;
+    const gpu = { requestAdapter: () => (calls++ === 0 ? ours.gpu : orts.gpu).requestAdapter() } as unknown as GpuLike;
+    const ort = fakeOrt();
+    const rt = await initGpuRuntime({ ort, gpu });
+    expect(rt.device).toBe(ours.device);
+    // What onnxruntime-web's native EP does at its first WebGPU session.
+    const adapter = ort.env.webgpu!.adapter as { requestDevice(d?: unknown): Promise<unknown> };
+    const created = (await adapter.requestDevice({})) as typeof orts.device;
+    expect(created).toBe(orts.device);
+    expect(rt.device).toBe(orts.device);
+    expect(ours.device.destroyed).toBe(true);
+    const b1 = created.createBuffer({ size: 1000 });
+    created.createBuffer({ size: 24 });
+    expect(rt.buffers()).toEqual({ count: 2, bytes: 1024 });
+    b1.destroy();
+    b1.destroy(); // twice counts once
+    expect(rt.buffers()).toEqual({ count: 1, bytes: 24 });
+    const seen: string[] = [];
+    rt.onDeviceLost((info) => seen.push(info.reason));
+    ours.loseDevice({ reason: 'destroyed', message: 'replaced' });
+    await new Promise((r) => setTimeout(r, 0));
+    expect([seen, rt.backend]).toEqual([[], 'webgpu']);
+    orts.loseDevice({ reason: 'unknown', message: 'reset' });
+    await new Promise((r) => setTimeout(r, 0));
+    expect([seen, rt.backend]).toEqual([['unknown'], 'wasm']);
+  });
+
   it('shares exactly one ORT instance through Symbol.for("onnxruntime")', () => {
     const ort = fakeOrt();
     expect(() => sharedOrt()).toThrow();
