@@ -18,10 +18,9 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CDPSession, Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
-import type { WeightsSnapshot } from '../../core/weights';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
 import { startFixtureHub } from '../../tests/e2e/fixture-hub';
-import { launchExtension, poll, sendFromPage } from '../../tests/e2e/harness';
+import { downloadModels, launchExtension, poll, sendFromPage } from '../../tests/e2e/harness';
 
 /** 'worker chrome-extension://…/assets/speech.worker-C5MszJ_f.js' → 'speech.worker'. */
 const workerName = (url: string) => url.replace(/^.*\//, '').replace(/-[A-Za-z0-9_-]{8}\.js$|\.js$/, '');
@@ -112,15 +111,7 @@ async function main(): Promise<void> {
   const session = await launchExtension();
   const panel: Page = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 860 });
-  await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url } }));
-  const ids = [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id];
-  await sendFromPage(panel, request('models/download', 'background', { bundleIds: ids }));
-  await poll(
-    () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('models/state', 'background')),
-    (r) => r.ok && ids.every((id) => r.data?.bundles.find((b) => b.id === id)?.status === 'complete'),
-    120_000,
-    250,
-  );
+  await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);
 
   const cdp = await session.context.newCDPSession(panel);
   await cdp.send('Performance.enable');

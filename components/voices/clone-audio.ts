@@ -1,3 +1,4 @@
+import { bytesToBase64 } from '../../core/tts/voice-transfer';
 import { decodeWav, encodeWav, resample, type DecodedAudio } from '../../core/tts/wav';
 
 /** Pocket TTS clones from at most 30 s (docs/tts.md); the rest of a longer recording is not used. */
@@ -17,11 +18,7 @@ export interface PreparedClip {
   truncated: boolean;
 }
 
-export function bytesToBase64(bytes: Uint8Array): string {
-  let bin = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(bin);
-}
+export { bytesToBase64 };
 
 /** Cuts to 30 s, resamples to 24 kHz mono and encodes a 16-bit WAV (1.44 MB at most) for the offscreen document. */
 export function prepareClip(audio: DecodedAudio): PreparedClip {

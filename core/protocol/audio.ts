@@ -11,7 +11,11 @@ export const AudioChunkSchema = z.object({
   turnId: z.string().min(1).max(64),
   seq: z.number().int().nonnegative(),
   sampleRate: z.number().int().min(8000).max(96_000),
-  samples: z.instanceof(Float32Array).refine((s) => s.length <= 96_000 * 10, 'chunk longer than 10 s'),
+  samples: z
+    .instanceof(Float32Array)
+    .refine((s) => s.length <= 96_000 * 10, 'chunk longer than 10 s')
+    // A NaN reaching the worklet would be heard as a click or silence; the side panel refuses the chunk instead.
+    .refine((s) => s.every(Number.isFinite), 'audio has NaN or infinite samples'),
   text: z.string().max(2000).optional(),
   /** The TTS voice speaking (a preset or a cloned, synthetic voice), so the panel can say whose voice it is. */
   voiceId: z.string().max(200).optional(),

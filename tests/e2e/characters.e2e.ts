@@ -4,12 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
-import type { WeightsSnapshot } from '../../core/weights';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
 import { chunk, sseText, startFakeOpenAiServer, textChunk, type FakeOpenAiServer } from '../fixtures/openai/fake-openai-server';
 import { makeSilenceWav } from '../fixtures/audio/make-wav';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import { launchExtension, poll, sendFromPage, type ExtensionSession } from './harness';
+import { downloadModels, launchExtension, poll, sendFromPage, type ExtensionSession } from './harness';
 
 let session: ExtensionSession;
 let fixtures: FixtureHub;
@@ -78,15 +77,7 @@ beforeAll(async () => {
   session = await launchExtension({ micWav: makeSilenceWav('characters-silence', 5) });
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 900 });
-  await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url } }));
-  const ids = [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id];
-  await sendFromPage(panel, request('models/download', 'background', { bundleIds: ids }));
-  await poll(
-    () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('models/state', 'background')),
-    (r) => r.ok && ids.every((id) => r.data?.bundles.find((b) => b.id === id)?.status === 'complete'),
-    90_000,
-    250,
-  );
+  await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);
   await listenToAudio(panel);
 });
 

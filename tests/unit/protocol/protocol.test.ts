@@ -136,6 +136,11 @@ describe('audio channel messages', () => {
     expect(AudioChannelMessageSchema.safeParse({ ...chunk, samples: Array.from({ length: 4 }, () => 0) }).success).toBe(false);
     expect(AudioChannelMessageSchema.safeParse({ ...chunk, sampleRate: 5 }).success).toBe(false);
     expect(AudioChannelMessageSchema.safeParse({ kind: 'stop', turnId: 't1' }).success).toBe(true);
+    expect(AudioChannelMessageSchema.safeParse({ kind: 'end', turnId: 't1' }).success).toBe(true);
+    const bad = AudioChannelMessageSchema.safeParse({ ...chunk, samples: Float32Array.of(0, NaN, 0.1) });
+    expect(bad.success).toBe(false);
+    expect(JSON.stringify(bad.error?.issues)).toMatch(/NaN or infinite/);
+    expect(AudioChannelMessageSchema.safeParse({ ...chunk, samples: Float32Array.of(Infinity) }).success).toBe(false);
   });
 });
 
