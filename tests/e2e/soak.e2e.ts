@@ -8,20 +8,19 @@
  * no growth trend after warm-up (last sample ≤ 1.5× the first post-warm-up sample; DOM counted without the transcript,
  * whose length is capped). Turn-time drift is reported, not asserted.
  *
- * SOAK_TURNS (default 100) and SOAK_BUDGET_S (default 300: stop starting new turns after that) tune the run.
+ * SOAK_TURNS (default 100) and SOAK_BUDGET_S (default 360: stop starting new turns after that) tune the run.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CDPSession, Page } from 'playwright-core';
 import type { AppStatus, OffscreenStatus, Reply } from '../../core/protocol';
-import type { WeightsSnapshot } from '../../core/weights';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import { ARTIFACTS_DIR, launchExtension, poll, sendFromPage, type ExtensionSession } from './harness';
+import { ARTIFACTS_DIR, downloadModels, launchExtension, poll, sendFromPage, type ExtensionSession } from './harness';
 
 const TURNS = Number(process.env.SOAK_TURNS ?? 100);
-const BUDGET_MS = Number(process.env.SOAK_BUDGET_S ?? 300) * 1000;
+const BUDGET_MS = Number(process.env.SOAK_BUDGET_S ?? 360) * 1000;
 const SAMPLE_EVERY = 10;
 const WARM_UP_TURNS = 10;
 
@@ -50,6 +49,9 @@ interface Sample {
   offscreenStartedAt: number | null;
   offscreenCreatedCount: number;
   micCapturing: boolean | null;
+  gpuBackend: string | null;
+  gpuBuffers: number;
+  gpuBytes: number;
 }
 
 interface TurnRecord {
@@ -65,10 +67,14 @@ interface TurnRecord {
 /** A deterministic question and the text its answer must contain. */
 function script(i: number): { text: string; expect: RegExp; expected: string } {
   if (i % 5 === 4) return { text: 'what time is it', expect: /\b\d{1,2}[:.]\d{2}\b|o'clock/i, expected: 'a clock time' };
+  // The language model itself (the others are answered by the calculator and the clock): GPU sessions, KV cache.
+  if (i % 5 === 2) return { text: `tell me something about the sea, part ${i}`, expect: /\w{3,}.*\w{3,}/, expected: 'an LLM reply' };
   const a = 3 + (i % 17);
   const b = 2 + ((i * 7) % 13);
   return { text: `what is ${a} times ${b}`, expect: new RegExp(`\\b${a * b}\\b`), expected: String(a * b) };
 }
+
+const lastAssistant = () => panel.locator('.line.assistant').last().innerText().catch(() => '');
 
 async function sample(turn: number): Promise<Sample> {
   await cdp.send('HeapProfiler.collectGarbage');
@@ -81,6 +87,7 @@ async function sample(turn: number): Promise<Sample> {
     return { outside: all - inTranscript, lines: document.querySelectorAll('.line').length };
   });
   const off = await sendFromPage<Reply<OffscreenStatus> | undefined>(panel, request('offscreen/status', 'offscreen'));
+  const gpu = await sendFromPage<Reply<{ backend: string; buffers: number; bytes: number }> | undefined>(panel, request('debug/gpu-stats', 'offscreen'));
   const app = await sendFromPage<Reply<AppStatus>>(panel, request('status/get', 'background'));
   return {
     turn,
@@ -96,6 +103,9 @@ async function sample(turn: number): Promise<Sample> {
     offscreenStartedAt: off?.ok ? off.data.startedAt : null,
     offscreenCreatedCount: app.ok ? app.data.offscreenCreatedCount : -1,
     micCapturing: off?.ok ? off.data.mic.capturing : null,
+    gpuBackend: gpu?.ok ? gpu.data.backend : null,
+    gpuBuffers: gpu?.ok ? gpu.data.buffers : -1,
+    gpuBytes: gpu?.ok ? gpu.data.bytes : -1,
   };
 }
 
@@ -104,15 +114,7 @@ beforeAll(async () => {
   session = await launchExtension();
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 860 });
-  await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url } }));
-  const ids = [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id];
-  await sendFromPage(panel, request('models/download', 'background', { bundleIds: ids }));
-  await poll(
-    () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('models/state', 'background')),
-    (r) => r.ok && ids.every((id) => r.data?.bundles.find((b) => b.id === id)?.status === 'complete'),
-    90_000,
-    250,
-  );
+  await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);
   cdp = await session.context.newCDPSession(panel);
   await cdp.send('Performance.enable');
 });
@@ -138,18 +140,23 @@ describe('soak: a long typed conversation', () => {
           break;
         }
         const q = script(i);
-        const before = await panel.locator('.line.assistant').count();
+        // The transcript keeps its newest lines only, so the answer is found as a new last line, not by counting.
+        const lastBefore = await lastAssistant();
         const lastTurn = Math.max(-1, ...(await marks()).map((x) => x.turnId));
         const t0 = Date.now();
         await panel.getByTestId('composer').fill(q.text);
         await panel.getByRole('button', { name: 'Send' }).click();
         // The first turn also loads every model from the cache.
         const answer = await poll(
-          async () => (await panel.locator('.line.assistant').allInnerTexts()).slice(before).join(' | '),
-          (t) => q.expect.test(t),
+          lastAssistant,
+          (t) => t !== lastBefore && q.expect.test(t),
           i === 0 ? 240_000 : 60_000,
           50,
-        );
+        ).catch(async (err: unknown) => {
+          const turnMarks = (await marks()).filter((x) => x.turnId > lastTurn).map((x) => x.name);
+          const notice = await panel.getByTestId('conversation-notice').allInnerTexts();
+          throw new Error(`turn ${i + 1} "${q.text}" got no answer: marks ${JSON.stringify(turnMarks)}, notice ${JSON.stringify(notice)}; ${String(err)}`);
+        });
         const answerMs = Date.now() - t0;
         await poll(marks, (all) => all.some((x) => x.turnId > lastTurn && x.name === 'reply-done'), 60_000, 50);
         const totalMs = Date.now() - t0;
@@ -193,6 +200,13 @@ describe('soak: a long typed conversation', () => {
       bounded('domElementsOutsideTranscript');
       bounded('audioHandlers', 4);
       bounded('jsEventListeners', 10);
+      // The speech worker's GPU device (the LLM runs there on SwiftShader WebGPU): buffers and bytes stay bounded.
+      expect(samples.filter((x) => x.turn > 0).every((x) => x.gpuBackend === 'webgpu'), 'the models left WebGPU').toBe(true);
+      expect(base.gpuBuffers).toBeGreaterThan(0);
+      bounded('gpuBuffers', 16);
+      bounded('gpuBytes', 16 * 1024 * 1024);
+      // Time to answer does not drift with the turn number (a ratio within this run, generous for a shared CI box).
+      expect(drift.medianAnswerMsLast10, JSON.stringify(drift)).toBeLessThanOrEqual(2 * drift.medianAnswerMsTurns2to11 + 250);
       expect(end.workerGlobalScopes).toBe(base.workerGlobalScopes);
       expect(end.transcriptLines).toBeLessThanOrEqual(200);
     },
