@@ -144,6 +144,8 @@ async function main(): Promise<void> {
     const workers: Record<string, number | null> = {};
     for (const [path, url] of proxy.workers) if (path.startsWith(`${offscreen}/`)) workers[workerName(url)] = await heapOf(path);
     const rss = chromiumRss();
+    // GPU buffers alive on the speech worker's device (the one the models run on), from its buffer ledger.
+    const gpu = await sendFromPage<Reply<{ backend: string; buffers: number; bytes: number }> | undefined>(panel, request('debug/gpu-stats', 'offscreen'));
     return {
       label,
       // The side panel and the offscreen document are extension pages in one renderer: they share a main thread and
@@ -152,11 +154,17 @@ async function main(): Promise<void> {
       offscreenJsHeapMB: offscreenHeap === null ? null : +(offscreenHeap / MB).toFixed(2),
       workerJsHeapMB: Object.fromEntries(Object.entries(workers).map(([k, v]) => [k, v === null ? null : +(v / MB).toFixed(2)])),
       rssMB: Object.fromEntries(Object.entries(rss).map(([k, v]) => [k, +(v / MB).toFixed(1)])),
+      gpu: gpu?.ok ? { backend: gpu.data.backend, buffers: gpu.data.buffers, MB: +(gpu.data.bytes / MB).toFixed(2) } : null,
     };
   }
 
   async function turn(i: number, first = false): Promise<void> {
-    const q = i % 5 === 4 ? { text: 'what time is it', ok: /\d[:.]\d{2}|o'clock/i } : { text: `what is ${3 + (i % 17)} times ${2 + ((i * 7) % 13)}`, ok: new RegExp(`\\b${(3 + (i % 17)) * (2 + ((i * 7) % 13))}\\b`) };
+    const q =
+      i % 5 === 4
+        ? { text: 'what time is it', ok: /\d[:.]\d{2}|o'clock/i }
+        : i % 5 === 2
+          ? { text: `tell me something about the sea, part ${i}`, ok: /\w{3,}.*\w{3,}/ } // the LLM itself
+          : { text: `what is ${3 + (i % 17)} times ${2 + ((i * 7) % 13)}`, ok: new RegExp(`\\b${(3 + (i % 17)) * (2 + ((i * 7) % 13))}\\b`) };
     const before = await panel.locator('.line.assistant').count();
     const last = Math.max(-1, ...(await marks()).map((m) => m.turnId));
     await panel.getByTestId('composer').fill(q.text);
@@ -186,11 +194,11 @@ async function main(): Promise<void> {
   const kinds = [...new Set(samples.flatMap((s) => Object.keys(s.rssMB)))].sort();
   const workerKeys = [...new Set(samples.flatMap((s) => Object.keys(s.workerJsHeapMB)))].sort();
   const md = [
-    `| sample | panel heap MB | offscreen heap MB | ${workerKeys.map((w) => `${w} heap MB`).join(' | ')} | ${kinds.map((k) => `${k} RSS MB`).join(' | ')} |`,
-    `|${'---|'.repeat(3 + workerKeys.length + kinds.length)}`,
+    `| sample | panel heap MB | offscreen heap MB | ${workerKeys.map((w) => `${w} heap MB`).join(' | ')} | GPU buffers (MB) | ${kinds.map((k) => `${k} RSS MB`).join(' | ')} |`,
+    `|${'---|'.repeat(4 + workerKeys.length + kinds.length)}`,
     ...samples.map(
       (s) =>
-        `| ${s.label} | ${s.sidePanelJsHeapMB} | ${s.offscreenJsHeapMB ?? 'n/a'} | ${workerKeys.map((w) => s.workerJsHeapMB[w] ?? 'n/a').join(' | ')} | ${kinds.map((k) => s.rssMB[k] ?? 0).join(' | ')} |`,
+        `| ${s.label} | ${s.sidePanelJsHeapMB} | ${s.offscreenJsHeapMB ?? 'n/a'} | ${workerKeys.map((w) => s.workerJsHeapMB[w] ?? 'n/a').join(' | ')} | ${s.gpu ? `${s.gpu.buffers} (${s.gpu.MB}) ${s.gpu.backend}` : 'n/a'} | ${kinds.map((k) => s.rssMB[k] ?? 0).join(' | ')} |`,
     ),
   ].join('\n');
   writeFileSync(join(OUT_DIR, 'memory.md'), `${md}\n`);

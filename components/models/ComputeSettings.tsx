@@ -1,8 +1,16 @@
-import type { Settings } from '../../core/protocol';
+import type { OffscreenStatus, Settings } from '../../core/protocol';
 
 interface Props {
   settings: Settings | null;
   onChange: (patch: Partial<Settings>) => void;
+  /** Where the voice runs now (null until the voice model has loaded). */
+  voice?: OffscreenStatus['tts'];
+}
+
+function voiceLine(voice: NonNullable<OffscreenStatus['tts']>): string {
+  if (voice.backend === 'webgpu') return 'The voice runs on the GPU (WebGPU, passed this device’s self-test).';
+  const threads = `${voice.threads} CPU thread${voice.threads === 1 ? '' : 's'}`;
+  return voice.reason ? `The voice moved to the CPU (${threads}): the GPU gave bad audio (${voice.reason}).` : `The voice runs on the CPU (${threads}).`;
 }
 
 const LANGUAGES: [string, string][] = [
@@ -18,7 +26,7 @@ const LANGUAGES: [string, string][] = [
 ];
 
 /** Which speech recogniser to use, in which language, and whether models may use the GPU. */
-export function ComputeSettings({ settings, onChange }: Props) {
+export function ComputeSettings({ settings, onChange, voice }: Props) {
   if (!settings) return null;
   const whisper = settings.asrModel === 'whisper-base';
   return (
@@ -67,6 +75,11 @@ export function ComputeSettings({ settings, onChange }: Props) {
           data-testid="debug-toggle"
         />
       </label>
+      {voice && (
+        <p class="muted small" data-testid="voice-backend">
+          {voiceLine(voice)}
+        </p>
+      )}
       <p class="muted small">Changes apply to the next thing you say; switching models reloads them (a few seconds).</p>
     </section>
   );

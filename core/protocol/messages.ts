@@ -194,6 +194,8 @@ export const EVENTS = {
   'event/status': z.object({ status: AppStatusSchema }).strict(),
   'event/settings': z.object({ settings: SettingsSchema }).strict(),
   'event/offscreen-ready': z.object({ status: OffscreenStatusSchema }).strict(),
+  /** The engine's status changed while it runs (e.g. where the voice runs): update the snapshot, nothing else. */
+  'event/offscreen-status': z.object({ status: OffscreenStatusSchema }).strict(),
   'event/weights-progress': z.object({ progress: DownloadProgressSchema }).strict(),
   'event/weights-snapshot': z.object({ snapshot: weightsSnapshotSchema }).strict(),
   'event/engine-state': z.object({ state: EngineStateSchema, detail: z.string().max(500).optional() }).strict(),

@@ -126,6 +126,7 @@ export default defineBackground({
     );
 
     const onEvent = createEventReceiver((event) => {
+      if (event.type === 'event/offscreen-status') void writeStatus(event.payload.status);
       if (event.type === 'event/offscreen-ready') {
         void writeStatus(event.payload.status);
         void loadSettings().then(async (s) => {

@@ -55,6 +55,11 @@ let conversation: Conversation | null = null;
 const runtimeSend = (message: unknown) => chrome.runtime.sendMessage(message);
 // The TTS worker serves the voice settings too (list, preview, clone) without starting the speech worker.
 const voices = new VoiceService({ send: runtimeSend, modelsReady: weights.complete });
+// Where the voice runs shows in Settings: report it when it changes.
+voices.tts.onBackendChange = () =>
+  void status()
+    .then((s) => chrome.runtime.sendMessage(eventMessage('event/offscreen-status', { status: s })))
+    .catch(() => undefined);
 const activeCharacter = new ActiveCharacter(runtimeSend);
 const llm = new LanguageModel(runtimeSend);
 const talk = () =>

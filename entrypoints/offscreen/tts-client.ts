@@ -51,6 +51,8 @@ export class TtsClient {
   onEvent: ((e: TtsWorkerEvent) => void) | null = null;
   /** A self-test or mid-session verdict to persist (chrome.storage via the background). */
   onVerdict: ((key: string, verdict: Verdict) => void) | null = null;
+  /** The backend changed (a load finished, or the voice left WebGPU mid-session). */
+  onBackendChange: (() => void) | null = null;
   /** Why the voice left WebGPU mid-session, if it did. */
   backendReason: string | null = null;
 
@@ -162,6 +164,8 @@ export class TtsClient {
       case 'loaded':
         this.backend = event.backend;
         this.threads = event.threads;
+        this.backendReason = null;
+        this.onBackendChange?.();
         this.voices = event.voices;
         this.bundleId = event.bundleId;
         this.loadWaiter?.resolve(event);
@@ -182,6 +186,7 @@ export class TtsClient {
       case 'backend':
         this.backend = event.backend;
         this.backendReason = event.reason;
+        this.onBackendChange?.();
         break;
       case 'verdict':
         this.onVerdict?.(event.key, event.verdict);

@@ -102,7 +102,7 @@ export function SidePanelApp() {
             settings={settings}
             onMirrorSave={(url) => updateSettings({ mirrorBaseUrl: url.trim() })}
           />
-          <ComputeSettings settings={settings} onChange={(patch) => void updateSettings(patch)} />
+          <ComputeSettings settings={settings} onChange={(patch) => void updateSettings(patch)} voice={status?.offscreen?.tts ?? null} />
           <AvatarSettings current={userAvatar} onChange={setUserAvatar} />
           <MemoryPanel />
           {settings?.debugPanel && <TunablesPanel />}

@@ -58,6 +58,12 @@ async function offscreenBack(panel: Page): Promise<void> {
   await poll(() => sendFromPage<Reply<unknown> | undefined>(panel, request('offscreen/ping', 'offscreen')).catch(() => undefined), (r) => r?.ok === true, 20_000);
 }
 
+/** The "where the voice runs" line in Settings → Models, once it says `ok`. */
+async function voiceLine(panel: Page, ok: RegExp): Promise<string> {
+  if ((await panel.getByTestId('compute-settings').count()) === 0) await panel.getByTestId('settings-button').click();
+  return poll(() => panel.getByTestId('voice-backend').innerText().catch(() => ''), (t) => ok.test(t), 15_000, 200);
+}
+
 const chunks = (panel: Page) => panel.evaluate(() => (window as unknown as { __chunks: Chunk[] }).__chunks.slice());
 const ttsStatus = async (panel: Page) => {
   const r = await sendFromPage<Reply<OffscreenStatus>>(panel, request('offscreen/status', 'offscreen'));
@@ -86,6 +92,7 @@ describe('Pocket TTS on WebGPU in the built extension', () => {
     expect(got.length).toBeGreaterThan(5);
     expect(got.every((c) => c.finite)).toBe(true);
     expect(Math.max(...got.map((c) => c.peak))).toBeGreaterThan(0.05);
+    expect(await voiceLine(panel, /on the GPU/)).toMatch(/WebGPU/);
 
     // A new offscreen document loads again with the stored verdict: straight to WebGPU, no second self-test.
     await session!.worker.evaluate(() => chrome.offscreen.closeDocument());
@@ -109,6 +116,7 @@ describe('Pocket TTS on WebGPU in the built extension', () => {
     expect(got.length).toBeGreaterThan(6);
     expect(got.every((c) => c.finite)).toBe(true);
     expect(got.every((c) => c.peak > 0.01)).toBe(true);
+    expect(await voiceLine(panel, /moved to the CPU/)).toMatch(/bad audio/);
 
     await session!.worker.evaluate(() => chrome.offscreen.closeDocument());
     await offscreenBack(panel);
