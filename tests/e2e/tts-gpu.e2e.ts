@@ -115,7 +115,9 @@ describe('Pocket TTS on WebGPU in the built extension', () => {
     const got = await poll(() => chunks(panel), (c) => c.length >= (reply.ok ? reply.data.frames : 1), 10_000);
     expect(got.length).toBeGreaterThan(6);
     expect(got.every((c) => c.finite)).toBe(true);
-    expect(got.every((c) => c.peak > 0.01)).toBe(true);
+    // Sampled speech (temperature 0.7) can have a quiet frame; the voice as a whole is not silent.
+    expect(got.filter((c) => c.peak > 0.01).length / got.length).toBeGreaterThan(0.7);
+    expect(Math.max(...got.map((c) => c.peak))).toBeGreaterThan(0.05);
     expect(await voiceLine(panel, /moved to the CPU/)).toMatch(/bad audio/);
 
     await session!.worker.evaluate(() => chrome.offscreen.closeDocument());
