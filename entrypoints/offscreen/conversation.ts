@@ -59,6 +59,9 @@ export class Conversation {
     this.tts = options.voices.tts;
     this.vision = new VisionService(() => this.speech.visionPort(), options.modelsReady, (m) => notice('error', m));
     void sendRequest(send, 'memory/get', {}, 5_000).then((r) => r.ok && this.setMemory(r.data));
+    this.speech.onRestart = (ready) => {
+      void ready.then(() => this.vision.restart()).catch((err: unknown) => notice('error', err instanceof Error ? err.message : String(err)));
+    };
     this.speech.onEvent = (event) => {
       if (event.type === 'backend') notice('info', 'The GPU stopped responding, so Sidetalk moved to the CPU. Replies will be slower.');
     };

@@ -2,9 +2,12 @@ import type { SpeechEvent, SpeechRequest } from '../../models/workers/speech-pro
 
 type Pending<T> = { resolve: (v: T) => void; reject: (e: Error) => void };
 
+function createSpeechWorker(): Worker {
+  return new Worker(new URL('../../models/workers/speech.worker.ts', import.meta.url), { type: 'module' });
+}
+
 /** Promise/stream face of the speech worker for the engine's stages. */
 export class SpeechClient {
-  private readonly worker: Worker;
   private seq = 0;
   private jobSeq = 0;
   private readonly vadWaiters = new Map<number, Pending<number>>();
@@ -17,10 +20,23 @@ export class SpeechClient {
   loaded = new Set<'asr' | 'llm'>();
   onEvent: ((event: SpeechEvent) => void) | null = null;
 
-  constructor() {
-    this.worker = new Worker(new URL('../../models/workers/speech.worker.ts', import.meta.url), { type: 'module' });
-    this.worker.onmessage = (e: MessageEvent<SpeechEvent>) => this.receive(e.data);
-    this.worker.onerror = (e) => this.failAll(new Error(`speech worker crashed: ${e.message}`));
+  /** Called when the worker was replaced after a GPU loss, with a promise that settles once it is ready again. */
+  onRestart: ((ready: Promise<void>) => void) | null = null;
+  private initArgs: [string, string] | null = null;
+  private lastLoad: { remoteHost: string; asrFamily: 'moonshine' | 'whisper'; parts: ('asr' | 'llm')[] } | null = null;
+  private forceWasm = false;
+  private restarting: Promise<void> | null = null;
+  private worker: Worker;
+
+  constructor(private readonly createWorker: () => Worker = createSpeechWorker) {
+    this.worker = this.spawn();
+  }
+
+  private spawn(): Worker {
+    const worker = this.createWorker();
+    worker.onmessage = (e: MessageEvent<SpeechEvent>) => this.receive(e.data);
+    worker.onerror = (e) => this.failAll(new Error(`speech worker crashed: ${e.message}`));
+    return worker;
   }
 
   private post(msg: SpeechRequest, transfer: Transferable[] = []): void {
@@ -28,13 +44,41 @@ export class SpeechClient {
   }
 
   init(vadModelUrl: string, wasmPaths: string): Promise<SpeechEvent & { type: 'ready' }> {
+    this.initArgs = [vadModelUrl, wasmPaths];
     return new Promise((resolve, reject) => {
       this.readyWaiter = { resolve, reject };
-      this.post({ type: 'init', vadModelUrl, wasmPaths });
+      this.post({ type: 'init', vadModelUrl, wasmPaths, ...(this.forceWasm ? { forceWasm: true } : {}) });
     });
   }
 
+  /**
+   * After a GPU device loss the worker's onnxruntime instance still holds the dead WebGPU backend (a later session on
+   * it failed, e.g. the vision detector), so the worker is replaced by a fresh one without WebGPU and the models are
+   * reloaded there. Requests made meanwhile wait for it (VAD frames count as silence).
+   */
+  private restartOnWasm(): void {
+    if (this.restarting) return;
+    this.forceWasm = true;
+    const old = this.worker;
+    this.worker = this.spawn();
+    old.terminate();
+    for (const w of this.vadWaiters.values()) w.resolve(0); // frames the old worker never answered: silence
+    this.vadWaiters.clear();
+    this.failAll(new Error('The GPU stopped responding; the speech models are restarting on the CPU.'));
+    this.loaded.clear();
+    const ready = (async () => {
+      if (this.initArgs) await this.init(...this.initArgs);
+      if (this.lastLoad) await this.load(this.lastLoad.remoteHost, this.lastLoad.asrFamily, this.lastLoad.parts, 'wasm');
+    })();
+    this.restarting = ready.finally(() => {
+      this.restarting = null;
+    });
+    this.onRestart?.(this.restarting);
+  }
+
   load(remoteHost: string, asrFamily: 'moonshine' | 'whisper', parts: ('asr' | 'llm')[], device?: 'webgpu' | 'wasm') {
+    this.lastLoad = { remoteHost, asrFamily, parts };
+    if (this.forceWasm) device = 'wasm';
     return new Promise<'webgpu' | 'wasm'>((resolve, reject) => {
       this.loadWaiter = { resolve, reject };
       this.post({ type: 'load', remoteHost, asrFamily, parts, ...(device ? { device } : {}) });
@@ -63,6 +107,7 @@ export class SpeechClient {
 
   /** Speech probability of one 512-sample 16 kHz frame; the frame's buffer moves to the worker. */
   vad(frame: Float32Array): Promise<number> {
+    if (this.restarting) return Promise.resolve(0);
     const seq = this.seq++;
     return new Promise((resolve, reject) => {
       this.vadWaiters.set(seq, { resolve, reject });
@@ -71,7 +116,8 @@ export class SpeechClient {
     });
   }
 
-  transcribe(pcm: Float32Array, signal: AbortSignal, language?: string): Promise<{ text: string; confidence: number | null }> {
+  async transcribe(pcm: Float32Array, signal: AbortSignal, language?: string): Promise<{ text: string; confidence: number | null }> {
+    await this.restarting;
     const id = `asr-${++this.jobSeq}`;
     return new Promise((resolve, reject) => {
       this.asrWaiters.set(id, { resolve, reject });
@@ -87,6 +133,7 @@ export class SpeechClient {
     signal: AbortSignal,
     tools?: Record<string, unknown>[],
   ): AsyncGenerator<string> {
+    await this.restarting;
     const id = `llm-${++this.jobSeq}`;
     const queue: string[] = [];
     let wake: (() => void) | null = null;
@@ -159,6 +206,7 @@ export class SpeechClient {
         break;
       case 'backend':
         this.backend = event.backend;
+        this.restartOnWasm();
         break;
       case 'error': {
         const err = new Error(event.message);

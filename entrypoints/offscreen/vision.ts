@@ -31,6 +31,7 @@ export class VisionService {
   private client: VisionWorkerClient | null = null;
   private starting: Promise<void> | null = null;
   private readonly preview = new BroadcastChannel(VISION_PREVIEW_CHANNEL);
+  private baseUrl: string | undefined;
 
   constructor(
     private readonly openPort: () => MessagePort,
@@ -43,6 +44,7 @@ export class VisionService {
   }
 
   start(baseUrl: string | undefined): Promise<void> {
+    this.baseUrl = baseUrl;
     this.starting ??= this.open(baseUrl).finally(() => {
       this.starting = null;
     });
@@ -79,6 +81,16 @@ export class VisionService {
       onError: (err) => this.onError(`Vision: ${err instanceof Error ? err.message : String(err)}`),
     });
     await this.loop.start();
+  }
+
+  /** The speech worker (which hosts the detector) was replaced: load the detector there again and resume if on. */
+  async restart(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    const wasOn = this.loop !== null;
+    this.loop?.stop();
+    this.loop = null;
+    this.client = null;
+    if (wasOn) await this.start(this.baseUrl);
   }
 
   /** Turns the camera off at once (tracks stopped: the camera light goes off). */

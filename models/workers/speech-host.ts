@@ -40,7 +40,7 @@ export class SpeechHost {
     const msg = parsed.data;
     switch (msg.type) {
       case 'init':
-        return this.init(msg.vadModelUrl, msg.wasmPaths);
+        return this.init(msg.vadModelUrl, msg.wasmPaths, msg.forceWasm);
       case 'vad':
         // In order, one at a time: the engine needs frames in sequence.
         this.vadChain = this.vadChain.then(async () => {
@@ -79,11 +79,11 @@ export class SpeechHost {
     this.deps.post(id ? { type: 'error', id, code, message } : { type: 'error', code, message });
   }
 
-  private async init(vadModelUrl: string, wasmPaths: string): Promise<void> {
+  private async init(vadModelUrl: string, wasmPaths: string, forceWasm = false): Promise<void> {
     try {
       this.runtime = await initGpuRuntime({
         ort: this.deps.ort,
-        gpu: this.deps.gpu as never,
+        gpu: forceWasm ? null : (this.deps.gpu as never),
         wasmPaths,
         crossOriginIsolated: this.deps.crossOriginIsolated,
         hardwareConcurrency: this.deps.hardwareConcurrency,

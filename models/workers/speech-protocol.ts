@@ -12,7 +12,13 @@ export const ChatMessageSchema = z.object({
 });
 
 export const SpeechRequestSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('init'), vadModelUrl: z.string().min(1), wasmPaths: z.string().min(1) }),
+  z.object({
+    type: z.literal('init'),
+    vadModelUrl: z.string().min(1),
+    wasmPaths: z.string().min(1),
+    /** No WebGPU in this worker (a restart after the GPU device was lost). */
+    forceWasm: z.boolean().optional(),
+  }),
   z.object({ type: z.literal('vad'), seq: z.number().int().nonnegative(), frame: z.instanceof(Float32Array) }),
   z.object({ type: z.literal('vad-reset') }),
   z.object({

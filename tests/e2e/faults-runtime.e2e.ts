@@ -124,16 +124,6 @@ describe('browser faults in the built extension', () => {
     expect(JSON.stringify(r)).toMatch(/debug panel/);
   });
 
-  it('the camera is unplugged while vision is on: the picture says so, the camera is released, nothing crashes', async () => {
-    await downloadModels(panel, fixtures.hub.url, [VISION_BUNDLE.id]);
-    await setSettings({ debugPanel: true, visionEnabled: true });
-    await poll(offscreenStatus, (s) => (s?.camera?.live ?? 0) > 0, 60_000, 250);
-    expect(await fault('end-camera')).toMatchObject({ ok: true });
-    await poll(() => panel.locator('[data-testid="camera-pip"]').innerText().catch(() => ''), (t) => /disconnected/i.test(t), 15_000, 200);
-    await poll(offscreenStatus, (s) => (s?.camera?.live ?? 0) === 0, 15_000, 200);
-    await setSettings({ visionEnabled: false });
-  });
-
   it('the GPU device is lost while the model works: a notice, the reply ends cleanly, the next turn answers on the CPU', async () => {
     await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);
     await setSettings({ debugPanel: true });
@@ -162,6 +152,16 @@ describe('browser faults in the built extension', () => {
     await assistantLine(before, (t) => t.includes('144'));
     await say('tell me about the moon');
     await assistantLine(before + 1, (t) => t.length > 10, 180_000);
+  });
+
+  it('after the GPU loss, vision works (the speech worker restarted on the CPU); the camera is unplugged: the picture says so, it is released', async () => {
+    await downloadModels(panel, fixtures.hub.url, [VISION_BUNDLE.id]);
+    await setSettings({ debugPanel: true, visionEnabled: true });
+    await poll(offscreenStatus, (s) => (s?.camera?.live ?? 0) > 0, 60_000, 250);
+    expect(await fault('end-camera')).toMatchObject({ ok: true });
+    await poll(() => panel.locator('[data-testid="camera-pip"]').innerText().catch(() => ''), (t) => /disconnected/i.test(t), 15_000, 200);
+    await poll(offscreenStatus, (s) => (s?.camera?.live ?? 0) === 0, 15_000, 200);
+    await setSettings({ visionEnabled: false });
   });
 
   it('the microphone access is revoked mid-session: listening turns off with a clear notice; typing still works', async () => {

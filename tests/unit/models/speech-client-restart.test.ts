@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { SpeechClient } from '../../../entrypoints/offscreen/speech-client';
+import type { SpeechEvent } from '../../../models/workers/speech-protocol';
+
+/** A stand-in Worker: records what it is sent; the test answers for it. */
+class FakeWorker {
+  static made: FakeWorker[] = [];
+  sent: Array<Record<string, unknown>> = [];
+  terminated = false;
+  onmessage: ((e: MessageEvent) => void) | null = null;
+  onerror: ((e: ErrorEvent) => void) | null = null;
+  constructor() {
+    FakeWorker.made.push(this);
+  }
+  postMessage(m: Record<string, unknown>): void {
+    this.sent.push(m);
+  }
+  terminate(): void {
+    this.terminated = true;
+  }
+  answer(e: SpeechEvent): void {
+    this.onmessage?.({ data: e } as MessageEvent);
+  }
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+describe('SpeechClient after a GPU device loss', () => {
+  it('replaces the worker with a WASM-only one, reloads the models there, and makes requests wait for it', async () => {
+    FakeWorker.made = [];
+    const client = new SpeechClient(() => new FakeWorker() as unknown as Worker);
+    const w1 = FakeWorker.made[0]!;
+    const ready = client.init('/vad.onnx', '/ort/');
+    w1.answer({ type: 'ready', backend: 'webgpu', fallbackReason: null, numThreads: 1 });
+    await ready;
+    const loaded = client.load('https://hub/', 'moonshine', ['asr', 'llm']);
+    w1.answer({ type: 'loaded', parts: ['asr', 'llm'], device: 'webgpu' });
+    await loaded;
+    const pendingVad = client.vad(new Float32Array(512)); // never answered by the old worker
+    let restarted: Promise<void> | null = null;
+    client.onRestart = (p) => (restarted = p);
+
+    w1.answer({ type: 'backend', backend: 'wasm', reason: 'WebGPU device lost (unknown)' });
+    expect(w1.terminated).toBe(true);
+    expect(await pendingVad).toBe(0);
+    expect(await client.vad(new Float32Array(512))).toBe(0); // while restarting: silence, no hang
+    const w2 = FakeWorker.made[1]!;
+    expect(w2.sent[0]).toMatchObject({ type: 'init', vadModelUrl: '/vad.onnx', forceWasm: true });
+    const asr = client.transcribe(new Float32Array(160), new AbortController().signal);
+    w2.answer({ type: 'ready', backend: 'wasm', fallbackReason: 'WebGPU unavailable in this context', numThreads: 1 });
+    await tick();
+    expect(w2.sent[1]).toMatchObject({ type: 'load', remoteHost: 'https://hub/', parts: ['asr', 'llm'], device: 'wasm' });
+    expect(w2.sent.some((m) => m.type === 'asr')).toBe(false); // waits for the reload
+    w2.answer({ type: 'loaded', parts: ['asr', 'llm'], device: 'wasm' });
+    await restarted;
+    await tick();
+    const asrMsg = w2.sent.find((m) => m.type === 'asr')!;
+    w2.answer({ type: 'asr-result', id: asrMsg.id as string, text: 'hello', confidence: 0.9 });
+    expect(await asr).toEqual({ text: 'hello', confidence: 0.9 });
+    expect(client.backend).toBe('wasm');
+    // Later loads stay on WASM.
+    void client.load('https://hub/', 'moonshine', ['asr']);
+    expect(w2.sent.at(-1)).toMatchObject({ type: 'load', device: 'wasm' });
+  });
+});
