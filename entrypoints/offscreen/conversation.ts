@@ -214,9 +214,10 @@ export class Conversation {
   async pushToTalk(down: boolean, baseUrl: string | undefined, models?: ModelChoiceValue): Promise<void> {
     if (this.handsFree) return;
     if (down) return this.listen(baseUrl, undefined, models);
-    this.engine.releaseTalk();
+    // Frames still in the VAD queue would reach the engine after the release and reopen the turn as a "merge".
     this.stopMicFeed?.();
     this.stopMicFeed = null;
+    this.engine.releaseTalk();
     await this.options.mic.stop();
   }
 
@@ -225,10 +226,18 @@ export class Conversation {
     await this.ensureModels(baseUrl, models);
     await this.options.mic.start();
     if (!this.stopMicFeed) {
-      // Frames are processed strictly in order: each VAD answer resolves in the order it was asked.
-      this.stopMicFeed = this.options.mic.onFrame((frame) => {
-        void this.speech.vad(frame.samples).then((prob) => this.engine.onFrame({ pcm: frame.samples, prob }));
+      // Frames are processed strictly in order: each VAD answer resolves in the order it was asked. Answers that
+      // arrive after the feed was stopped are dropped.
+      let live = true;
+      const off = this.options.mic.onFrame((frame) => {
+        void this.speech.vad(frame.samples).then((prob) => {
+          if (live) this.engine.onFrame({ pcm: frame.samples, prob });
+        });
       });
+      this.stopMicFeed = () => {
+        live = false;
+        off();
+      };
     }
     this.engine.start();
   }

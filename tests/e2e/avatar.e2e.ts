@@ -88,12 +88,12 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
     expect(open / loud.length).toBeGreaterThan(0.6);
     const distinct = new Set(loud.map((f) => f.mouth.toFixed(2))).size;
     expect(distinct).toBeGreaterThan(10);
-    // After the voice stops, the mouth rests.
-    const after = frames.filter((f) => f.at > frames[lastAudible]!.at + 500);
+    // After the voice stops, the mouth rests (a shape eases out over about its own length, ≤ ~300 ms).
+    const after = frames.filter((f) => f.at > frames[lastAudible]!.at + 600);
     expect(after.length).toBeGreaterThan(3);
     for (const f of after) expect(f.mouth).toBeLessThan(REST);
-    // Before the voice starts, the mouth rests too.
-    for (const f of frames.slice(0, Math.max(0, firstAudible - 3))) expect(f.mouth).toBeLessThan(REST);
+    // Before the voice starts, the mouth rests too (TalkingHead eases into a shape up to ~2/3 of its length early).
+    for (const f of frames.filter((x) => x.at < frames[firstAudible]!.at - 300)) expect(f.mouth).toBeLessThan(REST);
   });
 
   it('an interrupt silences the audio and closes the mouth within one avatar frame, and reports it to the engine', async () => {
