@@ -4,7 +4,7 @@ import type { Reply } from '../../core/protocol';
 import { MODEL_BUNDLES, TTS_GPU_BUNDLE } from '../../models/registry';
 import { makeSilenceWav, makeSpeechWav } from '../fixtures/audio/make-wav';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import { contextTypes, downloadModels, engineMarks, launchExtension, poll, request, sendFromPage, type ExtensionSession } from './harness';
+import { downloadModels, engineMarks, launchExtension, poll, request, sendFromPage, waitForOffscreen, type ExtensionSession } from './harness';
 
 type VadProbe = { frames: number; speechFrames: number; firstSpeechMs: number | null; msPerFrame: number };
 
@@ -21,7 +21,7 @@ async function open(micWav: string): Promise<{ session: ExtensionSession; panel:
   sessions.push(session);
   const panel = await session.openPage('sidepanel.html');
   // Opening the panel creates the engine's document; requests to it need it to exist.
-  await poll(() => contextTypes(session.worker), (types) => types.includes('OFFSCREEN_DOCUMENT'));
+  await waitForOffscreen(session, panel);
   await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url } }));
   return { session, panel };
 }

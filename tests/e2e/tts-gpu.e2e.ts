@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import type { OffscreenStatus, Reply } from '../../core/protocol';
 import { TTS_BUNDLE, TTS_GPU_BUNDLE } from '../../models/registry';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import { contextTypes, downloadModels, launchExtension, poll, request, sendFromPage, type ExtensionSession } from './harness';
+import { downloadModels, launchExtension, poll, request, sendFromPage, waitForOffscreen, type ExtensionSession } from './harness';
 
 type Verdicts = Record<string, { pass: boolean; reason?: string; at: number }>;
 type Chunk = { turnId: string; finite: boolean; peak: number };
@@ -52,12 +52,6 @@ async function listen(panel: Page): Promise<void> {
   });
 }
 
-/** Waits until a re-created offscreen document answers (the context exists before its listener does). */
-async function offscreenBack(panel: Page): Promise<void> {
-  await poll(() => contextTypes(session!.worker), (t) => t.includes('OFFSCREEN_DOCUMENT'), 20_000);
-  await poll(() => sendFromPage<Reply<unknown> | undefined>(panel, request('offscreen/ping', 'offscreen')).catch(() => undefined), (r) => r?.ok === true, 20_000);
-}
-
 /** The "where the voice runs" line in Settings → Models, once it says `ok`. */
 async function voiceLine(panel: Page, ok: RegExp): Promise<string> {
   if ((await panel.getByTestId('compute-settings').count()) === 0) await panel.getByTestId('settings-button').click();
@@ -96,7 +90,7 @@ describe('Pocket TTS on WebGPU in the built extension', () => {
 
     // A new offscreen document loads again with the stored verdict: straight to WebGPU, no second self-test.
     await session!.worker.evaluate(() => chrome.offscreen.closeDocument());
-    await offscreenBack(panel);
+    await waitForOffscreen(session!, panel);
     expect(await preview(panel, 'Again, please.')).toMatchObject({ ok: true });
     expect(await ttsStatus(panel)).toMatchObject({ backend: 'webgpu' });
     expect(Object.values(await verdicts(panel)).map((x) => x.at)).toEqual([v[0]![1].at]);
@@ -121,7 +115,7 @@ describe('Pocket TTS on WebGPU in the built extension', () => {
     expect(await voiceLine(panel, /moved to the CPU/)).toMatch(/bad audio/);
 
     await session!.worker.evaluate(() => chrome.offscreen.closeDocument());
-    await offscreenBack(panel);
+    await waitForOffscreen(session!, panel);
     expect(await preview(panel, 'Once more.')).toMatchObject({ ok: true });
     expect(await ttsStatus(panel)).toMatchObject({ backend: 'wasm' });
     expect(session!.errors.filter((e) => /uncaught/i.test(e))).toEqual([]);
