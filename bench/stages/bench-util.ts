@@ -100,14 +100,6 @@ export function noise(seed: number): (i: number) => number {
   };
 }
 
-export function fromHalf(h: number): number {
-  const s = h & 0x8000 ? -1 : 1;
-  const e = (h >>> 10) & 0x1f;
-  const m = h & 0x3ff;
-  if (e === 0) return s * m * 2 ** -24;
-  if (e === 31) return m ? NaN : s * Infinity;
-  return s * (1 + m / 1024) * 2 ** (e - 15);
-}
 
 /** An output tensor in the shape `checkTensor`/`argmax` take. */
 export function view(t: Tensor | undefined): { type: string; data: unknown } {

@@ -4,11 +4,11 @@
  * Moonshine (time per second of audio), plus the fixed cost of one `session.run`. Every run's outputs are checked;
  * a non-finite or all-zero output marks the result invalid.
  */
-import { createSession, disposeAll, floatTensor, fromHalf, i64, noise, timed, type BenchContext, type Feeds, type StageResult, type Tensor } from './bench-util';
+import { createSession, disposeAll, floatTensor, i64, noise, timed, type BenchContext, type Feeds, type StageResult, type Tensor } from './bench-util';
 import { buildLlmGraph, llmAct, llmStateSpecs, presentName, type LlmDtype, type LlmShape } from './llm-graph';
 import { argmax, checkTensor, isValid, now, round, stats, type Stats, type Validity } from './measure';
 import { buildMoonshineDecoder, buildMoonshineEncoder, encoderFrames, type MoonshineShape } from './moonshine-graphs';
-import { G, type Act } from './onnx-graph';
+import { fromFloat16, G, type Act } from './onnx-graph';
 import { buildFlowLmFlow, buildFlowLmMain, buildMimiDecoder, type PocketDtype, type PocketGraph, type PocketShape } from './pocket-graphs';
 
 export type { BenchContext, Ep, GraphInfo, StageResult } from './bench-util';
@@ -250,7 +250,7 @@ export async function benchTts(ctx: BenchContext, plan: TtsPlan): Promise<StageR
   const thread = (states: { name: string; out: string }[], o: Record<string, Tensor>): Feeds => Object.fromEntries(states.map((s) => [s.name, o[s.out]!]));
   const read = (t: Tensor): number[] => {
     const d = t.data as ArrayLike<number>;
-    return Array.from(d, (v) => (act === 'float16' ? fromHalf(v) : v));
+    return Array.from(d, (v) => (act === 'float16' ? fromFloat16(v) : v));
   };
 
   const utter: { prefillMs: number; firstAudioMs: number; frameMs: number[]; mainMs: number[]; flowMs: number[]; mimiMs: number[] }[] = [];
@@ -405,7 +405,7 @@ export async function benchAsr(ctx: BenchContext, plan: AsrPlan): Promise<StageR
     for (let l = 0; l < m.decLayers; l++) {
       for (const kv of ['key', 'value']) {
         const t = eo[`cross.${l}.${kv}`]!;
-        cross[`cross.${l}.${kv}`] = plan.encoderAct === 'float16' ? floatTensor(ort, 'float32', t.dims as number[], (i) => fromHalf((t.data as Uint16Array)[i]!)) : t;
+        cross[`cross.${l}.${kv}`] = plan.encoderAct === 'float16' ? floatTensor(ort, 'float32', t.dims as number[], (i) => fromFloat16((t.data as Uint16Array)[i]!)) : t;
       }
     }
     const tokens = Math.ceil(sec * plan.tokensPerSecond) + 1;

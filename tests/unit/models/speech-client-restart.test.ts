@@ -1,35 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { SpeechClient } from '../../../entrypoints/offscreen/speech-client';
 import type { SpeechEvent } from '../../../models/workers/speech-protocol';
+import { FakeWorker } from '../helpers/fake-worker';
 
-/** A stand-in Worker: records what it is sent; the test answers for it. */
-class FakeWorker {
-  static made: FakeWorker[] = [];
-  sent: Array<Record<string, unknown>> = [];
-  terminated = false;
-  onmessage: ((e: MessageEvent) => void) | null = null;
-  onerror: ((e: ErrorEvent) => void) | null = null;
-  constructor() {
-    FakeWorker.made.push(this);
-  }
-  postMessage(m: Record<string, unknown>): void {
-    this.sent.push(m);
-  }
-  terminate(): void {
-    this.terminated = true;
-  }
-  answer(e: SpeechEvent): void {
-    this.onmessage?.({ data: e } as MessageEvent);
-  }
-}
+type Fake = FakeWorker<SpeechEvent>;
+const made = () => FakeWorker.made as Fake[];
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 describe('SpeechClient after a GPU device loss', () => {
   it('replaces the worker with a WASM-only one, reloads the models there, and makes requests wait for it', async () => {
     FakeWorker.made = [];
-    const client = new SpeechClient(() => new FakeWorker() as unknown as Worker);
-    const w1 = FakeWorker.made[0]!;
+    const client = new SpeechClient(() => new FakeWorker<SpeechEvent>() as unknown as Worker);
+    const w1 = made()[0]!;
     const ready = client.init('/vad.onnx', '/ort/');
     w1.answer({ type: 'ready', backend: 'webgpu', fallbackReason: null, numThreads: 1 });
     await ready;
@@ -44,7 +27,7 @@ describe('SpeechClient after a GPU device loss', () => {
     expect(w1.terminated).toBe(true);
     expect(await pendingVad).toBe(0);
     expect(await client.vad(new Float32Array(512))).toBe(0); // while restarting: silence, no hang
-    const w2 = FakeWorker.made[1]!;
+    const w2 = made()[1]!;
     expect(w2.sent[0]).toMatchObject({ type: 'init', vadModelUrl: '/vad.onnx', forceWasm: true });
     const asr = client.transcribe(new Float32Array(160), new AbortController().signal);
     w2.answer({ type: 'ready', backend: 'wasm', fallbackReason: 'WebGPU unavailable in this context', numThreads: 1 });

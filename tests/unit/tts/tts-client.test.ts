@@ -2,27 +2,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TtsClient } from '../../../entrypoints/offscreen/tts-client';
 import { ttsTunables } from '../../../core/tunables';
 import type { TtsWorkerEvent } from '../../../models/tts/pocket/protocol';
+import { FakeWorker } from '../helpers/fake-worker';
 
-/** A stand-in Worker: records what it is sent; the test decides what it answers. */
-class FakeWorker {
-  static made: FakeWorker[] = [];
-  sent: Array<Record<string, unknown>> = [];
-  terminated = false;
-  onmessage: ((e: MessageEvent) => void) | null = null;
-  onerror: ((e: ErrorEvent) => void) | null = null;
-  constructor() {
-    FakeWorker.made.push(this);
-  }
-  postMessage(m: Record<string, unknown>): void {
-    this.sent.push(m);
-  }
-  terminate(): void {
-    this.terminated = true;
-  }
-  answer(e: TtsWorkerEvent): void {
-    this.onmessage?.({ data: e } as MessageEvent);
-  }
-}
+type Fake = FakeWorker<TtsWorkerEvent>;
+const made = () => FakeWorker.made as Fake[];
 
 const loaded = (threads: number): Extract<TtsWorkerEvent, { type: 'loaded' }> => ({ type: 'loaded', backend: 'wasm', bundleId: 'b/en', sampleRate: 24000, voices: [], threads });
 
@@ -34,14 +17,14 @@ describe('TtsClient (offscreen face of the voice worker)', () => {
   afterEach(() => vi.useRealTimers());
 
   it('a load that hangs is retried once on a fresh worker with one thread, and one thread sticks', async () => {
-    const client = new TtsClient(() => new FakeWorker() as unknown as Worker);
+    const client = new TtsClient(() => new FakeWorker<TtsWorkerEvent>() as unknown as Worker);
     const first = client.load({ 'bundle.json': 'u' }, { backend: 'auto', verdicts: {} });
-    const w1 = FakeWorker.made[0]!;
+    const w1 = made()[0]!;
     expect(w1.sent[0]).toMatchObject({ type: 'load', backend: 'auto' });
     expect(w1.sent[0]).not.toHaveProperty('numThreads');
     await vi.advanceTimersByTimeAsync(ttsTunables.loadTimeoutMs + 1);
     expect(w1.terminated).toBe(true);
-    const w2 = FakeWorker.made[1]!;
+    const w2 = made()[1]!;
     expect(w2.sent[0]).toMatchObject({ type: 'load', backend: 'auto', numThreads: 1 });
     w2.answer(loaded(1));
     await expect(first).resolves.toMatchObject({ type: 'loaded', threads: 1 });
@@ -53,20 +36,20 @@ describe('TtsClient (offscreen face of the voice worker)', () => {
   });
 
   it('a second hang is reported as an error rather than retried forever', async () => {
-    const client = new TtsClient(() => new FakeWorker() as unknown as Worker);
+    const client = new TtsClient(() => new FakeWorker<TtsWorkerEvent>() as unknown as Worker);
     const p = client.load({});
     const caught = p.catch((e: Error) => e);
     await vi.advanceTimersByTimeAsync(2 * ttsTunables.loadTimeoutMs + 2);
     expect(((await caught) as Error).message).toMatch(/did not load within 90 s/);
-    expect(FakeWorker.made).toHaveLength(2);
+    expect(made()).toHaveLength(2);
   });
 
   it('passes verdicts and backend switches up', async () => {
-    const client = new TtsClient(() => new FakeWorker() as unknown as Worker);
+    const client = new TtsClient(() => new FakeWorker<TtsWorkerEvent>() as unknown as Worker);
     const seen: Array<[string, boolean]> = [];
     client.onVerdict = (key, v) => seen.push([key, v.pass]);
     const p = client.load({});
-    const w = FakeWorker.made[0]!;
+    const w = made()[0]!;
     w.answer({ type: 'verdict', key: 'k1', verdict: { pass: true, at: 1 } });
     w.answer({ ...loaded(2), backend: 'webgpu' });
     await p;
