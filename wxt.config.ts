@@ -1,6 +1,7 @@
 import { defineConfig } from 'wxt';
 import preact from '@preact/preset-vite';
 import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 
 /**
  * Runtime files copied from node_modules into the build, so no binary is committed and nothing loads from a CDN:
@@ -24,10 +25,18 @@ export const HOST_PERMISSIONS = [
   'https://*.wikipedia.org/*',
 ];
 
+/**
+ * Test builds only (tests/e2e/fixture-build.ts): SIDETALK_WEIGHTS_MANIFEST names a fixture manifest that replaces
+ * models/manifest.json in the bundle, and SIDETALK_OUT_DIR keeps that build apart from the product's .output/.
+ */
+const WEIGHTS_MANIFEST = resolve('models/manifest.json');
+const MANIFEST_OVERRIDE = process.env.SIDETALK_WEIGHTS_MANIFEST ? resolve(process.env.SIDETALK_WEIGHTS_MANIFEST) : null;
+
 export const PERMISSIONS = ['sidePanel', 'offscreen', 'storage', 'unlimitedStorage', 'scripting', 'activeTab'];
 
 export default defineConfig({
   srcDir: '.',
+  outDir: process.env.SIDETALK_OUT_DIR ?? '.output',
   entrypointsDir: 'entrypoints',
   publicDir: 'public',
   manifest: {
@@ -63,6 +72,14 @@ export default defineConfig({
   vite: () => ({
     plugins: [
       preact(),
+      {
+        name: 'sidetalk-weights-manifest-override',
+        enforce: 'pre' as const,
+        load(id: string) {
+          if (!MANIFEST_OVERRIDE || id.split('?')[0] !== WEIGHTS_MANIFEST) return null;
+          return readFileSync(MANIFEST_OVERRIDE, 'utf8');
+        },
+      },
       {
         // onnxruntime-web names its wasm with `new URL(…, import.meta.url)`, so Vite emits a hashed 27 MB copy. Every
         // context sets wasmPaths to the copy in /ort/, so that second copy is dead weight in the package: drop it.

@@ -5,8 +5,25 @@
  */
 import { z } from 'zod';
 
+/** The dtypes this player runs; the exporter may write any torch dtype name (see `exportedDtypeSchema`). */
 export const stateDtypeSchema = z.enum(['float32', 'int64', 'bool']);
 export type StateDtype = z.infer<typeof stateDtypeSchema>;
+/** What the v2 exporter can write: the torch dtype name without "torch." (docs/tts.md). */
+const exportedDtypeSchema = z.enum(['float32', 'float16', 'bfloat16', 'float64', 'int64', 'int32', 'int16', 'int8', 'uint8', 'bool']);
+/** Fills the exporter writes; "mixed" (a tensor no single value describes) cannot be rebuilt from the manifest. */
+const exportedFillSchema = z.enum(['nan', 'zeros', 'ones', 'empty', 'mixed']);
+
+const exportedEntrySchema = z.object({
+  module: z.string(),
+  key: z.string(),
+  path: z.string(),
+  dtype: exportedDtypeSchema,
+  shape: z.array(z.number().int().nonnegative()),
+  fill: exportedFillSchema,
+  index: z.number().int().nonnegative(),
+  input_name: z.string(),
+  output_name: z.string(),
+});
 
 export const stateEntrySchema = z.object({
   module: z.string(),
@@ -21,8 +38,7 @@ export const stateEntrySchema = z.object({
 });
 export type StateEntry = z.infer<typeof stateEntrySchema>;
 
-export const bundleSchema = z
-  .object({
+const bundleFields = {
     schema_version: z.literal(2),
     bundle_name: z.string(),
     language: z.string(),
@@ -39,11 +55,16 @@ export const bundleSchema = z
     tokenizer_file: z.string(),
     bos_before_voice_file: z.string().nullable().optional(),
     predefined_voices: z.array(z.string()),
-    flow_lm_state_manifest: z.array(stateEntrySchema),
-    mimi_state_manifest: z.array(stateEntrySchema),
-  })
-  .loose();
-export type PocketBundle = z.infer<typeof bundleSchema>;
+    flow_lm_state_manifest: z.array(exportedEntrySchema),
+    mimi_state_manifest: z.array(exportedEntrySchema),
+};
+/** Keys the exporter may add later are kept, not rejected (it updates an existing bundle.json in place). */
+export const bundleSchema = z.object(bundleFields).loose();
+type ExportedBundle = z.infer<ReturnType<typeof z.object<typeof bundleFields>>>;
+export type PocketBundle = Omit<ExportedBundle, 'flow_lm_state_manifest' | 'mimi_state_manifest'> & {
+  flow_lm_state_manifest: StateEntry[];
+  mimi_state_manifest: StateEntry[];
+};
 
 export class BundleError extends Error {
   override name = 'BundleError';
@@ -72,7 +93,14 @@ export function parseBundleJson(json: unknown): PocketBundle {
   if (b.samples_per_frame * b.frame_rate !== b.sample_rate) {
     throw new BundleError('samples_per_frame × frame_rate ≠ sample_rate');
   }
-  return b;
+  // Valid exports this player cannot run say so by name rather than failing inside a graph.
+  const runnable = (name: string, manifest: ExportedBundle['flow_lm_state_manifest']): StateEntry[] =>
+    manifest.map((e) => {
+      const entry = stateEntrySchema.safeParse(e);
+      if (!entry.success) throw new BundleError(`${name} state ${e.path} (${e.dtype}, fill ${e.fill}) is not supported by this player`);
+      return entry.data;
+    });
+  return { ...b, flow_lm_state_manifest: runnable('flow_lm', b.flow_lm_state_manifest), mimi_state_manifest: runnable('mimi', b.mimi_state_manifest) };
 }
 
 export function elementCount(shape: readonly number[]): number {

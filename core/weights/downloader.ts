@@ -36,8 +36,6 @@ export interface DownloadAllResult {
   error?: WeightsError;
 }
 
-const SHA_HEX = /^"?([0-9a-f]{64})"?$/;
-
 function contentTypeFor(path: string): string {
   return path.endsWith('.json') ? 'application/json' : 'application/octet-stream';
 }
@@ -49,11 +47,6 @@ function toWeightsError(e: unknown, signal: AbortSignal | undefined, path: strin
   return new WeightsError('network', e instanceof Error ? e.message : 'fetch failed', path);
 }
 
-interface TransferResult {
-  /** sha256 the server vouched for (X-Linked-Etag), if any. */
-  hint?: string;
-}
-
 export class WeightsDownloader {
   private readonly settings: typeof weightsTunables;
   private readonly baseUrl: string;
@@ -63,8 +56,8 @@ export class WeightsDownloader {
     this.baseUrl = opts.baseUrl ?? DEFAULT_HUB_URL;
   }
 
-  urlOf(bundle: ModelBundle, path: string): string {
-    return buildFileUrl(bundle, path, this.baseUrl);
+  urlOf(file: Pick<BundleFile, 'repo' | 'path'>): string {
+    return buildFileUrl(file, this.baseUrl);
   }
 
   /** Downloads every file of `bundle` not yet complete, one after another. Rejects with a WeightsError. */
@@ -79,14 +72,14 @@ export class WeightsDownloader {
     // Bytes already held count towards progress from the start, so the bar does not jump back after a restart.
     const held = new Map<string, number>();
     for (const f of bundle.files) {
-      const key = this.urlOf(bundle, f.path);
+      const key = this.urlOf(f);
       held.set(f.path, (await store.isComplete(key)) ? f.size : await partsSize(store, key));
     }
     const heldOthers = (path: string) => [...held].reduce((s, [p, b]) => (p === path ? s : s + b), 0);
 
     for (const file of bundle.files) {
       if (signal?.aborted) throw new WeightsError('aborted', 'aborted', file.path);
-      const key = this.urlOf(bundle, file.path);
+      const key = this.urlOf(file);
       if (await store.isComplete(key)) continue;
       const report = (fileBytes: number, force = false) => {
         held.set(file.path, fileBytes);
@@ -140,8 +133,9 @@ export class WeightsDownloader {
     let integrityRetried = false;
     for (;;) {
       try {
-        const { hint } = await this.transfer(file, key, meter, report, signal);
-        const expected = file.sha256 ?? hint;
+        await this.transfer(file, key, meter, report, signal);
+        // Only the pinned hash counts: what the serving host says about its own bytes proves nothing.
+        const expected = file.sha256;
         if (expected) {
           const actual = await sha256OfChunks(store.readParts(key), file.size, {
             subtle: this.opts.subtle,
@@ -150,7 +144,7 @@ export class WeightsDownloader {
           if (actual !== expected.toLowerCase()) {
             await store.deleteParts(key);
             report(0, true);
-            if (integrityRetried) throw new WeightsError('integrity', 'sha256 mismatch twice', file.path);
+            if (integrityRetried) throw new WeightsError('integrity', `sha256 ${actual} is not the pinned ${expected}, twice`, file.path);
             integrityRetried = true;
             this.opts.onEvent?.({ type: 'retry', bundleId: bundle.id, path: file.path, reason: 'integrity', attempt: 1 });
             continue;
@@ -183,7 +177,7 @@ export class WeightsDownloader {
     meter: ProgressMeter,
     report: (fileBytes: number, force?: boolean) => void,
     signal: AbortSignal | undefined,
-  ): Promise<TransferResult> {
+  ): Promise<void> {
     const store = this.opts.store;
     let parts = await store.parts(key);
     let have = parts.reduce((s, p) => s + p.size, 0);
@@ -194,7 +188,7 @@ export class WeightsDownloader {
     }
     let nextIndex = parts.length > 0 ? (parts[parts.length - 1]?.index ?? 0) + 1 : 0;
     report(have, true);
-    if (have === file.size && file.size > 0) return {}; // every byte arrived before a restart; verify only
+    if (have === file.size && file.size > 0) return; // every byte arrived before a restart; verify only
 
     const url = key;
     // no-store: the bytes are kept in our own store; the browser's HTTP cache would hold a second copy of every
@@ -238,7 +232,6 @@ export class WeightsDownloader {
     if (total !== undefined && total !== file.size) {
       return fail(new WeightsError('integrity', `server size ${total} != expected ${file.size}`, file.path));
     }
-    const hint = SHA_HEX.exec(res.headers.get('x-linked-etag') ?? '')?.[1];
     if (!res.body) return fail(new WeightsError('network', 'empty body', file.path));
 
     const reader = res.body.getReader();
@@ -284,6 +277,5 @@ export class WeightsDownloader {
       throw err;
     }
     if (have < file.size) throw new WeightsError('network', `connection ended at ${have} of ${file.size}`, file.path);
-    return { hint };
   }
 }

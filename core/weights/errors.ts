@@ -31,9 +31,15 @@ export class WeightsError extends Error {
     super(`${code}: ${detail}`);
     this.name = 'WeightsError';
     this.code = code;
-    this.userMessage = USER_MESSAGES[code];
+    this.userMessage = code === 'integrity' && path ? integrityMessage(path) : USER_MESSAGES[code];
     this.path = path;
   }
+}
+
+/** Names the file (its last path segment: no host, no mirror) so the user knows which one was refused. */
+function integrityMessage(path: string): string {
+  const name = path.split('/').pop() ?? path;
+  return `${name} did not match its pinned checksum or size, so it was discarded; everything else you downloaded is kept. The server may be serving a different version of the model.`;
 }
 
 export function isQuotaError(e: unknown): boolean {

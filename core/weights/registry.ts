@@ -1,12 +1,18 @@
-// Where a bundle's files live: URL building and mirror validation. The same URL is the Cache Storage key, because
-// transformers.js looks files up by `${remoteHost}${repo}/resolve/${revision}/${path}`.
+// Where a bundle's files live: the one place that turns a hub (or mirror) base and a pinned file into URLs. The file
+// URL is also the Cache Storage key, because transformers.js looks files up by
+// `${remoteHost}${repo}/resolve/${revision}/${path}` (docs/weights.md).
 import { WeightsError } from './errors';
-import type { ModelBundle } from './types';
+import type { BundleFile, HubRepo, ModelBundle } from './types';
 
 export const DEFAULT_HUB_URL = 'https://huggingface.co';
 
 export function bundleTotalBytes(bundle: ModelBundle, includeOptional = true): number {
   return bundle.files.reduce((sum, f) => sum + (f.optional && !includeOptional ? 0 : f.size), 0);
+}
+
+/** Bytes of the bundles with `default: true`: what a new user downloads before the first spoken turn. */
+export function defaultDownloadBytes(bundles: readonly ModelBundle[]): number {
+  return bundles.filter((b) => b.default).reduce((s, b) => s + bundleTotalBytes(b, false), 0);
 }
 
 /** Validates a user-supplied mirror and returns it normalised without a trailing slash; throws WeightsError. */
@@ -27,12 +33,33 @@ export function validateMirrorUrl(input: string): string {
   return url.origin + url.pathname.replace(/\/+$/, '');
 }
 
+/**
+ * The one place the mirror setting becomes a base URL: the validated mirror, or null for the hub itself. Every
+ * context (background relays, offscreen voice service) calls this; none trims or validates on its own.
+ */
+export function configuredMirror(mirrorSetting: string | undefined | null): string | null {
+  const trimmed = mirrorSetting?.trim() ?? '';
+  return trimmed ? validateMirrorUrl(trimmed) : null;
+}
+
 function encodePath(path: string): string {
   return path.split('/').map(encodeURIComponent).join('/');
 }
 
-/** `${base}/${repo}/resolve/${revision}/${path}`; base defaults to the hub and is validated. */
-export function buildFileUrl(bundle: Pick<ModelBundle, 'repo' | 'revision'>, path: string, base = DEFAULT_HUB_URL): string {
+/** `{id}` for models, `spaces/{id}` for Spaces: the repo's prefix in resolve URLs. */
+function repoPrefix(repo: HubRepo): string {
+  return repo.type === 'space' ? `spaces/${repo.id}` : repo.id;
+}
+
+/** `${base}/[spaces/]${id}/resolve/${revision}/${path}`; base defaults to the hub and is validated. */
+export function buildFileUrl(file: Pick<BundleFile, 'repo' | 'path'>, base = DEFAULT_HUB_URL): string {
   const root = validateMirrorUrl(base);
-  return `${root}/${bundle.repo}/resolve/${encodeURIComponent(bundle.revision)}/${encodePath(path)}`;
+  return `${root}/${repoPrefix(file.repo)}/resolve/${encodeURIComponent(file.repo.revision)}/${encodePath(file.path)}`;
+}
+
+/** The hub's listing of one folder of a repo at its pinned revision (`/api/models|spaces/{id}/tree/{rev}/{folder}`). */
+export function treeApiUrl(repo: HubRepo, folder = '', base = DEFAULT_HUB_URL): string {
+  const kind = repo.type === 'space' ? 'spaces' : 'models';
+  const sub = folder ? `/${encodePath(folder)}` : '';
+  return `${validateMirrorUrl(base)}/api/${kind}/${repo.id}/tree/${encodeURIComponent(repo.revision)}${sub}`;
 }

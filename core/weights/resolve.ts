@@ -1,85 +1,97 @@
-// Exact sizes and hashes for a bundle before its download. The catalog's sizes are estimates (for the UI before
-// anything is fetched); the downloader needs the exact byte count and, for LFS files, the sha256. The hub's tree API
-// lists both for a revision. A mirror that has no API is probed per file with `Range: bytes=0-0` (size from
-// Content-Range), which is what transformers.js itself does; then only sizes are known.
+// A check before a download: the hub's tree API, asked per repo folder at the pinned commit, must list every file
+// with the manifest's size and LFS sha256. A file that moved or changed is reported at once with a clear error,
+// before gigabytes are fetched. Sizes and hashes always come from the manifest; the listing is only compared with
+// it. A mirror without the API (or an unparseable answer) skips the check: the downloader verifies the bytes anyway.
 import { z } from 'zod';
 import { WeightsError } from './errors';
-import { buildFileUrl, validateMirrorUrl, DEFAULT_HUB_URL } from './registry';
+import { DEFAULT_HUB_URL, treeApiUrl } from './registry';
 import type { BundleFile, ModelBundle } from './types';
 
 const TreeEntrySchema = z.object({
   type: z.string(),
   path: z.string(),
   size: z.number().int().nonnegative(),
-  lfs: z.object({ oid: z.string().regex(/^[0-9a-f]{64}$/), size: z.number().int().nonnegative() }).optional(),
+  lfs: z.object({ oid: z.string(), size: z.number().int().nonnegative() }).optional(),
 });
-const TreeSchema = z.array(TreeEntrySchema);
+type TreeEntry = z.infer<typeof TreeEntrySchema>;
 
-export interface ResolveOptions {
+/** The hub pages long listings with `Link: <…>; rel="next"`; a bound keeps a broken server from looping us. */
+const MAX_PAGES = 20;
+
+export interface PreflightOptions {
   fetch: typeof fetch;
   baseUrl?: string;
   signal?: AbortSignal;
 }
 
-export function treeApiUrl(bundle: Pick<ModelBundle, 'repo' | 'revision'>, base = DEFAULT_HUB_URL): string {
-  return `${validateMirrorUrl(base)}/api/models/${bundle.repo}/tree/${encodeURIComponent(bundle.revision)}?recursive=true`;
+function folderOf(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? '' : path.slice(0, i);
 }
 
-async function fromTreeApi(bundle: ModelBundle, opts: ResolveOptions): Promise<Map<string, z.infer<typeof TreeEntrySchema>> | null> {
-  try {
-    const res = await opts.fetch(treeApiUrl(bundle, opts.baseUrl), { signal: opts.signal });
-    if (!res.ok) return null;
-    const parsed = TreeSchema.safeParse(await res.json());
-    if (!parsed.success) return null;
-    return new Map(parsed.data.filter((e) => e.type === 'file').map((e) => [e.path, e]));
-  } catch (err) {
-    if (opts.signal?.aborted) throw new WeightsError('aborted', 'resolve aborted');
-    return null;
-  }
-}
-
-/** Size of one file from a one-byte Range probe; null when the server says it does not exist. */
-async function probeSize(bundle: ModelBundle, file: BundleFile, opts: ResolveOptions): Promise<number | null> {
-  const url = buildFileUrl(bundle, file.path, opts.baseUrl);
-  let res: Response;
-  try {
-    res = await opts.fetch(url, { headers: { Range: 'bytes=0-0' }, signal: opts.signal });
-  } catch {
-    if (opts.signal?.aborted) throw new WeightsError('aborted', 'resolve aborted', file.path);
-    throw new WeightsError('network', 'size probe failed', file.path);
-  }
-  await res.body?.cancel().catch(() => undefined);
-  if (res.status === 404 || res.status === 416) return null;
-  const range = /\/(\d+)$/.exec(res.headers.get('Content-Range') ?? '');
-  if (res.status === 206 && range) return Number(range[1]);
-  const length = res.headers.get('Content-Length');
-  if (res.status === 200 && length !== null) return Number(length);
-  throw new WeightsError('network', `size probe answered ${res.status}`, file.path);
+function nextLink(header: string | null): string | null {
+  const m = /<([^>]+)>;\s*rel="next"/.exec(header ?? '');
+  return m?.[1] ?? null;
 }
 
 /**
- * Returns the bundle with exact sizes (and sha256 where the hub lists one). A required file the server does not
- * have is a not_found error; a missing optional file keeps its entry (the downloader treats its 404 as fine).
+ * The folder's files; an empty map when the hub says the folder does not exist at that commit (404 with the hub's
+ * `X-Error-Code: EntryNotFound`); null when there is no usable API answer (a mirror without the tree API).
+ * A hub that does not have the pinned commit at all (`RevisionNotFound`) is an error: nothing pinned can be served.
  */
-export async function resolveBundle(bundle: ModelBundle, opts: ResolveOptions): Promise<ModelBundle> {
-  const tree = await fromTreeApi(bundle, opts);
-  const files: BundleFile[] = [];
-  for (const file of bundle.files) {
-    const listed = tree?.get(file.path);
-    if (listed) {
-      const sha256 = file.sha256 ?? listed.lfs?.oid;
-      files.push({ ...file, size: listed.lfs?.size ?? listed.size, ...(sha256 ? { sha256 } : {}) });
-      continue;
+async function listFolder(url: string, opts: PreflightOptions, where: string): Promise<Map<string, TreeEntry> | null> {
+  const out = new Map<string, TreeEntry>();
+  let next: string | null = url;
+  for (let page = 0; next && page < MAX_PAGES; page++) {
+    let res: Response;
+    try {
+      res = await opts.fetch(next, { signal: opts.signal, cache: 'no-store' });
+    } catch {
+      if (opts.signal?.aborted) throw new WeightsError('aborted', 'preflight aborted');
+      return null;
     }
-    const size = tree ? null : await probeSize(bundle, file, opts);
-    if (size === null) {
-      if (file.optional) {
-        files.push(file);
-        continue;
-      }
-      throw new WeightsError('not_found', `${file.path} is not in ${bundle.repo}@${bundle.revision}`, file.path);
+    if (!res.ok) {
+      await res.body?.cancel().catch(() => undefined);
+      const code = res.status === 404 ? res.headers.get('x-error-code') : null;
+      if (code === 'EntryNotFound') return out;
+      if (code === 'RevisionNotFound') throw new WeightsError('not_found', `the pinned commit of ${where} is not on this server`);
+      return null;
     }
-    files.push({ ...file, size });
+    const parsed = z.array(TreeEntrySchema).safeParse(await res.json().catch(() => null));
+    if (!parsed.success) return null;
+    for (const e of parsed.data) if (e.type === 'file') out.set(e.path, e);
+    const link = nextLink(res.headers.get('link'));
+    next = link ? new URL(link, next).href : null;
   }
-  return { ...bundle, files };
+  return out;
+}
+
+function compare(file: BundleFile, listed: TreeEntry | undefined, where: string): void {
+  if (!listed) {
+    if (file.optional) return;
+    throw new WeightsError('not_found', `${file.path} is not in ${where}`, file.path);
+  }
+  const size = listed.lfs?.size ?? listed.size;
+  if (size !== file.size) {
+    throw new WeightsError('integrity', `${where} lists ${file.path} with ${size} bytes; the manifest pins ${file.size}`, file.path);
+  }
+  if (file.sha256 && listed.lfs && listed.lfs.oid !== file.sha256) {
+    throw new WeightsError('integrity', `${where} lists ${file.path} with sha256 ${listed.lfs.oid}; the manifest pins ${file.sha256}`, file.path);
+  }
+}
+
+/** Throws a WeightsError when the hub's listing at the pinned commits disagrees with the bundle's files. */
+export async function preflightBundle(bundle: ModelBundle, opts: PreflightOptions): Promise<void> {
+  const groups = new Map<string, BundleFile[]>();
+  for (const f of bundle.files) {
+    const key = `${f.repo.type}\u0000${f.repo.id}\u0000${f.repo.revision}\u0000${folderOf(f.path)}`;
+    groups.set(key, [...(groups.get(key) ?? []), f]);
+  }
+  for (const files of groups.values()) {
+    const first = files[0]!;
+    const where = `${first.repo.type === 'space' ? 'Space ' : ''}${first.repo.id}@${first.repo.revision.slice(0, 7)}`;
+    const listing = await listFolder(treeApiUrl(first.repo, folderOf(first.path), opts.baseUrl ?? DEFAULT_HUB_URL), opts, where);
+    if (!listing) continue;
+    for (const f of files) compare(f, listing.get(f.path), where);
+  }
 }

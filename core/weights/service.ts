@@ -1,10 +1,10 @@
-// The download job runner of the offscreen document: one job at a time over a queue of bundles, each resolved to
-// exact sizes first, then downloaded; a snapshot of every bundle's state after each change. The background persists
+// The download job runner of the offscreen document: one job at a time over a queue of bundles, each checked against
+// the hub's listing at its pinned commits first (resolve.ts), then downloaded; a snapshot of every bundle's state after each change. The background persists
 // what this emits, so the side panel can show it and a restarted document can be told to resume.
 import { type ByteStore } from './byte-store';
 import { WeightsDownloader } from './downloader';
 import { WeightsError } from './errors';
-import { resolveBundle } from './resolve';
+import { preflightBundle } from './resolve';
 import { buildSnapshot, deleteBundle, type WeightsSnapshot } from './state';
 import type { DownloadProgress, ModelBundle } from './types';
 
@@ -26,8 +26,6 @@ export class WeightsService {
   private active: { bundleId: string; path: string } | null = null;
   private lastError: WeightsSnapshot['lastError'] = null;
   private baseUrl: string | undefined;
-  /** Bundles with exact sizes once resolved; the catalog's estimates stand in until then. */
-  private readonly resolved = new Map<string, ModelBundle>();
 
   constructor(private readonly deps: WeightsServiceDeps) {}
 
@@ -39,7 +37,7 @@ export class WeightsService {
 
   async snapshot(baseUrl?: string): Promise<WeightsSnapshot> {
     const base = baseUrl ?? this.baseUrl;
-    const bundles = this.deps.catalog.map((b) => this.resolved.get(b.id) ?? b);
+    const bundles = this.deps.catalog;
     const snap = await buildSnapshot(bundles, this.deps.store, base ?? 'https://huggingface.co', this.deps.now(), {
       active: this.active,
       lastError: this.lastError,
@@ -76,7 +74,7 @@ export class WeightsService {
       this.controller?.abort();
       await this.running?.catch(() => undefined);
     }
-    const freed = await deleteBundle(this.resolved.get(bundleId) ?? bundle, this.deps.store, baseUrl ?? this.baseUrl);
+    const freed = await deleteBundle(bundle, this.deps.store, baseUrl ?? this.baseUrl);
     await this.publish();
     return freed;
   }
@@ -95,12 +93,12 @@ export class WeightsService {
       this.lastError = null;
       await this.publish();
       try {
-        const exact = await resolveBundle(this.bundle(id), {
+        const bundle = this.bundle(id);
+        await preflightBundle(bundle, {
           fetch: this.deps.fetch as typeof fetch,
           ...(this.baseUrl ? { baseUrl: this.baseUrl } : {}),
           signal: controller.signal,
         });
-        this.resolved.set(id, exact);
         const downloader = new WeightsDownloader({
           fetch: this.deps.fetch,
           store: this.deps.store,
@@ -114,7 +112,7 @@ export class WeightsService {
             this.deps.onProgress(e);
           },
         });
-        await downloader.downloadBundle(exact, controller.signal);
+        await downloader.downloadBundle(bundle, controller.signal);
       } catch (err) {
         const e = err instanceof WeightsError ? err : new WeightsError('network', String(err));
         this.lastError = { bundleId: id, code: e.code, message: e.userMessage };

@@ -8,13 +8,13 @@ import type { BundleState, FileState, ModelBundle } from './types';
 export async function bundleState(bundle: ModelBundle, store: ByteStore, baseUrl?: string): Promise<BundleState> {
   const files: FileState[] = [];
   for (const f of bundle.files) {
-    const key = buildFileUrl(bundle, f.path, baseUrl);
+    const key = buildFileUrl(f, baseUrl);
     if (await store.isComplete(key)) {
-      files.push({ path: f.path, status: 'complete', bytes: f.size, size: f.size });
+      files.push({ role: f.role, path: f.path, status: 'complete', bytes: f.size, size: f.size });
       continue;
     }
     const bytes = (await store.parts(key)).reduce((s, p) => s + p.size, 0);
-    files.push({ path: f.path, status: bytes > 0 ? 'partial' : 'missing', bytes, size: f.size });
+    files.push({ role: f.role, path: f.path, status: bytes > 0 ? 'partial' : 'missing', bytes, size: f.size });
   }
   // Optional files (a 404 is allowed) never keep a bundle from being complete.
   const required = files.filter((_, i) => !bundle.files[i]?.optional);
@@ -30,11 +30,12 @@ export async function bundleState(bundle: ModelBundle, store: ByteStore, baseUrl
 /** Deletes every stored byte (complete entries and parts) of the bundle under `baseUrl`; returns bytes freed. */
 export async function deleteBundle(bundle: ModelBundle, store: ByteStore, baseUrl?: string): Promise<number> {
   const before = await bundleState(bundle, store, baseUrl);
-  for (const f of bundle.files) await store.delete(buildFileUrl(bundle, f.path, baseUrl));
+  for (const f of bundle.files) await store.delete(buildFileUrl(f, baseUrl));
   return before.bytesStored;
 }
 
 const fileStateSchema = z.object({
+  role: z.string(),
   path: z.string(),
   status: z.enum(['complete', 'partial', 'missing']),
   bytes: z.number().int().nonnegative(),
@@ -50,7 +51,7 @@ export const bundleStateSchema = z.object({
 });
 
 export const weightsSnapshotSchema = z.object({
-  version: z.literal(1),
+  version: z.literal(2),
   /** Validated mirror base URL in use ('https://huggingface.co' by default). */
   baseUrl: z.string(),
   updatedAt: z.number(),
@@ -72,7 +73,7 @@ export async function buildSnapshot(
 ): Promise<WeightsSnapshot> {
   const states: BundleState[] = [];
   for (const b of bundles) states.push(await bundleState(b, store, baseUrl));
-  return { version: 1, baseUrl, updatedAt: now, bundles: states, ...extra };
+  return { version: 2, baseUrl, updatedAt: now, bundles: states, ...extra };
 }
 
 /** Parses a persisted snapshot; undefined when absent or from an older/corrupt format (then rebuild from the store). */

@@ -1,37 +1,53 @@
 // Shapes of the weights catalog. A bundle is everything one model role needs (config, tokenizer, graphs), so the UI can
-// show one row per model and "complete" means the runtime can load it offline.
+// show one row per model and "complete" means the runtime can load it offline. Every file names the hub repo and the
+// commit it is pinned to (docs/models.md), so one bundle may take files from several repos (a model repo and a Space).
+
+/** A repository on the hub: models resolve at `/{id}/resolve/…`, Spaces at `/spaces/{id}/resolve/…`. */
+export interface HubRepo {
+  type: 'model' | 'space';
+  /** 'org/name'. */
+  id: string;
+  /** A full 40-hex commit; never a branch, so the bytes behind a URL never change. */
+  revision: string;
+}
 
 export interface BundleFile {
-  /** Path inside the repo, e.g. 'onnx/model_q4f16.onnx'. */
+  /** What the runtime uses this file as ('flow_lm_main.int8', 'tokenizer', …); unique in its bundle. */
+  role: string;
+  repo: HubRepo;
+  /** Path inside the repo, exactly as published, e.g. 'onnx/english_2026-04/bundle.json'. */
   path: string;
-  /** Expected size in bytes; a server reporting another size is an integrity error. */
+  /** Exact size in bytes; a server reporting another size is an integrity error. */
   size: number;
-  /** Hex sha256 when known (LFS files); otherwise the hub's X-Linked-Etag hint is used if the server sends one. */
+  /** Hex sha256 pinned in the manifest (every LFS file has one); the downloader checks the bytes against it. */
   sha256?: string;
-  /** A 404 is fine (e.g. generation_config.json); the bundle is complete without it. */
+  /** A 404 is fine; the bundle is complete without it. */
   optional?: boolean;
+  /** Licence and attribution of this file when they differ from its bundle's (preset voices). */
+  license?: string;
+  attribution?: string;
 }
 
 export type ModelTask = 'vad' | 'asr' | 'llm' | 'tts' | 'vision';
 
 export interface ModelBundle {
   id: string;
-  /** 'org/name' on the hub. */
-  repo: string;
-  /** Branch or commit; pin a commit for reproducible bytes. */
-  revision: string;
   files: BundleFile[];
   dtype: string;
   task: ModelTask;
   /** Backends the runtime may use for this bundle, best first. */
   backends: Array<'webgpu' | 'wasm'>;
   label: string;
+  /** SPDX-like id of the licence the user accepts by downloading (the strictest of its files). */
   license: string;
+  /** Part of the set a new user downloads to hold a spoken conversation. */
+  default: boolean;
 }
 
 export type FileStatus = 'complete' | 'partial' | 'missing';
 
 export interface FileState {
+  role: string;
   path: string;
   status: FileStatus;
   /** Bytes held for this file (verified entry or unverified parts). */

@@ -1,5 +1,5 @@
 import { eventMessage, sendRequest, type Handlers, type RequestPayload, type RequestType } from '../../core/protocol';
-import { validateMirrorUrl } from '../../core/weights';
+import { configuredMirror } from '../../core/weights';
 import { loadSettings } from './settings-store';
 
 const send = (message: unknown) => chrome.runtime.sendMessage(message);
@@ -16,8 +16,7 @@ export function createConversationRelay(ensureOffscreen: () => Promise<unknown>)
   }
 
   async function baseUrl(): Promise<string | null> {
-    const url = (await loadSettings()).mirrorBaseUrl.trim();
-    return url ? validateMirrorUrl(url) : null;
+    return configuredMirror((await loadSettings()).mirrorBaseUrl);
   }
 
   async function toEngine<T extends RequestType>(type: T, payload: RequestPayload<T>, timeoutMs = 120_000) {

@@ -5,7 +5,7 @@ import {
   type RequestResult,
   type RequestType,
 } from '../../core/protocol';
-import { parseSnapshot, validateMirrorUrl, type WeightsSnapshot } from '../../core/weights';
+import { configuredMirror, parseSnapshot, type WeightsSnapshot } from '../../core/weights';
 import { loadSettings } from './settings-store';
 
 const SNAPSHOT_KEY = 'weightsSnapshot';
@@ -20,8 +20,7 @@ const send = (message: unknown) => chrome.runtime.sendMessage(message);
  */
 export function createWeightsRelay(ensureOffscreen: () => Promise<unknown>) {
   async function mirror(): Promise<string | null> {
-    const url = (await loadSettings()).mirrorBaseUrl.trim();
-    return url ? validateMirrorUrl(url) : null;
+    return configuredMirror((await loadSettings()).mirrorBaseUrl);
   }
 
   async function toOffscreen<T extends RequestType>(type: T, payload: RequestPayload<T>): Promise<RequestResult<T>> {

@@ -10,8 +10,8 @@ import {
 import { deserializeVoice, type VoiceStore } from '../../core/tts/voice-store';
 import { base64ToBytes, bytesToBase64, prepareVoiceImport, voiceFileName } from '../../core/tts/voice-transfer';
 import { decodeWav, WavError } from '../../core/tts/wav';
-import { buildFileUrl, validateMirrorUrl } from '../../core/weights';
-import { TTS_BUNDLE, TTS_GPU_BUNDLE, ttsWorkerFiles } from '../../models/registry';
+import { buildFileUrl, configuredMirror } from '../../core/weights';
+import { TTS_BUNDLE, TTS_GPU_BUNDLE, TTS_OPTIONAL_ROLES, ttsWorkerFiles } from '../../models/registry';
 import { TtsClient, TtsWorkerError, type TtsLoadOptions } from './tts-client';
 
 // ---- the one TTS worker, shared by the conversation and the voice settings -----------------------------------------
@@ -64,16 +64,15 @@ export class VoiceService {
     const key = `${baseUrl ?? ''}|${gpu ? 'gpu' : 'cpu'}`;
     if (this.loaded?.key === key) return this.loaded.promise;
     const promise = (async () => {
-      const files = ttsWorkerFiles((path) => buildFileUrl(TTS_BUNDLE, path, baseUrl), gpu);
+      const files = ttsWorkerFiles((file) => buildFileUrl(file, baseUrl), gpu);
       const options: TtsLoadOptions = gpu ? { backend: 'auto', verdicts: await this.verdicts() } : {};
       try {
         await this.tts.load(files, options);
         this.canClone = true;
       } catch (err) {
         // The voice encoder is optional (the gated checkpoint): without it the bundle speaks but cannot clone.
-        const optional = TTS_BUNDLE.files.filter((f) => f.optional).map((f) => f.path);
-        if (!optional.some((p) => p in files)) throw err;
-        await this.tts.load(Object.fromEntries(Object.entries(files).filter(([name]) => !optional.includes(name))), options);
+        if (!TTS_OPTIONAL_ROLES.some((role) => role in files)) throw err;
+        await this.tts.load(Object.fromEntries(Object.entries(files).filter(([role]) => !TTS_OPTIONAL_ROLES.includes(role))), options);
         this.canClone = false;
       }
       await this.restoreClones();
@@ -116,8 +115,7 @@ export class VoiceService {
 
   private async mirror(): Promise<string | undefined> {
     const reply = await sendRequest(this.options.send, 'settings/get', {}, 5_000);
-    const url = reply.ok ? reply.data.mirrorBaseUrl.trim() : '';
-    return url ? validateMirrorUrl(url) : undefined;
+    return configuredMirror(reply.ok ? reply.data.mirrorBaseUrl : '') ?? undefined;
   }
 
   /** Loads for the voice settings; false when the voice model isn't downloaded (nothing is loaded then). */

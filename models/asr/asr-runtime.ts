@@ -1,10 +1,12 @@
 /**
- * Speech recognition through the transformers.js 'automatic-speech-recognition' pipeline: Moonshine base (English
+ * Speech recognition through the transformers.js 'automatic-speech-recognition' pipeline, assembled from parts loaded at
+ * the pinned commit (models/pinned-hub.ts says why not `pipeline()`): Moonshine base (English
  * default) or Whisper base (multilingual), explicit per-session dtypes, one 16 kHz Float32Array segment per call.
  * Returns the text and a confidence = exp(mean token log-prob), measured by TokenLogProbRecorder on the logits the
  * decoder actually chose from. Never logs transcripts.
  */
-import { BaseStreamer, LogitsProcessorList, pipeline, type AutomaticSpeechRecognitionPipeline } from '@huggingface/transformers';
+import { AutoModelForSpeechSeq2Seq, AutomaticSpeechRecognitionPipeline, BaseStreamer, LogitsProcessorList } from '@huggingface/transformers';
+import { loadPinnedSpeechProcessor, loadPinnedTokenizer } from '../pinned-hub';
 import { asrTunables } from '../../core/tunables';
 import { AbortSignalCriteria } from '../llm/abort-criteria';
 import { ASR_MODELS, asrDtypeMap, type AsrModelSpec } from '../registry';
@@ -67,13 +69,18 @@ export class AsrRuntime {
 
   static async load(options: AsrLoadOptions): Promise<AsrRuntime> {
     const spec = ASR_MODELS[options.family];
-    const asr = (await pipeline('automatic-speech-recognition', options.repo ?? spec.repo, {
-      revision: options.revision ?? spec.revision,
+    const repo = options.repo ?? spec.repo;
+    const revision = options.revision ?? spec.revision;
+    const tokenizer = await loadPinnedTokenizer(repo, revision);
+    const processor = await loadPinnedSpeechProcessor(repo, revision, spec.family, tokenizer);
+    const model = await AutoModelForSpeechSeq2Seq.from_pretrained(repo, {
+      revision,
       device: options.device,
-      // Explicit per session: WebGPU would default to fp32 everywhere (models.md §2.2).
+      // Explicit per session: WebGPU would default to fp32 everywhere (docs/models.md).
       dtype: asrDtypeMap(spec) as Record<string, 'fp32' | 'q4'>,
-      progress_callback: options.onProgress,
-    })) as AutomaticSpeechRecognitionPipeline;
+      ...(options.onProgress ? { progress_callback: options.onProgress } : {}),
+    });
+    const asr = new AutomaticSpeechRecognitionPipeline({ task: 'automatic-speech-recognition', model, tokenizer, processor });
     const runtime = new AsrRuntime(asr, spec, options.device);
     if (options.warmUp ?? true) await runtime.transcribe(new Float32Array(SAMPLE_RATE));
     return runtime;

@@ -6,7 +6,6 @@
  */
 import {
   AutoModelForCausalLM,
-  AutoTokenizer,
   DynamicCache,
   TextStreamer,
   type PreTrainedModel,
@@ -15,6 +14,7 @@ import {
 } from '@huggingface/transformers';
 import { llmTunables } from '../../core/tunables';
 import { LLM_MODEL } from '../registry';
+import { loadPinnedTokenizer } from '../pinned-hub';
 import { AbortSignalCriteria } from './abort-criteria';
 import { compactHistory, type ChatMessage } from './compaction';
 import { PrefixCache } from './prefix-cache';
@@ -78,7 +78,8 @@ export class LlmRuntime {
   static async load(options: LlmLoadOptions): Promise<LlmRuntime> {
     const repo = options.repo ?? LLM_MODEL.repo;
     const common = { revision: options.revision ?? LLM_MODEL.revision, progress_callback: options.onProgress };
-    const tokenizer = await AutoTokenizer.from_pretrained(repo, common);
+    // Not AutoTokenizer: in 4.3.2 it probes tokenizer_config.json at `main` (models/pinned-hub.ts).
+    const tokenizer = await loadPinnedTokenizer(repo, common.revision);
     const model = await AutoModelForCausalLM.from_pretrained(repo, {
       ...common,
       device: options.device,

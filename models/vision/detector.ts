@@ -1,14 +1,15 @@
 /**
- * The webcam object detector over transformers.js: AutoProcessor (RTDetrImageProcessor: resize to 640×640, rescale to
- * [0, 1]) + AutoModelForObjectDetection (D-FINE), decoded with core/vision/decode.ts (sigmoid, top-k; see there why
+ * The webcam object detector over transformers.js: RTDetrImageProcessor (resize to 640×640, rescale to [0, 1]; its
+ * settings ship in detector-config.ts) + AutoModelForObjectDetection (D-FINE), decoded with core/vision/decode.ts (sigmoid, top-k; see there why
  * not the pipeline's softmax post-processing). Runs wherever it is constructed: the vision worker in the extension,
  * plain Node in tests. Pixels are only ever in memory for the duration of one call.
  */
-import { AutoModelForObjectDetection, AutoProcessor, RawImage, type PreTrainedModel, type Processor, type Tensor } from '@huggingface/transformers';
+import { AutoModelForObjectDetection, PretrainedConfig, RawImage, RTDetrImageProcessor, type PreTrainedModel, type Tensor } from '@huggingface/transformers';
 import { decodeDetections, labelsFromConfig } from '../../core/vision/decode';
 import type { Detection } from '../../core/vision/types';
 import { visionTunables } from '../../core/tunables';
 import { VISION_MODEL } from './detector-spec';
+import { DETECTOR_MODEL_CONFIG, DETECTOR_PREPROCESSOR_CONFIG } from './detector-config';
 
 export type DetectorDevice = 'webgpu' | 'wasm' | 'cpu';
 
@@ -41,7 +42,7 @@ export function detectorDtype(_device: DetectorDevice): 'fp32' {
 
 export class Detector {
   private constructor(
-    private readonly processor: Processor,
+    private readonly processor: RTDetrImageProcessor,
     private readonly model: PreTrainedModel,
     private readonly labels: Array<string | undefined>,
     readonly device: DetectorDevice,
@@ -50,9 +51,11 @@ export class Detector {
   static async load(options: DetectorLoadOptions): Promise<Detector> {
     const repo = options.repo ?? VISION_MODEL.repo;
     const common = { revision: options.revision ?? VISION_MODEL.revision, progress_callback: options.onProgress };
-    const processor = await AutoProcessor.from_pretrained(repo, common);
+    // The two configs ship with the extension (detector-config.ts): only the pinned graph is downloaded.
+    const processor = new RTDetrImageProcessor(DETECTOR_PREPROCESSOR_CONFIG);
     const model = await AutoModelForObjectDetection.from_pretrained(repo, {
       ...common,
+      config: new PretrainedConfig(DETECTOR_MODEL_CONFIG),
       device: options.device,
       dtype: detectorDtype(options.device),
     });

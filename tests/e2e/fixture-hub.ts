@@ -1,40 +1,50 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TTS_BUNDLE } from '../../models/registry';
+import { ASR_MODELS, LLM_MODEL, TTS_BUNDLE } from '../../models/registry';
+import { VISION_MODEL } from '../../models/vision/detector-spec';
 import { startHubServer, type HubFault, type HubServer } from '../fixtures/hub/server';
-import { generateFixtureRepos, type FixtureRepos } from '../fixtures/models/generate';
-import { writePocketBundle } from '../fixtures/pocket/generate';
-import type { DecoderVariant } from '../fixtures/pocket/graphs';
-import { generateVisionFixture } from '../fixtures/vision/generate';
+import { writeFixtureHub, type FixtureLayoutOptions } from '../fixtures/hub/layout';
+import type { WeightsManifest } from '../../core/weights/manifest';
+import { buildExtensionFor } from './fixture-build';
 
 export interface FixtureHub {
   hub: HubServer;
   root: string;
-  repos: FixtureRepos & { tts: string; vision: string };
+  repos: { llm: string; moonshine: string; whisper: string; tts: string; vision: string };
+  /** The fixture manifest the test build pins (same repos and paths as the release manifest, fixture bytes). */
+  manifest: WeightsManifest;
+  /** The extension built with that manifest: pass it to launchExtension. */
+  extensionDir: string;
   close(): Promise<void>;
 }
 
 /**
- * Every model the extension downloads, as contract-exact fixture repos under the real repo ids, served by the local
- * hub mirror (Range, tree API, faults). The extension is pointed at it through its mirror URL setting.
+ * Every model the extension downloads, as contract-exact fixtures laid out like the real hub (tests/fixtures/hub/
+ * layout.ts), served by the local hub stand-in with its CDN redirect, and an extension build that pins the fixture
+ * bytes. The extension is pointed at the hub through its mirror URL setting.
  */
 export async function startFixtureHub(
   faults: (repos: FixtureHub['repos']) => Record<string, HubFault> = () => ({}),
-  options: { ttsGpuDecoder?: DecoderVariant } = {},
+  options: FixtureLayoutOptions = {},
 ): Promise<FixtureHub> {
   const root = mkdtempSync(join(tmpdir(), 'sidetalk-hub-'));
-  const models = await generateFixtureRepos(root);
-  // The int8 graphs (WASM) and, under the plain names, the fp32 GPU graphs; `ttsGpuDecoder` breaks only the latter.
-  writePocketBundle(join(root, TTS_BUNDLE.repo), { decoder: options.ttsGpuDecoder ?? 'sine' });
-  writePocketBundle(join(root, TTS_BUNDLE.repo), { int8Names: true });
-  const vision = await generateVisionFixture(root);
-  const repos = { ...models, tts: TTS_BUNDLE.repo, vision: vision.repo };
-  const hub = await startHubServer({ root, faults: faults(repos) });
+  const layout = await writeFixtureHub(root, options);
+  const repos = {
+    llm: LLM_MODEL.repo,
+    moonshine: ASR_MODELS.moonshine.repo,
+    whisper: ASR_MODELS.whisper.repo,
+    tts: TTS_BUNDLE.files[0]!.repo.id,
+    vision: VISION_MODEL.repo,
+  };
+  const hub = await startHubServer({ ...layout.hubOptions, faults: faults(repos) });
+  const extensionDir = await buildExtensionFor(layout.manifest);
   return {
     hub,
     root,
     repos,
+    manifest: layout.manifest,
+    extensionDir,
     async close() {
       await hub.close();
       rmSync(root, { recursive: true, force: true });

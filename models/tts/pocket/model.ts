@@ -9,9 +9,14 @@ import { parseNpyFloat32 } from '../../../core/tts/npy';
 import { SentencePieceTokenizer } from '../../../core/tts/sentencepiece';
 import type { HostTensor } from '../../../core/tts/tensor-data';
 import { parseVoicesBin } from '../../../core/tts/voices-bin';
+import { parseVoiceSafetensors } from '../../../core/tts/voice-safetensors';
 import type { GraphName, OrtLike, OrtSessionLike } from './ort-types';
 
-/** Bundle files by name (as in the bundle folder): bundle.json, tokenizer.model, voices.bin, *.onnx, *.npy. */
+/**
+ * Bundle files by role, as models/manifest.json names them (docs/tts.md): `bundle_json`, `tokenizer`,
+ * `bos_before_voice`, `voices` (PTVB1), `voice.<name>` (one safetensors voice state), and `<graph>.int8` /
+ * `<graph>.fp32` for the graphs. Roles, not file names: two language folders hold files of the same name.
+ */
 export type BundleFiles = Map<string, Uint8Array>;
 
 export interface Voice {
@@ -48,8 +53,8 @@ const DEFAULT_SESSION_OPTIONS: Record<TtsBackend, object> = {
 };
 
 function graphFile(files: BundleFiles, graph: GraphName, backend: TtsBackend): string | undefined {
-  const names = backend === 'webgpu' ? [`${graph}.onnx`] : [`${graph}_int8.onnx`, `${graph}.onnx`];
-  return names.find((n) => files.has(n));
+  const roles = backend === 'webgpu' ? [`${graph}.fp32`] : [`${graph}.int8`, `${graph}.fp32`];
+  return roles.find((n) => files.has(n));
 }
 
 export class PocketModel {
@@ -77,17 +82,22 @@ export class PocketModel {
       if (!f) throw new PocketLoadError(`bundle file missing: ${name}`);
       return f;
     };
-    const bundle = parseBundleJson(JSON.parse(new TextDecoder().decode(need('bundle.json'))));
-    const tokenizer = SentencePieceTokenizer.fromModelBytes(need(bundle.tokenizer_file));
+    const bundle = parseBundleJson(JSON.parse(new TextDecoder().decode(need('bundle_json'))));
+    const tokenizer = SentencePieceTokenizer.fromModelBytes(need('tokenizer'));
     let bos: Float32Array | null = null;
     if (bundle.insert_bos_before_voice && bundle.bos_before_voice_file) {
-      const npy = parseNpyFloat32(need(bundle.bos_before_voice_file));
+      const npy = parseNpyFloat32(need('bos_before_voice'));
       if (npy.data.length !== bundle.conditioning_dim) throw new PocketLoadError(`bos_before_voice has ${npy.data.length} values`);
       bos = npy.data;
     }
     const model = new PocketModel(opts.ort, bundle, tokenizer, bos, files, opts);
-    if (files.has('voices.bin')) {
-      for (const v of parseVoicesBin(need('voices.bin'))) model.voices.set(v.name, { id: v.name, name: v.name, kind: 'preset', tensors: v.tensors });
+    if (files.has('voices')) {
+      for (const v of parseVoicesBin(need('voices'))) model.voices.set(v.name, { id: v.name, name: v.name, kind: 'preset', tensors: v.tensors });
+    }
+    for (const [role, bytes] of files) {
+      if (!role.startsWith('voice.')) continue;
+      const name = role.slice('voice.'.length);
+      model.voices.set(name, { id: name, name, kind: 'preset', tensors: parseVoiceSafetensors(bytes) });
     }
     const backend = opts.backend ?? 'wasm';
     for (const g of REQUIRED_GRAPHS) await model.openGraph(g, WEBGPU_GRAPHS.includes(g) ? backend : 'wasm');

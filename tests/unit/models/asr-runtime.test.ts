@@ -2,11 +2,12 @@
 // fixture decoders see the audio only through the cross-attention cache, so a tone and silence must transcribe
 // differently, and each transcript must equal the JS reference.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AutoProcessor, type Tensor } from '@huggingface/transformers';
+import { AutoFeatureExtractor, type Tensor } from '@huggingface/transformers';
 import { AsrRuntime } from '../../../models/asr/asr-runtime';
 import { MOONSHINE, WHISPER } from '../../fixtures/models/generate';
 import { asrReferenceTokens, type AsrSpec } from '../../fixtures/models/reference';
-import { clip, startFixtureHub, type HubEnv } from './hub-env';
+import { clip, expectRequestsInManifest, startFixtureHub, type HubEnv } from './hub-env';
+import { ASR_BUNDLES, ASR_MODELS } from '../../../models/registry';
 
 let hub: HubEnv;
 let moonshine: AsrRuntime;
@@ -32,7 +33,7 @@ function meanAbs(x: Float32Array): number {
 }
 
 async function whisperFeatureMean(audio: Float32Array): Promise<number> {
-  const processor = await AutoProcessor.from_pretrained(hub.repos.whisper);
+  const processor = await AutoFeatureExtractor.from_pretrained(hub.repos.whisper, { revision: ASR_MODELS.whisper.revision });
   const { input_features } = (await processor(audio)) as { input_features: Tensor };
   const data = input_features.data as Float32Array;
   let s = 0;
@@ -53,10 +54,11 @@ afterAll(async () => {
 });
 
 describe('AsrRuntime — Moonshine (fixture, over HTTP)', () => {
-  it('requested the fp32 encoder and q4 merged decoder of the registry repo', () => {
-    const paths = hub.hub.log.map((e) => e.path);
-    expect(paths).toContain(`/${hub.repos.moonshine}/resolve/main/onnx/encoder_model.onnx`);
-    expect(paths).toContain(`/${hub.repos.moonshine}/resolve/main/onnx/decoder_model_merged_q4.onnx`);
+  it('requested the pinned fp32 encoder and merged decoder, and nothing the manifest does not list (Moonshine and Whisper)', () => {
+    const files = expectRequestsInManifest(hub.hub.log, ASR_BUNDLES.moonshine);
+    expect(files).toContain('onnx/encoder_model.onnx');
+    expect(files).toContain('onnx/decoder_model_merged.onnx');
+    expect(expectRequestsInManifest(hub.hub.log, ASR_BUNDLES.whisper)).toContain('onnx/decoder_model_merged.onnx');
   });
 
   it('transcribes a tone and silence like the reference, differently, with a measured confidence', async () => {

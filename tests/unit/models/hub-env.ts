@@ -7,7 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { env } from '@huggingface/transformers';
 import { generateFixtureRepos, type FixtureRepos } from '../../fixtures/models/generate';
-import { startHubServer, type HubServer } from '../../fixtures/hub/server';
+import { startHubServer, type HubServer, type HubLogEntry } from '../../fixtures/hub/server';
+import { WEIGHTS_MANIFEST } from '../../../models/registry';
+import type { ModelBundle } from '../../../core/weights/types';
+import { expect } from 'vitest';
 
 export interface ServedRepos<T> {
   hub: HubServer;
@@ -26,7 +29,9 @@ export async function serveFixtureRepos<T>(generate: (root: string) => Promise<T
   const root = await mkdtemp(join(tmpdir(), 'sidetalk-fixture-repos-'));
   const cache = await mkdtemp(join(tmpdir(), 'sidetalk-tjs-cache-'));
   const repos = await generate(root);
-  const hub = await startHubServer({ root });
+  // Only the pinned commit of each manifest repo resolves, as on the real hub for a commit that exists.
+  const revisions = Object.fromEntries(Object.values(WEIGHTS_MANIFEST.repos).map((r) => [r.id, r.commit]));
+  const hub = await startHubServer({ root, revisions });
   env.allowLocalModels = false;
   env.allowRemoteModels = true;
   env.remoteHost = `${hub.url}/`;
@@ -48,4 +53,18 @@ export function clip(seconds: number, hz: number | null): Float32Array {
   const out = new Float32Array(Math.round(16000 * seconds));
   if (hz !== null) for (let i = 0; i < out.length; i++) out[i] = 0.5 * Math.sin((2 * Math.PI * hz * i) / 16000);
   return out;
+}
+
+/**
+ * Every file a runtime fetched from a bundle's repo is in the pinned manifest, at the pinned commit: the runtimes
+ * (transformers.js derives file names from dtypes and configs) never open a file the weights manager did not download.
+ */
+export function expectRequestsInManifest(log: readonly HubLogEntry[], bundle: ModelBundle): string[] {
+  const repo = bundle.files[0]!.repo;
+  const prefix = `/${repo.id}/resolve/`;
+  const requested = log.filter((e) => e.path.startsWith(prefix)).map((e) => e.path.slice(prefix.length));
+  expect(requested.length).toBeGreaterThan(0);
+  const pinned = new Set(bundle.files.map((f) => `${f.repo.revision}/${f.path}`));
+  for (const path of requested) expect(pinned, `${repo.id} requested ${path}`).toContain(decodeURIComponent(path));
+  return requested.map((p) => p.slice(repo.revision.length + 1));
 }

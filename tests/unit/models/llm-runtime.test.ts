@@ -5,7 +5,8 @@ import { DynamicCache, type Tensor } from '@huggingface/transformers';
 import { LlmRuntime, type ChatMessage } from '../../../models/llm/llm-runtime';
 import { llmTunables, setTunable } from '../../../core/tunables';
 import { LLM, llmReferenceContinue } from '../../fixtures/models/reference';
-import { startFixtureHub, type HubEnv } from './hub-env';
+import { expectRequestsInManifest, startFixtureHub, type HubEnv } from './hub-env';
+import { LLM_BUNDLE } from '../../../models/registry';
 
 let hub: HubEnv;
 let llm: LlmRuntime;
@@ -58,10 +59,10 @@ afterAll(async () => {
 });
 
 describe('LlmRuntime (fixture LFM2 over HTTP)', () => {
-  it('loaded the q4 graph and its external data from the hub URLs of the registry', () => {
-    const paths = hub.hub.log.map((e) => e.path);
-    expect(paths).toContain(`/${hub.repos.llm}/resolve/main/onnx/model_q4.onnx`);
-    expect(paths).toContain(`/${hub.repos.llm}/resolve/main/onnx/model_q4.onnx_data`);
+  it('loaded the q4 graph and its external data at the pinned commit, and nothing the manifest does not list', () => {
+    const files = expectRequestsInManifest(hub.hub.log, LLM_BUNDLE);
+    expect(files).toContain('onnx/model_q4.onnx');
+    expect(files).toContain('onnx/model_q4.onnx_data');
   });
 
   it('streams text deltas equal to the reference, not constant, one decoder run per token', async () => {

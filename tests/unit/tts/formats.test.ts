@@ -10,7 +10,7 @@ const files = buildPocketBundle();
 
 describe('voices.bin (PTVB1)', () => {
   it('lists the presets with their KV-cache prefixes and offsets', () => {
-    const voices = parseVoicesBin(files.get('voices.bin')!);
+    const voices = parseVoicesBin(files.get('voices')!);
     expect(voices.map((v) => v.name)).toEqual(['alba', 'marius']);
     const cache = voices[0]!.tensors.get('transformer.layers.0.self_attn/cache')!;
     expect(cache.dims).toEqual([2, 1, 126, 16, 64]);
@@ -19,7 +19,7 @@ describe('voices.bin (PTVB1)', () => {
     expect(voices[0]!.tensors.size).toBe(12);
   });
   it('refuses bad magic, truncation, inconsistent byte counts and trailing bytes', () => {
-    const good = files.get('voices.bin')!;
+    const good = files.get('voices')!;
     expect(() => parseVoicesBin(new TextEncoder().encode('PTVB2xxxx'))).toThrow(VoicesBinError);
     expect(() => parseVoicesBin(good.subarray(0, good.length - 3))).toThrow(/truncated/);
     const extra = new Uint8Array(good.length + 1);
@@ -32,7 +32,7 @@ describe('voices.bin (PTVB1)', () => {
 });
 
 describe('bundle.json v2', () => {
-  const json = JSON.parse(new TextDecoder().decode(files.get('bundle.json')!));
+  const json = JSON.parse(new TextDecoder().decode(files.get('bundle_json')!));
   it('parses the fixture with 18 flow and 56 mimi states', () => {
     const b = parseBundleJson(json);
     expect(b.flow_lm_state_manifest).toHaveLength(18);
@@ -51,7 +51,7 @@ describe('bundle.json v2', () => {
 
 describe('npy, WAV, resampling', () => {
   it('npy round trip and bos_before_voice shape', () => {
-    const bos = parseNpyFloat32(files.get('bos_before_voice.npy')!);
+    const bos = parseNpyFloat32(files.get('bos_before_voice')!);
     expect(bos.dims).toEqual([1, 1, 1024]);
     expect(parseNpyFloat32(writeNpyFloat32([2, 2], Float32Array.of(1, 2, 3, 4))).data).toEqual(Float32Array.of(1, 2, 3, 4));
   });

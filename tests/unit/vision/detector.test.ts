@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeDetections, labelsFromConfig } from '../../../core/vision/decode';
 import type { Detection } from '../../../core/vision/types';
 import { Detector } from '../../../models/vision/detector';
-import { VISION_MODEL } from '../../../models/vision/detector-spec';
-import { COCO_LABELS } from '../../fixtures/vision/coco-labels';
+import { VISION_BUNDLE, VISION_MODEL } from '../../../models/vision/detector-spec';
+import { expectRequestsInManifest } from '../models/hub-env';
+import { COCO_LABELS } from '../../../models/vision/coco-labels';
 import { quadrantImage, referenceOutputs, type RgbaImage } from '../../fixtures/vision/reference';
 import { startVisionHub, type VisionHub } from './hub';
 
@@ -51,13 +52,12 @@ afterAll(async () => {
 });
 
 describe('Detector over the fixture hub', () => {
-  it('downloads the real file layout over HTTP: config, processor config, fp32 model', () => {
+  it('downloads only the pinned fp32 graph: both configs ship with the extension', () => {
     const paths = env.hub.log.filter((e) => e.status === 200 || e.status === 206).map((e) => e.path);
     const base = `/${VISION_MODEL.repo}/resolve/${VISION_MODEL.revision}/`;
-    expect(paths).toContain(`${base}config.json`);
-    expect(paths).toContain(`${base}preprocessor_config.json`);
+    expect(VISION_MODEL.revision).toMatch(/^[0-9a-f]{40}$/);
     expect(paths).toContain(`${base}onnx/model.onnx`);
-    expect(paths.some((p) => /model_(quantized|fp16|q4)/.test(p))).toBe(false);
+    expect(expectRequestsInManifest(env.hub.log, VISION_BUNDLE)).toEqual(['onnx/model.onnx']);
   });
 
   it('a person top-left and a phone bottom-right', async () => {

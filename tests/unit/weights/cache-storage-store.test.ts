@@ -3,7 +3,7 @@ import { startHubServer, type HubServer } from '../../fixtures/hub/server';
 import { CacheStorageByteStore, PARTS_CACHE, TRANSFORMERS_CACHE } from '../../../core/weights/cache-storage-store';
 import { partsSize } from '../../../core/weights/byte-store';
 import { bundleState, deleteBundle } from '../../../core/weights/state';
-import { CONFIG, DATA, MODEL, REPO, digestOf, fileBytes, hubFiles, makeDownloader, sha256Hex, tinyBundle } from './helpers';
+import { CONFIG, DATA, MODEL, REPO, digestOf, fileBytes, hubFiles, makeDownloader, sha256Hex, tinyBundle, tinyFile } from './helpers';
 
 /**
  * A small CacheStorage/Cache over Maps holding real Responses, with the spec behaviours the store depends on:
@@ -105,7 +105,7 @@ describe('CacheStorageByteStore', () => {
     hub.setFault(`${REPO}/onnx/model.onnx`, { kind: 'drop', afterBytes: 200_000, times: 1 });
     const first = makeDownloader(store, hub.url, { settings: { partBytes: 64 * 1024, networkRetries: 0 } });
     await expect(first.dl.downloadBundle(tinyBundle())).rejects.toMatchObject({ code: 'network' });
-    const key = first.dl.urlOf(tinyBundle(), 'onnx/model.onnx');
+    const key = first.dl.urlOf(tinyFile('onnx/model.onnx'));
     expect(await partsSize(store, key)).toBe(200_000);
 
     // A fresh store object over the same caches, as after the offscreen document is re-created.
@@ -115,7 +115,7 @@ describe('CacheStorageByteStore', () => {
     expect((await second.dl.downloadBundle(tinyBundle())).status).toBe('complete');
     expect(hub.log.find((e) => e.path.endsWith('onnx/model.onnx'))?.range).toBe('bytes=200000-');
     expect(await digestOf(await store2.read(key))).toBe(sha256Hex(MODEL));
-    expect(await digestOf(await store2.read(second.dl.urlOf(tinyBundle(), 'onnx/model.onnx_data')))).toBe(sha256Hex(DATA));
+    expect(await digestOf(await store2.read(second.dl.urlOf(tinyFile('onnx/model.onnx_data'))))).toBe(sha256Hex(DATA));
     const total = CONFIG.byteLength + MODEL.byteLength + DATA.byteLength;
     expect(await store2.usage(`${hub.url}/${REPO}/`)).toBe(total);
     expect(await deleteBundle(tinyBundle(), store2, hub.url)).toBe(total);
@@ -127,7 +127,7 @@ describe('CacheStorageByteStore', () => {
     cs.quotaBytes = 150_000;
     const { dl } = makeDownloader(store, hub.url);
     await expect(dl.downloadBundle(tinyBundle())).rejects.toMatchObject({ code: 'quota' });
-    expect(await store.isComplete(dl.urlOf(tinyBundle(), 'config.json'))).toBe(true);
-    expect(await partsSize(store, dl.urlOf(tinyBundle(), 'onnx/model.onnx'))).toBeGreaterThan(0);
+    expect(await store.isComplete(dl.urlOf(tinyFile('config.json')))).toBe(true);
+    expect(await partsSize(store, dl.urlOf(tinyFile('onnx/model.onnx')))).toBeGreaterThan(0);
   });
 });

@@ -4,7 +4,7 @@ import { MemoryByteStore, partsSize } from '../../../core/weights/byte-store';
 import { WeightsError } from '../../../core/weights/errors';
 import { bundleState, deleteBundle } from '../../../core/weights/state';
 import type { DownloadEvent } from '../../../core/weights/types';
-import { CONFIG, DATA, MODEL, REPO, digestOf, hubFiles, makeDownloader, responseBytes, sha256Hex, tinyBundle } from './helpers';
+import { CONFIG, DATA, MODEL, REPO, digestOf, hubFiles, makeDownloader, responseBytes, sha256Hex, tinyBundle, tinyFile } from './helpers';
 
 let hub: HubServer;
 const MODEL_KEY = `${REPO}/onnx/model.onnx`;
@@ -36,9 +36,9 @@ describe('WeightsDownloader against the local hub', () => {
     const state = await dl.downloadBundle(tinyBundle());
     expect(state.status).toBe('complete');
     expect(state.files.map((f) => f.status)).toEqual(['complete', 'complete', 'complete', 'missing']);
-    expect(await digestOf(await store.read(dl.urlOf(tinyBundle(), 'onnx/model.onnx')))).toBe(sha256Hex(MODEL));
-    expect(await digestOf(await store.read(dl.urlOf(tinyBundle(), 'onnx/model.onnx_data')))).toBe(sha256Hex(DATA));
-    const cfg = await store.read(dl.urlOf(tinyBundle(), 'config.json'));
+    expect(await digestOf(await store.read(dl.urlOf(tinyFile('onnx/model.onnx'))))).toBe(sha256Hex(MODEL));
+    expect(await digestOf(await store.read(dl.urlOf(tinyFile('onnx/model.onnx_data'))))).toBe(sha256Hex(DATA));
+    const cfg = await store.read(dl.urlOf(tinyFile('config.json')));
     expect(cfg?.headers.get('content-type')).toBe('application/json');
     expect(await responseBytes(cfg)).toEqual(CONFIG);
     // One plain GET per file, the optional one answered 404 and skipped.
@@ -80,7 +80,7 @@ describe('WeightsDownloader against the local hub', () => {
       ['bytes=100000-', 206, MODEL.byteLength - 100_000],
     ]);
     expect(events.some((e) => e.type === 'retry' && e.reason === 'network')).toBe(true);
-    expect(await digestOf(await store.read(dl.urlOf(tinyBundle(), 'onnx/model.onnx')))).toBe(sha256Hex(MODEL));
+    expect(await digestOf(await store.read(dl.urlOf(tinyFile('onnx/model.onnx'))))).toBe(sha256Hex(MODEL));
   });
 
   it('a new downloader over the same store (offscreen restart) resumes where the last one stopped', async () => {
@@ -88,7 +88,7 @@ describe('WeightsDownloader against the local hub', () => {
     const store = new MemoryByteStore();
     const first = makeDownloader(store, hub.url, { settings: { partBytes: 64 * 1024, networkRetries: 0 } });
     await expectCode(first.dl.downloadBundle(tinyBundle()), 'network');
-    const key = first.dl.urlOf(tinyBundle(), 'onnx/model.onnx');
+    const key = first.dl.urlOf(tinyFile('onnx/model.onnx'));
     expect(await partsSize(store, key)).toBe(150_000);
     expect(await store.isComplete(key)).toBe(false);
     const partial = await bundleState(tinyBundle(), store, hub.url);
@@ -120,14 +120,14 @@ describe('WeightsDownloader against the local hub', () => {
     expect(hub.log.filter((e) => e.path === modelPath).map((e) => [e.range, e.status, e.bytes])).toEqual([
       ['bytes=70000-', 200, MODEL.byteLength],
     ]);
-    expect(await digestOf(await store.read(dl.urlOf(tinyBundle(), 'onnx/model.onnx')))).toBe(sha256Hex(MODEL));
+    expect(await digestOf(await store.read(dl.urlOf(tinyFile('onnx/model.onnx'))))).toBe(sha256Hex(MODEL));
   });
 
   it('reports not_found for a missing required file and keeps the files already done', async () => {
     const store = new MemoryByteStore();
     const { dl } = makeDownloader(store, hub.url);
     const bundle = tinyBundle();
-    bundle.files.splice(2, 0, { path: 'onnx/missing.onnx', size: 10 });
+    bundle.files.splice(2, 0, { ...bundle.files[1]!, role: 'missing', path: 'onnx/missing.onnx', size: 10 });
     const err = await expectCode(dl.downloadBundle(bundle), 'not_found');
     expect(err.path).toBe('onnx/missing.onnx');
     const state = await bundleState(bundle, store, hub.url);
@@ -140,7 +140,7 @@ describe('WeightsDownloader against the local hub', () => {
     const store = new MemoryByteStore();
     const { dl } = makeDownloader(store, hub.url);
     await expectCode(dl.downloadBundle(tinyBundle()), 'html_instead_of_file');
-    const key = dl.urlOf(tinyBundle(), 'onnx/model.onnx');
+    const key = dl.urlOf(tinyFile('onnx/model.onnx'));
     expect(await store.isComplete(key)).toBe(false);
     expect(await partsSize(store, key)).toBe(0);
   });
@@ -152,27 +152,33 @@ describe('WeightsDownloader against the local hub', () => {
     expect((await dl.downloadBundle(tinyBundle())).status).toBe('complete');
     expect(hub.log.filter((e) => e.path === modelPath).map((e) => e.fault ?? 'ok')).toEqual(['corrupt', 'ok']);
     expect(events.some((e) => e.type === 'retry' && e.reason === 'integrity')).toBe(true);
-    expect(await digestOf(await store.read(dl.urlOf(tinyBundle(), 'onnx/model.onnx')))).toBe(sha256Hex(MODEL));
+    expect(await digestOf(await store.read(dl.urlOf(tinyFile('onnx/model.onnx'))))).toBe(sha256Hex(MODEL));
 
     const store2 = new MemoryByteStore();
     hub.setFault(MODEL_KEY, { kind: 'corrupt' });
     const second = makeDownloader(store2, hub.url);
     await expectCode(second.dl.downloadBundle(tinyBundle()), 'integrity');
-    const key = second.dl.urlOf(tinyBundle(), 'onnx/model.onnx');
+    const key = second.dl.urlOf(tinyFile('onnx/model.onnx'));
     expect(await store2.isComplete(key)).toBe(false);
     expect(await partsSize(store2, key)).toBe(0);
     expect((await bundleState(tinyBundle(), store2, hub.url)).status).toBe('partial');
   });
 
-  it('uses the hub sha256 hint (X-Linked-Etag) when the catalog has no hash', async () => {
-    hub.setFault(MODEL_KEY, { kind: 'corrupt' });
-    const bundle = tinyBundle();
-    bundle.files = bundle.files.map((f) => ({ path: f.path, size: f.size, optional: f.optional }));
+  it('verifies against the pinned sha256, not what the serving host vouches for (X-Linked-Etag)', async () => {
+    // The hub serves other bytes of the same size, with an X-Linked-Etag that matches what it serves.
+    const other = new Uint8Array(MODEL.byteLength).fill(9);
+    await hub.close();
+    hub = await startHubServer({ files: { ...hubFiles(), [MODEL_KEY]: other } });
     const store = new MemoryByteStore();
     const { dl } = makeDownloader(store, hub.url);
-    await expectCode(dl.downloadBundle(bundle), 'integrity');
-    hub.setFault(MODEL_KEY, null);
-    expect((await dl.downloadBundle(bundle)).status).toBe('complete');
+    const err = await expectCode(dl.downloadBundle(tinyBundle()), 'integrity');
+    expect(hub.log.find((e) => e.path === modelPath)?.status).toBe(200);
+    // The user is told which file, in words, and that nothing else is lost.
+    expect(err.userMessage).toMatch(/model\.onnx did not match its pinned checksum/);
+    expect(err.userMessage).toMatch(/everything else you downloaded is kept/);
+    expect(await store.isComplete(dl.urlOf(tinyFile('config.json')))).toBe(true);
+    expect(await store.isComplete(dl.urlOf(tinyFile('onnx/model.onnx')))).toBe(false);
+    expect(await partsSize(store, dl.urlOf(tinyFile('onnx/model.onnx')))).toBe(0);
   });
 
   it('rejects a server size that differs from the catalog before storing anything', async () => {
@@ -181,7 +187,7 @@ describe('WeightsDownloader against the local hub', () => {
     const store = new MemoryByteStore();
     const { dl } = makeDownloader(store, hub.url);
     await expectCode(dl.downloadBundle(bundle), 'integrity');
-    expect(await partsSize(store, dl.urlOf(bundle, 'onnx/model.onnx'))).toBe(0);
+    expect(await partsSize(store, dl.urlOf(tinyFile('onnx/model.onnx')))).toBe(0);
   });
 
   it('gives up on persistent 5xx after the configured retries', async () => {
@@ -195,8 +201,8 @@ describe('WeightsDownloader against the local hub', () => {
     const store = new MemoryByteStore({ quotaBytes: 200_000 });
     const { dl } = makeDownloader(store, hub.url);
     await expectCode(dl.downloadBundle(tinyBundle()), 'quota');
-    expect(await store.isComplete(dl.urlOf(tinyBundle(), 'config.json'))).toBe(true);
-    const held = await partsSize(store, dl.urlOf(tinyBundle(), 'onnx/model.onnx'));
+    expect(await store.isComplete(dl.urlOf(tinyFile('config.json')))).toBe(true);
+    const held = await partsSize(store, dl.urlOf(tinyFile('onnx/model.onnx')));
     expect(held).toBeGreaterThan(0);
     expect(await store.usage()).toBeLessThanOrEqual(200_000);
   });
@@ -211,7 +217,7 @@ describe('WeightsDownloader against the local hub', () => {
       },
     });
     await expectCode(dl.downloadBundle(tinyBundle(), ctrl.signal), 'aborted');
-    const key = dl.urlOf(tinyBundle(), 'onnx/model.onnx');
+    const key = dl.urlOf(tinyFile('onnx/model.onnx'));
     const held = await partsSize(store, key);
     expect(held).toBeGreaterThanOrEqual(140_000);
     expect(held).toBeLessThan(MODEL.byteLength);
@@ -249,13 +255,15 @@ describe('WeightsDownloader against the local hub', () => {
     expect(aborted.map((r) => r.error?.code)).toEqual(['aborted']);
   });
 
-  it('follows the hub LFS redirect to the CDN path', async () => {
+  it('follows the hub LFS redirect to the CDN on another origin, and resumes there with Range', async () => {
     await hub.close();
-    hub = await startHubServer({ files: hubFiles(), redirectLfs: true });
+    hub = await startHubServer({ files: hubFiles(), redirectLfs: true, faults: { [MODEL_KEY]: { kind: 'drop', afterBytes: 100_000, times: 1 } } });
     const store = new MemoryByteStore();
     const { dl } = makeDownloader(store, hub.url);
     expect((await dl.downloadBundle(tinyBundle())).status).toBe('complete');
-    expect(hub.log.filter((e) => e.status === 302).length).toBe(2);
-    expect(hub.log.some((e) => e.path.startsWith('/cdn/') && e.status === 200)).toBe(true);
+    expect(hub.log.filter((e) => e.status === 302).length).toBe(3);
+    const cdn = hub.log.filter((e) => e.path.startsWith('/cdn/xet-bridge/'));
+    expect(cdn.map((e) => [e.range === null ? null : 'ranged', e.status])).toEqual([[null, 200], ['ranged', 206], [null, 200]]);
+    expect(await digestOf(await store.read(dl.urlOf(tinyFile('onnx/model.onnx'))))).toBe(sha256Hex(MODEL));
   });
 });

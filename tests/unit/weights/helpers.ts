@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { WeightsDownloader, type DownloaderOptions } from '../../../core/weights/downloader';
 import type { ByteStore } from '../../../core/weights/byte-store';
-import type { DownloadEvent, ModelBundle } from '../../../core/weights/types';
+import type { BundleFile, DownloadEvent, HubRepo, ModelBundle } from '../../../core/weights/types';
 
 export function fileBytes(n: number, seed = 1): Uint8Array {
   const out = new Uint8Array(n);
@@ -30,23 +30,36 @@ export function hubFiles(): Record<string, Uint8Array> {
   };
 }
 
-export function tinyBundle(overrides: Partial<ModelBundle> = {}): ModelBundle {
+/** The tiny repo as a bundle file's repo; downloader mechanics tests use the branch name the server answers. */
+export function tinyRepo(id = REPO, revision = 'main'): HubRepo {
+  return { type: 'model', id, revision };
+}
+
+/** Where a tiny bundle file lives: for `dl.urlOf(...)` store keys. */
+export function tinyFile(path: string, repo = REPO): Pick<BundleFile, 'repo' | 'path'> {
+  return { repo: tinyRepo(repo), path };
+}
+
+type TinyOverrides = Partial<Omit<ModelBundle, 'files'>> & { repo?: string; revision?: string; files?: Array<Omit<BundleFile, 'repo' | 'role'> & { role?: string }> };
+
+export function tinyBundle(overrides: TinyOverrides = {}): ModelBundle {
+  const { repo = REPO, revision = 'main', files, ...rest } = overrides;
+  const list = files ?? [
+    { path: 'config.json', size: CONFIG.byteLength },
+    { path: 'onnx/model.onnx', size: MODEL.byteLength, sha256: sha256Hex(MODEL) },
+    { path: 'onnx/model.onnx_data', size: DATA.byteLength, sha256: sha256Hex(DATA) },
+    { path: 'generation_config.json', size: 20, optional: true },
+  ];
   return {
     id: 'tiny',
-    repo: REPO,
-    revision: 'main',
-    files: [
-      { path: 'config.json', size: CONFIG.byteLength },
-      { path: 'onnx/model.onnx', size: MODEL.byteLength, sha256: sha256Hex(MODEL) },
-      { path: 'onnx/model.onnx_data', size: DATA.byteLength, sha256: sha256Hex(DATA) },
-      { path: 'generation_config.json', size: 20, optional: true },
-    ],
+    files: list.map((f) => ({ role: f.path, ...f, repo: tinyRepo(repo, revision) })),
     dtype: 'fp32',
     task: 'llm',
     backends: ['webgpu', 'wasm'],
     label: 'Tiny test model',
     license: 'apache-2.0',
-    ...overrides,
+    default: false,
+    ...rest,
   };
 }
 

@@ -53,7 +53,7 @@ describe('hub fixture server', () => {
     expect(hub.log[3]).toMatchObject({ method: 'GET', range: 'bytes=10-19', status: 206, bytes: 10 });
   });
 
-  it('redirects LFS files to /cdn/ carrying the sha256 hint, and serves a root dir and static mounts', async () => {
+  it('redirects LFS files to a CDN on another origin with the hub headers, and serves a root dir and static mounts', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'hub-'));
     await mkdir(join(dir, 'org/m/onnx'), { recursive: true });
     const model = bytes(300);
@@ -69,8 +69,15 @@ describe('hub fixture server', () => {
     const manual = await fetch(url, { redirect: 'manual' });
     const sha = createHash('sha256').update(model).digest('hex');
     expect(manual.status).toBe(302);
-    expect(manual.headers.get('location')).toBe(`/cdn/${sha}/org/m/onnx/model.onnx`);
+    const location = new URL(manual.headers.get('location') ?? '');
+    expect(location.origin).toBe(hub.cdnUrl);
+    expect(location.origin).not.toBe(new URL(hub.url).origin);
+    expect(location.pathname).toBe(`/xet-bridge/${sha}`);
     expect(manual.headers.get('x-linked-etag')).toBe(`"${sha}"`);
+    expect(manual.headers.get('x-linked-size')).toBe('300');
+    expect(manual.headers.get('x-repo-commit')).toBe('main');
+    // A CDN URL for other bytes than its hash says is refused, as a signed URL that does not match would be.
+    expect((await fetch(`${hub.cdnUrl}/xet-bridge/${'0'.repeat(64)}?key=org/m/onnx/model.onnx`)).status).toBe(403);
     const followed = await fetch(url, { headers: { Range: 'bytes=100-' } });
     expect(followed.status).toBe(206);
     expect(followed.headers.get('etag')).toBe(`"${sha}"`);

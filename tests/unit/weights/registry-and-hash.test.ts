@@ -1,25 +1,42 @@
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { WeightsError } from '../../../core/weights/errors';
-import { DEFAULT_HUB_URL, buildFileUrl, bundleTotalBytes, validateMirrorUrl } from '../../../core/weights/registry';
+import { DEFAULT_HUB_URL, buildFileUrl, bundleTotalBytes, configuredMirror, treeApiUrl, validateMirrorUrl } from '../../../core/weights/registry';
 import { StreamingSha256, sha256OfChunks } from '../../../core/weights/sha256';
 import { MemoryByteStore } from '../../../core/weights/byte-store';
 import { buildSnapshot, parseSnapshot } from '../../../core/weights/state';
-import { fileBytes, tinyBundle } from './helpers';
+import { fileBytes, tinyBundle, tinyFile } from './helpers';
 
 describe('registry', () => {
-  it('builds hub and mirror URLs in the resolve layout', () => {
-    const b = tinyBundle({ repo: 'onnx-community/LFM2-350M-ONNX', revision: 'main' });
-    expect(buildFileUrl(b, 'onnx/model_q4.onnx')).toBe(
-      'https://huggingface.co/onnx-community/LFM2-350M-ONNX/resolve/main/onnx/model_q4.onnx',
+  it('builds hub and mirror URLs in the resolve layout, for model repos and Spaces, at the pinned commit', () => {
+    const commit = '10f72e70abf67ac0fd7ebf15bc5854726891d864';
+    const repo = { type: 'model' as const, id: 'onnx-community/LFM2-350M-ONNX', revision: commit };
+    expect(buildFileUrl({ repo, path: 'onnx/model_q4.onnx' })).toBe(
+      `https://huggingface.co/onnx-community/LFM2-350M-ONNX/resolve/${commit}/onnx/model_q4.onnx`,
     );
-    expect(buildFileUrl(b, 'config.json', 'https://mirror.example.org/hf/')).toBe(
-      'https://mirror.example.org/hf/onnx-community/LFM2-350M-ONNX/resolve/main/config.json',
+    expect(buildFileUrl({ repo, path: 'config.json' }, 'https://mirror.example.org/hf/')).toBe(
+      `https://mirror.example.org/hf/onnx-community/LFM2-350M-ONNX/resolve/${commit}/config.json`,
     );
-    expect(buildFileUrl(b, 'a b.json', 'http://127.0.0.1:8080')).toBe(
-      'http://127.0.0.1:8080/onnx-community/LFM2-350M-ONNX/resolve/main/a%20b.json',
+    expect(buildFileUrl({ repo, path: 'a b.json' }, 'http://127.0.0.1:8080')).toBe(
+      `http://127.0.0.1:8080/onnx-community/LFM2-350M-ONNX/resolve/${commit}/a%20b.json`,
     );
+    const space = { type: 'space' as const, id: 'KevinAHM/pocket-tts-web', revision: 'd0c0c79b7712256a32d691c67f20b8ae2e020d00' };
+    expect(buildFileUrl({ repo: space, path: 'onnx/english_2026-04/voices.bin' })).toBe(
+      'https://huggingface.co/spaces/KevinAHM/pocket-tts-web/resolve/d0c0c79b7712256a32d691c67f20b8ae2e020d00/onnx/english_2026-04/voices.bin',
+    );
+    expect(treeApiUrl(space, 'onnx/english_2026-04')).toBe(
+      'https://huggingface.co/api/spaces/KevinAHM/pocket-tts-web/tree/d0c0c79b7712256a32d691c67f20b8ae2e020d00/onnx/english_2026-04',
+    );
+    expect(treeApiUrl(repo, '', 'http://127.0.0.1:9/')).toBe(`http://127.0.0.1:9/api/models/onnx-community/LFM2-350M-ONNX/tree/${commit}`);
     expect(DEFAULT_HUB_URL).toBe('https://huggingface.co');
+  });
+
+  it('computes the mirror in one place: empty means the hub, anything else is validated', () => {
+    expect(configuredMirror('')).toBeNull();
+    expect(configuredMirror('   ')).toBeNull();
+    expect(configuredMirror(undefined)).toBeNull();
+    expect(configuredMirror(' https://hf-mirror.com/ ')).toBe('https://hf-mirror.com');
+    expect(() => configuredMirror('http://example.com')).toThrow(WeightsError);
   });
 
   it('accepts https mirrors and http only on localhost; refuses credentials and junk', () => {
@@ -76,7 +93,7 @@ describe('snapshot', () => {
   it('round-trips through JSON and rejects foreign shapes', async () => {
     const store = new MemoryByteStore();
     const b = tinyBundle();
-    await store.putPart(buildFileUrl(b, 'onnx/model.onnx'), 0, fileBytes(1000));
+    await store.putPart(buildFileUrl(tinyFile('onnx/model.onnx')), 0, fileBytes(1000));
     const snap = await buildSnapshot([b], store, DEFAULT_HUB_URL, 123, {
       active: { bundleId: 'tiny', path: 'onnx/model.onnx' },
       lastError: null,

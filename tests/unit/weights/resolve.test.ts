@@ -1,24 +1,39 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { resolveBundle, WeightsError, type ModelBundle } from '../../../core/weights';
+import { preflightBundle, WeightsError, type BundleFile, type HubRepo, type ModelBundle } from '../../../core/weights';
 import { startHubServer, type HubServer } from '../../fixtures/hub/server';
 
+const COMMIT = '58a6d00cf13d239b6748cb0769f35c580a8f606c';
+const SPACE_COMMIT = 'd0c0c79b7712256a32d691c67f20b8ae2e020d00';
 const graph = new Uint8Array(5000).map((_, i) => (i * 7) % 251);
-const bundle: ModelBundle = {
-  id: 'test-llm',
-  repo: 'org/model',
-  revision: 'main',
-  dtype: 'q4',
-  task: 'llm',
-  backends: ['wasm'],
-  label: 'Test',
-  license: 'MIT',
-  files: [
-    { path: 'config.json', size: 1 }, // catalog estimates; the server knows the truth
-    { path: 'generation_config.json', size: 1, optional: true },
-    { path: 'onnx/model_q4.onnx', size: 1 },
-  ],
-};
+const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
+const model: HubRepo = { type: 'model', id: 'org/model', revision: COMMIT };
+const space: HubRepo = { type: 'space', id: 'org/web', revision: SPACE_COMMIT };
+const voices = new Uint8Array(300).fill(3);
+
+/** One model-repo folder with a same-named decoy in another folder, and a file from a Space. */
+function files(): Record<string, Uint8Array | string> {
+  return {
+    'org/model/onnx/english/bundle.json': '{"a":1}',
+    'org/model/onnx/english/model_int8.onnx': graph,
+    'org/model/onnx/french/bundle.json': '{"decoy":true}',
+    'org/model/onnx/french/model_int8.onnx': new Uint8Array(10),
+    'spaces/org/web/onnx/english/voices.bin': voices,
+  };
+}
+
+function bundle(overrides: Partial<Record<string, Partial<BundleFile>>> = {}): ModelBundle {
+  const list: BundleFile[] = [
+    { role: 'bundle_json', repo: model, path: 'onnx/english/bundle.json', size: 7 },
+    { role: 'graph', repo: model, path: 'onnx/english/model_int8.onnx', size: 5000, sha256: sha(graph) },
+    { role: 'extra', repo: model, path: 'onnx/english/extra.json', size: 3, optional: true },
+    { role: 'voices', repo: space, path: 'onnx/english/voices.bin', size: 300, sha256: sha(voices) },
+  ];
+  return {
+    id: 'tts', dtype: 'int8', task: 'tts', backends: ['wasm'], label: 'Test', license: 'MIT', default: true,
+    files: list.map((f) => ({ ...f, ...overrides[f.role] })),
+  };
+}
 
 let server: HubServer | undefined;
 afterEach(async () => {
@@ -26,34 +41,56 @@ afterEach(async () => {
   server = undefined;
 });
 
-describe('resolveBundle', () => {
-  it('takes exact sizes and LFS sha256 from the tree API in one request', async () => {
-    server = await startHubServer({ files: { 'org/model/config.json': '{"a":1}', 'org/model/onnx/model_q4.onnx': graph } });
-    const resolved = await resolveBundle(bundle, { fetch, baseUrl: server.url });
-    expect(resolved.files).toEqual([
-      { path: 'config.json', size: 7 },
-      { path: 'generation_config.json', size: 1, optional: true },
-      { path: 'onnx/model_q4.onnx', size: 5000, sha256: createHash('sha256').update(graph).digest('hex') },
+async function failure(b: ModelBundle, opts: { fetch?: typeof fetch } = {}): Promise<WeightsError> {
+  const err = await preflightBundle(b, { fetch: opts.fetch ?? fetch, baseUrl: server!.url }).then(() => null, (e: unknown) => e);
+  expect(err).toBeInstanceOf(WeightsError);
+  return err as WeightsError;
+}
+
+describe('preflightBundle: the hub listing at the pinned commits against the manifest', () => {
+  it('asks one tree listing per repo folder (model and Space) and accepts a listing that matches', async () => {
+    server = await startHubServer({ files: files(), revisions: { 'org/model': COMMIT, 'spaces/org/web': SPACE_COMMIT } });
+    await preflightBundle(bundle(), { fetch, baseUrl: server.url });
+    expect(server.log.map((e) => [e.path, e.status])).toEqual([
+      [`/api/models/org/model/tree/${COMMIT}/onnx/english`, 200],
+      [`/api/spaces/org/web/tree/${SPACE_COMMIT}/onnx/english`, 200],
     ]);
-    expect(server.log.map((e) => e.path)).toEqual(['/api/models/org/model/tree/main']);
   });
 
-  it('falls back to Range probes on a mirror without the API, and reports a missing required file', async () => {
-    server = await startHubServer({ files: { 'org/model/config.json': '{"a":1}', 'org/model/onnx/model_q4.onnx': graph } });
-    const noApi: typeof fetch = (input, init) => {
-      const url = String(input);
-      if (url.includes('/api/')) return Promise.resolve(new Response('Not found', { status: 404 }));
-      return fetch(input, init);
-    };
-    const resolved = await resolveBundle(bundle, { fetch: noApi, baseUrl: server.url });
-    expect(resolved.files.map((f) => f.size)).toEqual([7, 1, 5000]);
-    expect(resolved.files[2]?.sha256).toBeUndefined();
-    expect(server.log.filter((e) => e.range === 'bytes=0-0')).toHaveLength(3);
+  it('follows the Link header through paged listings', async () => {
+    server = await startHubServer({ files: files(), treePageSize: 1 });
+    await preflightBundle(bundle(), { fetch, baseUrl: server.url });
+    expect(server.log.filter((e) => e.path.includes('/api/models/')).length).toBe(2);
+  });
 
-    const broken = { ...bundle, files: [...bundle.files, { path: 'tokenizer.json', size: 1 }] };
-    const err = await resolveBundle(broken, { fetch: noApi, baseUrl: server.url }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(WeightsError);
-    expect((err as WeightsError).code).toBe('not_found');
-    expect((err as WeightsError).path).toBe('tokenizer.json');
+  it('reports a file that is not at the pinned path as not_found before any download (a same-named decoy elsewhere does not count)', async () => {
+    server = await startHubServer({ files: files() });
+    const err = await failure(bundle({ bundle_json: { path: 'onnx/german/bundle.json' } }));
+    expect(err.code).toBe('not_found');
+    expect(err.path).toBe('onnx/german/bundle.json');
+    expect(server.log.some((e) => e.path.includes('/resolve/'))).toBe(false);
+  });
+
+  it('reports a size or hash that differs from the manifest as an integrity error naming the file', async () => {
+    server = await startHubServer({ files: files() });
+    expect((await failure(bundle({ graph: { size: 5001 } }))).code).toBe('integrity');
+    const err = await failure(bundle({ voices: { sha256: sha('other bytes') } }));
+    expect(err.code).toBe('integrity');
+    expect(err.userMessage).toMatch(/^voices\.bin did not match/);
+  });
+
+  it('a hub that does not have the pinned commit fails at once (RevisionNotFound), before any download', async () => {
+    server = await startHubServer({ files: files(), revisions: { 'org/model': 'f'.repeat(40) } });
+    const err = await failure(bundle());
+    expect(err.code).toBe('not_found');
+    expect(err.message).toMatch(/pinned commit of org\/model@58a6d00 is not on this server/);
+    expect(server.log.map((e) => e.status)).toEqual([404]);
+  });
+
+  it('skips the check on a mirror without the tree API', async () => {
+    server = await startHubServer({ files: files() });
+    const noApi: typeof fetch = (input, init) =>
+      String(input).includes('/api/') ? Promise.resolve(new Response('Not found', { status: 404 })) : fetch(input, init);
+    await preflightBundle(bundle({ graph: { size: 1 } }), { fetch: noApi, baseUrl: server.url });
   });
 });

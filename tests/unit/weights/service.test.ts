@@ -3,20 +3,28 @@ import { MemoryByteStore, WeightsService, type DownloadProgress, type ModelBundl
 import { startHubServer, type HubServer } from '../../fixtures/hub/server';
 
 const bytes = (n: number, seed: number) => new Uint8Array(n).map((_, i) => (i * seed + 3) % 251);
-const catalog: ModelBundle[] = ['a', 'b'].map((name) => ({
-  id: `bundle-${name}`,
-  repo: `org/${name}`,
-  revision: 'main',
-  dtype: 'q4',
-  task: 'llm' as const,
-  backends: ['wasm' as const],
-  label: name,
-  license: 'MIT',
-  files: [
-    { path: 'config.json', size: 10 },
-    { path: 'onnx/model.onnx', size: 10 },
-  ],
-}));
+/** The served bytes: a bundle's sizes are exact (they come from the pinned manifest in the product). */
+const SERVED = {
+  a: { config: '{"model":"a"}', model: bytes(300_000, 7) },
+  b: { config: '{"model":"b"}', model: bytes(200_000, 11) },
+};
+const served = (name: 'a' | 'b') => ({ [`org/${name}/config.json`]: SERVED[name].config, [`org/${name}/onnx/model.onnx`]: SERVED[name].model });
+const catalog: ModelBundle[] = (['a', 'b'] as const).map((name) => {
+  const repo = { type: 'model' as const, id: `org/${name}`, revision: 'main' };
+  return {
+    id: `bundle-${name}`,
+    dtype: 'q4',
+    task: 'llm' as const,
+    backends: ['wasm' as const],
+    label: name,
+    license: 'MIT',
+    default: true,
+    files: [
+      { role: 'config', repo, path: 'config.json', size: SERVED[name].config.length },
+      { role: 'model', repo, path: 'onnx/model.onnx', size: SERVED[name].model.byteLength },
+    ],
+  };
+});
 
 let server: HubServer | undefined;
 afterEach(async () => {
@@ -39,15 +47,8 @@ function service(store = new MemoryByteStore()) {
 }
 
 describe('WeightsService', () => {
-  it('resolves exact sizes, downloads queued bundles one at a time and publishes snapshots', async () => {
-    server = await startHubServer({
-      files: {
-        'org/a/config.json': '{"model":"a"}',
-        'org/a/onnx/model.onnx': bytes(300_000, 7),
-        'org/b/config.json': '{"model":"b"}',
-        'org/b/onnx/model.onnx': bytes(200_000, 11),
-      },
-    });
+  it('checks the listing, downloads queued bundles one at a time and publishes snapshots', async () => {
+    server = await startHubServer({ files: { ...served('a'), ...served('b') } });
     const { svc, progress, snapshots } = service();
     expect(svc.download(['bundle-a', 'bundle-b', 'bundle-a'], server.url).queued).toEqual(['bundle-b']);
     await svc.idle();
@@ -64,7 +65,7 @@ describe('WeightsService', () => {
   });
 
   it('reports a missing file as a user-facing error, keeps going, and deletes a bundle', async () => {
-    server = await startHubServer({ files: { 'org/b/config.json': '{}', 'org/b/onnx/model.onnx': bytes(1000, 3) } });
+    server = await startHubServer({ files: served('b') });
     const { svc, snapshots } = service();
     svc.download(['bundle-a', 'bundle-b'], server.url);
     await svc.idle();
@@ -72,15 +73,15 @@ describe('WeightsService', () => {
     expect(last.lastError).toBeNull(); // the error belonged to bundle-a's run; bundle-b's run cleared it
     expect(snapshots.some((s) => s.lastError?.bundleId === 'bundle-a' && s.lastError.code === 'not_found')).toBe(true);
     expect(last.bundles.find((b) => b.id === 'bundle-b')?.status).toBe('complete');
-    expect(await svc.delete('bundle-b', server.url)).toBe(1002);
+    expect(await svc.delete('bundle-b', server.url)).toBe(200_013);
     expect(snapshots.at(-1)!.bundles.find((b) => b.id === 'bundle-b')?.status).toBe('missing');
     expect(() => svc.download(['nope'], server!.url)).toThrow(/no bundle nope/);
   });
 
   it('cancel keeps the parts so the next download resumes with a Range request', async () => {
     server = await startHubServer({
-      files: { 'org/a/config.json': '{}', 'org/a/onnx/model.onnx': bytes(3_000_000, 5) },
-      faults: { 'org/a/onnx/model.onnx': { kind: 'slow', delayMs: 20, chunkBytes: 64 * 1024, times: 1 } },
+      files: served('a'),
+      faults: { 'org/a/onnx/model.onnx': { kind: 'slow', delayMs: 20, chunkBytes: 16 * 1024, times: 1 } },
     });
     const store = new MemoryByteStore();
     const { svc, progress, snapshots } = service(store);

@@ -1,0 +1,62 @@
+/**
+ * Loading transformers.js parts at the pinned commit, and only there. In @huggingface/transformers 4.3.2 some file
+ * discovery drops the `revision` option: AutoTokenizer probes `tokenizer_config.json` and pipeline() resolves the
+ * model's files at `main` (docs/models.md, "transformers.js and the pinned commit"). On the real hub that is a request
+ * for whatever `main` holds today, and with the weights cached offline it fails. So tokenizers, processors and the ASR
+ * pipeline are assembled here from files read at the pinned URL: from the weights cache first (the same key
+ * transformers.js uses), over HTTP from `env.remoteHost` otherwise (Node tests, a first load from the hub).
+ */
+import * as tjs from '@huggingface/transformers';
+import { env, PreTrainedTokenizer, type Processor } from '@huggingface/transformers';
+
+/** The Cache Storage the weights manager writes and transformers.js reads (docs/weights.md). */
+const WEIGHTS_CACHE = 'transformers-cache';
+
+export function pinnedUrl(repo: string, revision: string, file: string): string {
+  const host = env.remoteHost.endsWith('/') ? env.remoteHost : `${env.remoteHost}/`;
+  return `${host}${repo}/resolve/${encodeURIComponent(revision)}/${file}`;
+}
+
+export async function pinnedJson<T = Record<string, unknown>>(repo: string, revision: string, file: string): Promise<T> {
+  const url = pinnedUrl(repo, revision, file);
+  if (env.useBrowserCache && typeof caches !== 'undefined') {
+    const hit = await caches
+      .open(WEIGHTS_CACHE)
+      .then((c) => c.match(url))
+      .catch(() => undefined);
+    if (hit) return (await hit.json()) as T;
+  }
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${file} of ${repo}@${revision.slice(0, 7)}: HTTP ${res.status}`);
+  return (await res.json()) as T;
+}
+
+type TokenizerClass = new (json: unknown, config: unknown) => PreTrainedTokenizer;
+
+/** The tokenizer class a tokenizer_config names ("…Fast" dropped), as AutoTokenizer picks it; the base class otherwise. */
+function tokenizerClass(config: { tokenizer_class?: string }): TokenizerClass {
+  const name = config.tokenizer_class?.replace(/Fast$/, '') ?? 'PreTrainedTokenizer';
+  const cls = (tjs as unknown as Record<string, unknown>)[name];
+  const isTokenizer = typeof cls === 'function' && (cls === PreTrainedTokenizer || cls.prototype instanceof PreTrainedTokenizer);
+  return (isTokenizer ? cls : PreTrainedTokenizer) as TokenizerClass;
+}
+
+export async function loadPinnedTokenizer(repo: string, revision: string): Promise<PreTrainedTokenizer> {
+  const [json, config] = await Promise.all([
+    pinnedJson(repo, revision, 'tokenizer.json'),
+    pinnedJson<{ tokenizer_class?: string }>(repo, revision, 'tokenizer_config.json'),
+  ]);
+  return new (tokenizerClass(config))(json, config);
+}
+
+/** A speech processor (feature extractor + tokenizer) for `family`, every file read at the pinned commit. */
+export async function loadPinnedSpeechProcessor(
+  repo: string,
+  revision: string,
+  family: 'moonshine' | 'whisper',
+  tokenizer: PreTrainedTokenizer,
+): Promise<Processor> {
+  const feature_extractor = await tjs.AutoFeatureExtractor.from_pretrained(repo, { revision });
+  const cls = family === 'whisper' ? tjs.WhisperProcessor : tjs.MoonshineProcessor;
+  return new (cls as unknown as new (config: object, components: object, chatTemplate: null) => Processor)({}, { feature_extractor, tokenizer }, null);
+}

@@ -1,0 +1,29 @@
+/**
+ * Test builds of the extension: the same sources, built with a fixture weights manifest in place of
+ * models/manifest.json (wxt.config.ts reads SIDETALK_WEIGHTS_MANIFEST), so the built extension pins the fixture bytes
+ * the local hub serves. Builds are cached by the manifest's hash: files whose fixtures are identical share one.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { WeightsManifest } from '../../core/weights/manifest';
+
+const BUILDS = resolve('.output/e2e');
+
+export async function buildExtensionFor(manifest: WeightsManifest): Promise<string> {
+  const json = JSON.stringify(manifest, null, 2);
+  const hash = createHash('sha256').update(json).digest('hex').slice(0, 12);
+  const outDir = join(BUILDS, hash);
+  const extensionDir = join(outDir, 'chrome-mv3');
+  if (existsSync(join(extensionDir, 'manifest.json'))) return extensionDir;
+  mkdirSync(outDir, { recursive: true });
+  const manifestFile = join(outDir, 'weights-manifest.json');
+  writeFileSync(manifestFile, json);
+  execFileSync(resolve('node_modules/.bin/wxt'), ['build'], {
+    env: { ...process.env, SIDETALK_WEIGHTS_MANIFEST: manifestFile, SIDETALK_OUT_DIR: outDir },
+    stdio: 'pipe',
+  });
+  if (!existsSync(join(extensionDir, 'manifest.json'))) throw new Error(`the test build for ${hash} produced no extension`);
+  return extensionDir;
+}
