@@ -108,7 +108,7 @@ function chromiumRss(): Record<string, number> {
 
 async function main(): Promise<void> {
   const fixtures = await startFixtureHub();
-  const session = await launchExtension();
+  const session = await launchExtension({ extensionDir: fixtures.extensionDir });
   const panel: Page = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 860 });
   await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);

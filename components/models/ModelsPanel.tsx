@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { createEventReceiver, type Settings } from '../../core/protocol';
-import type { DownloadProgress, ModelBundle, WeightsSnapshot } from '../../core/weights';
+import { defaultDownloadBytes, type DownloadProgress, type ModelBundle, type WeightsSnapshot } from '../../core/weights';
 import { request } from '../ui/runtime';
 import { formatBytes, formatEta, formatSpeed, percent } from './format';
 
@@ -45,12 +45,31 @@ export function ModelsPanel({ catalog, settings, onMirrorSave }: Props) {
   const stateOf = (id: string) => snapshot?.bundles.find((b) => b.id === id);
   const missing = catalog.filter((b) => stateOf(b.id)?.status !== 'complete').map((b) => b.id);
   const usage = snapshot?.bundles.reduce((s, b) => s + b.bytesStored, 0) ?? 0;
+  const defaults = catalog.filter((b) => b.default);
+  const defaultsMissing = defaults.filter((b) => stateOf(b.id)?.status !== 'complete').map((b) => b.id);
+  const defaultBytes = defaultDownloadBytes(catalog);
 
   return (
     <section class="models" aria-labelledby="models-heading" data-testid="models-panel">
       <div class="models-head">
         <h2 id="models-heading">Models</h2>
         <span class="muted">{formatBytes(usage)} stored on this computer</span>
+      </div>
+      <div class="default-set" data-testid="default-set" data-bytes={defaultBytes}>
+        <p>
+          To talk, Sidetalk needs {defaults.map((b) => b.label).join(', ')}:{' '}
+          <strong>{formatBytes(defaultBytes)}</strong> <span class="muted small">({defaultBytes.toLocaleString('en-US')} bytes)</span>, downloaded
+          once and kept on this computer. Licences: {[...new Set(defaults.map((b) => b.license))].join(', ')}.
+        </p>
+        <button
+          type="button"
+          class="button primary"
+          disabled={defaultsMissing.length === 0}
+          onClick={() => run(request('models/download', { bundleIds: defaultsMissing }))}
+          data-testid="download-defaults"
+        >
+          {defaultsMissing.length === 0 ? 'Ready to talk' : `Download what talking needs (${formatBytes(defaultBytes)})`}
+        </button>
       </div>
       <ul class="model-list">
         {catalog.map((bundle) => {
@@ -66,6 +85,7 @@ export function ModelsPanel({ catalog, settings, onMirrorSave }: Props) {
                 <strong>{bundle.label}</strong>
                 <span class="muted small">
                   {bundle.task.toUpperCase()} · {bundle.license}
+                  {bundle.default ? '' : ' · optional'}
                 </span>
               </div>
               <div

@@ -12,8 +12,15 @@ import {
 import { CloneRow } from './CloneRow';
 import { useVoices, voiceLabel } from './useVoices';
 import { ImportVoiceFile } from './VoiceFileActions';
+import { TTS_BUNDLE } from '../../models/registry';
 
 type Busy = { kind: 'preview'; voiceId: string } | { kind: 'clone' } | null;
+
+/** Licence and attribution of a preset voice, from the pinned weights manifest (docs/tts.md). */
+function presetLicence(id: string): { license: string; attribution: string } | null {
+  const f = TTS_BUNDLE.files.find((x) => x.role === `voice.${id}`);
+  return f?.license && f.attribution ? { license: f.license, attribution: f.attribution } : null;
+}
 
 /** Settings → Voices: the bundle's preset voices with a preview, and consent-gated voice cloning. */
 export function VoicesPanel() {
@@ -49,7 +56,7 @@ export function VoicesPanel() {
   return (
     <section class="voices" aria-labelledby="voices-heading" data-testid="voices-panel">
       <h2 id="voices-heading">Voices</h2>
-      <p class="chars-hint">Voice: Kyutai Pocket TTS (CC BY 4.0). Choose a character’s voice in Characters → Edit.</p>
+      <p class="chars-hint">Voice: Kyutai Pocket TTS (CC BY 4.0), ONNX export by KevinAHM. Each built-in voice lists its licence and source recording. Choose a character’s voice in Characters → Edit.</p>
       {!voices.ready && <p class="muted">{voices.message}</p>}
       {voices.presets.length > 0 && (
         <ul class="voice-list" aria-label="Built-in voices">
@@ -57,6 +64,11 @@ export function VoicesPanel() {
             <li class="voice-item" key={v.id} data-testid={`voice-${v.id}`}>
               <span class="chars-name">{voiceLabel(v.name)}</span>
               <span class="chars-tag">built-in</span>
+              {presetLicence(v.id) && (
+                <span class="muted small voice-licence" data-testid={`voice-licence-${v.id}`} title={presetLicence(v.id)?.attribution}>
+                  {presetLicence(v.id)?.license} · {presetLicence(v.id)?.attribution}
+                </span>
+              )}
               <button type="button" class="button" disabled={busy !== null} onClick={() => void preview(v.id)} aria-label={`Preview ${voiceLabel(v.name)}`}>
                 {previewing(v.id) ? 'Playing…' : 'Preview'}
               </button>

@@ -74,7 +74,7 @@ const lastAssistantLine = async () => (await panel.locator('.line.assistant').al
 
 beforeAll(async () => {
   fixtures = await startFixtureHub();
-  session = await launchExtension({ micWav: makeSilenceWav('characters-silence', 5) });
+  session = await launchExtension({ extensionDir: fixtures.extensionDir, micWav: makeSilenceWav('characters-silence', 5) });
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 900 });
   await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);

@@ -28,7 +28,7 @@ beforeAll(async () => {
   fixtures = await startFixtureHub();
   // A long silent tail: the fake mic loops the file, and the repeat would (rightly) barge in on the reply.
   const wav = makeSpeechWav('turn-mic-tail', 'What time is it in Tokyo right now?', 1.5, 20);
-  session = await launchExtension({ micWav: wav });
+  session = await launchExtension({ extensionDir: fixtures.extensionDir, micWav: wav });
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 860 });
   await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);

@@ -5,8 +5,6 @@
  * `destroy()` fires the same `lost` promise as a driver reset; a revoked or unplugged device ends its track with an
  * `ended` event), through `debug/fault`, which the offscreen refuses unless the debug panel is on.
  */
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CDPSession, Page } from 'playwright-core';
 import type { OffscreenStatus, Reply, Settings } from '../../core/protocol';
@@ -14,7 +12,7 @@ import type { WeightsSnapshot } from '../../core/weights';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
 import { VISION_BUNDLE } from '../../models/vision/detector-spec';
 import { makeSpeechWav } from '../fixtures/audio/make-wav';
-import { startFixtureHub, type FixtureHub } from './fixture-hub';
+import { startFixtureHub, transfers, type FixtureHub } from './fixture-hub';
 import { downloadModels, launchExtension, poll, request, sendFromPage, type ExtensionSession } from './harness';
 
 let session: ExtensionSession;
@@ -62,7 +60,7 @@ async function stopServiceWorker(cdp: CDPSession, extensionId: string): Promise<
 beforeAll(async () => {
   fixtures = await startFixtureHub();
   const wav = makeSpeechWav('faults-runtime-mic', 'Hello there.', 1, 30);
-  session = await launchExtension({ micWav: wav });
+  session = await launchExtension({ extensionDir: fixtures.extensionDir, micWav: wav });
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 860 });
   await setSettings({ mirrorBaseUrl: fixtures.hub.url });
@@ -77,10 +75,9 @@ describe('browser faults in the built extension', () => {
   it('the service worker is stopped mid-download: the download goes on (or resumes by byte range) and completes intact', async () => {
     // The largest file of the voice bundle (the preset voices, a few MB), slowed so the stop lands mid-file.
     const bundle = TTS_BUNDLE;
-    const dir = join(fixtures.root, bundle.repo);
-    const files = bundle.files.map((f) => ({ path: f.path, size: statSync(join(dir, f.path)).size }));
+    const files = bundle.files.map((f) => fixtures.file(bundle.id, f.role));
     const big = files.sort((a, b) => b.size - a.size)[0]!;
-    const key = `${bundle.repo}/${big.path}`;
+    const key = big.key;
     fixtures.hub.setFault(key, { kind: 'slow', delayMs: 50, chunkBytes: Math.ceil(big.size / 80) });
     const before = fixtures.hub.log.length;
     try {
@@ -98,7 +95,7 @@ describe('browser faults in the built extension', () => {
     } finally {
       fixtures.hub.setFault(key, null);
     }
-    const gets = fixtures.hub.log.slice(before).filter((e) => e.method === 'GET' && e.path.endsWith(`/${big.path}`));
+    const gets = transfers(fixtures.hub.log.slice(before), big);
     // No byte fetched twice from 0: either one request, or later ones continue with a Range after what was stored.
     const fromZero = gets.filter((e) => e.status === 200);
     expect(fromZero.length, JSON.stringify(gets)).toBeLessThanOrEqual(1);
@@ -106,7 +103,7 @@ describe('browser faults in the built extension', () => {
     const stored = await panel.evaluate(async (url) => {
       const res = await (await caches.open('transformers-cache')).match(url);
       return res ? (await res.arrayBuffer()).byteLength : -1;
-    }, `${fixtures.hub.url}/${bundle.repo}/resolve/main/${big.path}`);
+    }, big.url);
     expect(stored).toBe(big.size);
     // It really was stopped: the worker answering now is a fresh one (module state gone).
     const current = await poll(

@@ -3,15 +3,13 @@
  * one fault and checks what the user sees, and that nothing already there is lost: downloaded files stay, the typed
  * question stays in the transcript, the next turn works.
  */
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
 import type { WeightsSnapshot } from '../../core/weights';
-import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
+import { ASR_BUNDLES, ASR_MODELS, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
 import { startFakeApiServer, type FakeApiServer } from '../fixtures/apis/fake-api-server';
-import { startFixtureHub, type FixtureHub } from './fixture-hub';
+import { startFixtureHub, transfers, type FixtureHub } from './fixture-hub';
 import { contextTypes, launchExtension, poll, sendFromPage, type ExtensionSession } from './harness';
 
 let session: ExtensionSession;
@@ -69,7 +67,8 @@ async function deleteWhisper(): Promise<void> {
 
 /** Files of the whisper fixture that the cache holds (complete entries), by repo path. */
 async function cachedWhisperFiles(): Promise<string[]> {
-  const prefix = `${fixtures.hub.url}/${WHISPER.repo}/resolve/main/`;
+  const config = fixtures.file(WHISPER.id, 'config');
+  const prefix = config.url.slice(0, -config.path.length);
   return panel.evaluate(async (p) => {
     const cache = await caches.open('transformers-cache');
     return (await cache.keys()).map((r) => r.url).filter((u) => u.startsWith(p)).map((u) => u.slice(p.length));
@@ -79,7 +78,7 @@ async function cachedWhisperFiles(): Promise<string[]> {
 beforeAll(async () => {
   fixtures = await startFixtureHub();
   api = await startFakeApiServer();
-  session = await launchExtension();
+  session = await launchExtension({ extensionDir: fixtures.extensionDir });
   panel = await openPanel();
   await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url } }));
   // Tool look-ups go to the local fake API (set before the first tool call: the background builds its clients once).
@@ -103,9 +102,9 @@ afterAll(async () => {
 });
 
 describe('download faults (models panel)', () => {
-  const repoKey = (path: string) => `${WHISPER.repo}/${path}`;
+  const repoKey = (path: string) => `${ASR_MODELS.whisper.repo}/${path}`;
   const encoder = 'onnx/encoder_model.onnx';
-  const decoder = 'onnx/decoder_model_merged_q4.onnx';
+  const decoder = 'onnx/decoder_model_merged.onnx';
 
   it('the hub answers an HTML page instead of a file: a clear alert, the bundle is not marked ready; a retry completes', async () => {
     fixtures.hub.setFault(repoKey('config.json'), { kind: 'html' });
@@ -168,12 +167,13 @@ describe('download faults (models panel)', () => {
     await downloadWhisper();
     await poll(() => modelsState(), (r) => bundleOf(r, WHISPER.id)?.status === 'complete', 60_000, 250);
     // The retry only fetched what was missing: config.json (kept) was not downloaded again.
-    expect(fixtures.hub.log.slice(before).some((e) => e.path.endsWith(`/${WHISPER.repo}/resolve/main/config.json`) && e.method === 'GET')).toBe(false);
+    expect(transfers(fixtures.hub.log.slice(before), fixtures.file(WHISPER.id, 'config'))).toEqual([]);
     await deleteWhisper();
   });
 
   it('the network drops mid-file: the download retries from what it has and completes without a user action', async () => {
-    const size = statSync(join(fixtures.root, WHISPER.repo, decoder)).size;
+    const decoderFile = fixtures.file(WHISPER.id, 'decoder');
+    const size = decoderFile.size;
     const cut = Math.floor(size / 2);
     fixtures.hub.setFault(repoKey(decoder), { kind: 'drop', afterBytes: cut, times: 1 });
     const before = fixtures.hub.log.length;
@@ -183,7 +183,7 @@ describe('download faults (models panel)', () => {
     } finally {
       fixtures.hub.setFault(repoKey(decoder), null);
     }
-    const requests = fixtures.hub.log.slice(before).filter((e) => e.path.endsWith(`/${decoder}`) && e.method === 'GET');
+    const requests = transfers(fixtures.hub.log.slice(before), decoderFile);
     expect(requests[0]).toMatchObject({ fault: 'drop', bytes: cut });
     // The retry asks for the tail after every byte the page received. Chromium sometimes hands a fetch none of a body
     // that ends short of its Content-Length (it errors the stream first); then the retry starts at 0. Byte-exact
@@ -195,7 +195,7 @@ describe('download faults (models panel)', () => {
     const bytes = await panel.evaluate(async (url) => {
       const res = await (await caches.open('transformers-cache')).match(url);
       return res ? (await res.arrayBuffer()).byteLength : -1;
-    }, `${fixtures.hub.url}/${WHISPER.repo}/resolve/main/${decoder}`);
+    }, decoderFile.url);
     expect(bytes).toBe(size);
     expect(await panel.getByTestId('models-error').count()).toBe(0);
   });
@@ -332,7 +332,7 @@ describe('context faults during a conversation', () => {
 
 describe('microphone permission not granted', () => {
   it('the side panel shows the grant notice and the orb is disabled; typing still works', async () => {
-    const noMic = await launchExtension({ autoGrantMedia: false });
+    const noMic = await launchExtension({ extensionDir: fixtures.extensionDir, autoGrantMedia: false });
     try {
       const page = await noMic.openPage('sidepanel.html');
       const notice = page.getByTestId('microphone-notice');

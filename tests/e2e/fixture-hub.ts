@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ASR_MODELS, LLM_MODEL, TTS_BUNDLE } from '../../models/registry';
 import { VISION_MODEL } from '../../models/vision/detector-spec';
-import { startHubServer, type HubFault, type HubServer } from '../fixtures/hub/server';
-import { writeFixtureHub, type FixtureLayoutOptions } from '../fixtures/hub/layout';
+import { startHubServer, type HubFault, type HubLogEntry, type HubServer } from '../fixtures/hub/server';
+import { repoKey, writeFixtureHub, type FixtureLayoutOptions } from '../fixtures/hub/layout';
+import { buildFileUrl } from '../../core/weights/registry';
+import { fileByRole, manifestBundles } from '../../core/weights/manifest';
 import type { WeightsManifest } from '../../core/weights/manifest';
 import { buildExtensionFor } from './fixture-build';
 
@@ -16,7 +18,24 @@ export interface FixtureHub {
   manifest: WeightsManifest;
   /** The extension built with that manifest: pass it to launchExtension. */
   extensionDir: string;
+  /** One pinned file of a bundle: its cache key/URL on this hub, its fault key, its fixture size. */
+  file(bundleId: string, role: string): PinnedFixture;
   close(): Promise<void>;
+}
+
+export interface PinnedFixture {
+  path: string;
+  size: number;
+  /** The resolve URL at the pinned commit on this hub: also the key of the file in Cache Storage. */
+  url: string;
+  /** Key for hub faults and log paths ('org/name/path', or 'spaces/org/name/path'). */
+  key: string;
+}
+
+/** GETs that moved bytes of a file: at the CDN for LFS files (the hub's 302 carries none), at the hub otherwise. */
+export function transfers(log: readonly HubLogEntry[], file: PinnedFixture): HubLogEntry[] {
+  const resolvePath = decodeURIComponent(new URL(file.url).pathname);
+  return log.filter((e) => e.method === 'GET' && e.status !== 302 && (e.path === `/cdn/${file.key}` || decodeURIComponent(e.path) === resolvePath));
 }
 
 /**
@@ -45,6 +64,12 @@ export async function startFixtureHub(
     repos,
     manifest: layout.manifest,
     extensionDir,
+    file(bundleId, role) {
+      const bundle = manifestBundles(layout.manifest).find((b) => b.id === bundleId);
+      if (!bundle) throw new Error(`no bundle ${bundleId}`);
+      const f = fileByRole(bundle, role);
+      return { path: f.path, size: f.size, url: buildFileUrl(f, hub.url), key: `${repoKey(f.repo)}/${f.path}` };
+    },
     async close() {
       await hub.close();
       rmSync(root, { recursive: true, force: true });

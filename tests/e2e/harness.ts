@@ -14,6 +14,8 @@ export interface LaunchOptions {
   cameraY4m?: string;
   /** false to leave media permission at 'prompt' (exercises the grant flow). */
   autoGrantMedia?: boolean;
+  /** A test build (tests/e2e/fixture-build.ts) pinning fixture weights; the product build by default. */
+  extensionDir?: string;
 }
 
 export interface ExtensionSession {
@@ -28,16 +30,17 @@ export interface ExtensionSession {
 
 /** Launches headless Debian Chromium with the built extension, SwiftShader WebGPU and fake media devices. */
 export async function launchExtension(options: LaunchOptions = {}): Promise<ExtensionSession> {
-  if (!existsSync(join(EXTENSION_DIR, 'manifest.json'))) {
-    throw new Error(`No built extension at ${EXTENSION_DIR}: run "npm run build" first.`);
+  const extensionDir = options.extensionDir ?? EXTENSION_DIR;
+  if (!existsSync(join(extensionDir, 'manifest.json'))) {
+    throw new Error(`No built extension at ${extensionDir}: run "npm run build" first.`);
   }
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y --no-install-recommends chromium`);
   }
   const profile = mkdtempSync(join(tmpdir(), 'sidetalk-e2e-'));
   const args = [
-    `--disable-extensions-except=${EXTENSION_DIR}`,
-    `--load-extension=${EXTENSION_DIR}`,
+    `--disable-extensions-except=${extensionDir}`,
+    `--load-extension=${extensionDir}`,
     '--enable-unsafe-webgpu',
     '--use-fake-device-for-media-stream',
     '--no-sandbox',

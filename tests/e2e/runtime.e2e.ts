@@ -17,7 +17,7 @@ afterAll(async () => {
 
 async function open(micWav: string): Promise<{ session: ExtensionSession; panel: Page }> {
   fixtures ??= await startFixtureHub();
-  const session = await launchExtension({ micWav });
+  const session = await launchExtension({ extensionDir: fixtures.extensionDir, micWav });
   sessions.push(session);
   const panel = await session.openPage('sidepanel.html');
   // Opening the panel creates the engine's document; requests to it need it to exist.

@@ -111,7 +111,7 @@ async function sample(turn: number): Promise<Sample> {
 
 beforeAll(async () => {
   fixtures = await startFixtureHub();
-  session = await launchExtension();
+  session = await launchExtension({ extensionDir: fixtures.extensionDir });
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 860 });
   await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);

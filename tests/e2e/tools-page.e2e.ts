@@ -43,7 +43,7 @@ async function lastAssistantLine(after: number): Promise<string> {
 beforeAll(async () => {
   fixtures = await startFixtureHub();
   api = await startFakeApiServer();
-  session = await launchExtension();
+  session = await launchExtension({ extensionDir: fixtures.extensionDir });
   await session.context.route('https://en.wikipedia.org/wiki/Tidal_pool', (route) =>
     route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: ARTICLE }),
   );

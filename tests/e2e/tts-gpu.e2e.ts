@@ -26,7 +26,7 @@ async function start(gpuDecoder: 'sine' | 'nan-late'): Promise<Page> {
   await session?.close();
   await fixtures?.close();
   fixtures = await startFixtureHub(() => ({}), { ttsGpuDecoder: gpuDecoder });
-  session = await launchExtension();
+  session = await launchExtension({ extensionDir: fixtures.extensionDir });
   const panel = await session.openPage('sidepanel.html');
   await downloadModels(panel, fixtures.hub.url, [TTS_BUNDLE.id, TTS_GPU_BUNDLE.id]);
   await listen(panel);

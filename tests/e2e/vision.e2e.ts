@@ -18,7 +18,7 @@ const cameraLive = () =>
 
 beforeAll(async () => {
   fixtures = await startFixtureHub();
-  session = await launchExtension(); // Chromium's fake camera: a moving 640×480 test pattern
+  session = await launchExtension({ extensionDir: fixtures.extensionDir }); // Chromium's fake camera: a moving 640×480 test pattern
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 860 });
   await downloadModels(panel, fixtures.hub.url, MODEL_BUNDLES.filter((b) => b.id !== TTS_GPU_BUNDLE.id).map((b) => b.id)); // the GPU voice has its own e2e (tts-gpu)

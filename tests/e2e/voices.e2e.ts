@@ -72,7 +72,7 @@ let exportedId: string;
 
 beforeAll(async () => {
   fixtures = await startFixtureHub();
-  session = await launchExtension({ micWav: makeSpeechWav('voices-mic', 'This is my own voice, recorded for a clone.', 0.5, 1) });
+  session = await launchExtension({ extensionDir: fixtures.extensionDir, micWav: makeSpeechWav('voices-mic', 'This is my own voice, recorded for a clone.', 0.5, 1) });
   await openPanel();
   await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url } }));
   await sendFromPage(panel, request('models/download', 'background', { bundleIds: [TTS_BUNDLE.id] }));

@@ -1,11 +1,9 @@
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Reply } from '../../core/protocol';
 import type { WeightsSnapshot } from '../../core/weights';
-import { ASR_BUNDLES, MODEL_BUNDLES } from '../../models/registry';
+import { ASR_BUNDLES, LLM_BUNDLE, LLM_MODEL, MODEL_BUNDLES, TTS_BUNDLE } from '../../models/registry';
 import type { HubServer } from '../fixtures/hub/server';
-import { startFixtureHub, type FixtureHub } from './fixture-hub';
+import { startFixtureHub, transfers, type FixtureHub } from './fixture-hub';
 import { launchExtension, poll, screenshotColours, sendFromPage, type ExtensionSession } from './harness';
 
 let session: ExtensionSession;
@@ -18,7 +16,7 @@ beforeAll(async () => {
     [`${repos.llm}/onnx/model_q4.onnx`]: { kind: 'slow', delayMs: 120, chunkBytes: 256, times: 1 },
   }));
   hub = fixtures.hub;
-  session = await launchExtension();
+  session = await launchExtension({ extensionDir: fixtures.extensionDir });
 });
 
 afterAll(async () => {
@@ -61,8 +59,11 @@ describe('model downloads in the built extension', () => {
     await poll(() => llm.getAttribute('data-status'), (s) => s === 'complete');
     await poll(() => panel.getByTestId('download-all').innerText(), (t) => t.includes('All models are ready'));
     // The first, killed transfer of the slow file did not finish; a second request fetched it.
-    const graphRequests = hub.log.filter((e) => e.path.endsWith('/onnx/model_q4.onnx') && e.method === 'GET');
+    const graphRequests = transfers(hub.log, fixtures.file(LLM_BUNDLE.id, 'model'));
     expect(graphRequests.length).toBeGreaterThanOrEqual(2);
+    // LFS files came through the hub's redirect to its CDN on another origin, at the pinned commit only.
+    expect(hub.log.some((e) => e.status === 302)).toBe(true);
+    expect(hub.log.filter((e) => e.path.includes('/resolve/main/'))).toEqual([]);
     await panel.close();
   });
 
@@ -72,14 +73,18 @@ describe('model downloads in the built extension', () => {
       const cache = await caches.open('transformers-cache');
       return (await cache.keys()).map((r) => r.url);
     });
-    const llm = MODEL_BUNDLES[0]!;
-    expect(keys).toContain(`${hub.url}/${llm.repo}/resolve/main/onnx/model_q4.onnx`);
-    expect(keys).toContain(`${hub.url}/${llm.repo}/resolve/main/tokenizer.json`);
+    const graph = fixtures.file(LLM_BUNDLE.id, 'model');
+    expect(graph.url).toMatch(new RegExp(`/resolve/${LLM_MODEL.revision}/onnx/model_q4\\.onnx$`));
+    expect(keys).toContain(graph.url);
+    expect(keys).toContain(fixtures.file(LLM_BUNDLE.id, 'tokenizer').url);
+    // Files of two repos in one bundle (Pocket TTS graphs and Kyutai's voice states), each under its own commit.
+    expect(keys).toContain(fixtures.file(TTS_BUNDLE.id, 'voice.alba').url);
+    expect(keys).toContain(fixtures.file(TTS_BUNDLE.id, 'flow_lm_main.int8').url);
     const size = await page.evaluate(async (url) => {
       const res = await (await caches.open('transformers-cache')).match(url);
       return res ? (await res.arrayBuffer()).byteLength : -1;
-    }, `${hub.url}/${llm.repo}/resolve/main/onnx/model_q4.onnx`);
-    expect(size).toBe(statSync(join(fixtures.root, llm.repo, 'onnx/model_q4.onnx')).size);
+    }, graph.url);
+    expect(size).toBe(graph.size);
     await page.close();
   });
 
