@@ -10,9 +10,12 @@ export function bundleTotalBytes(bundle: ModelBundle, includeOptional = true): n
   return bundle.files.reduce((sum, f) => sum + (f.optional && !includeOptional ? 0 : f.size), 0);
 }
 
-/** Bytes of the bundles with `default: true`: what a new user downloads before the first spoken turn. */
+/**
+ * Bytes of the bundles with `default: true`: what a new user downloads before the first spoken turn. Optional files
+ * count too: they are fetched whenever the server has them.
+ */
 export function defaultDownloadBytes(bundles: readonly ModelBundle[]): number {
-  return bundles.filter((b) => b.default).reduce((s, b) => s + bundleTotalBytes(b, false), 0);
+  return bundles.filter((b) => b.default).reduce((s, b) => s + bundleTotalBytes(b), 0);
 }
 
 /** Validates a user-supplied mirror and returns it normalised without a trailing slash; throws WeightsError. */

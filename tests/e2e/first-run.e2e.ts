@@ -47,7 +47,7 @@ describe('first run on a fresh profile, hub in the real layout', () => {
     await panel.getByTestId('settings-button').click();
     const box = panel.getByTestId('default-set');
     await box.waitFor();
-    const total = defaults().reduce((s, b) => s + bundleTotalBytes(b, false), 0);
+    const total = defaults().reduce((s, b) => s + bundleTotalBytes(b), 0);
     expect(Number(await box.getAttribute('data-bytes'))).toBe(total);
     const text = await box.innerText();
     expect(text).toContain(formatBytes(total));
