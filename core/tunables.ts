@@ -246,6 +246,8 @@ export const weightsTunables = registerTunables(
     speedEmaAlpha: 0.3,
     /** Files up to this size are hashed with WebCrypto in one buffer; larger ones with the streaming hash. */
     webCryptoMaxBytes: 64 * 1024 * 1024,
+    /** A hub listing that has not answered by then is skipped (the downloader still checks every byte). */
+    preflightTimeoutMs: 15000,
   },
   {
     partBytes: { min: 64 * 1024, max: 256 * 1024 * 1024, integer: true },
@@ -254,6 +256,7 @@ export const weightsTunables = registerTunables(
     progressIntervalMs: { min: 0, max: 10000 },
     speedEmaAlpha: { min: 0.01, max: 1 },
     webCryptoMaxBytes: { min: 0, max: 2 * 1024 * 1024 * 1024, integer: true },
+    preflightTimeoutMs: { min: 1000, max: 120000, integer: true },
   },
 );
 

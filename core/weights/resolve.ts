@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { WeightsError } from './errors';
 import { DEFAULT_HUB_URL, treeApiUrl } from './registry';
+import { weightsTunables } from '../tunables';
 import type { BundleFile, ModelBundle } from './types';
 
 const TreeEntrySchema = z.object({
@@ -44,8 +45,11 @@ async function listFolder(url: string, opts: PreflightOptions, where: string): P
   let next: string | null = url;
   for (let page = 0; next && page < MAX_PAGES; page++) {
     let res: Response;
+    // A hanging listing must not hold the download: past the timeout the check is skipped like on a mirror without API.
+    const timeout = AbortSignal.timeout(weightsTunables.preflightTimeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
     try {
-      res = await opts.fetch(next, { signal: opts.signal, cache: 'no-store' });
+      res = await opts.fetch(next, { signal, cache: 'no-store' });
     } catch {
       if (opts.signal?.aborted) throw new WeightsError('aborted', 'preflight aborted');
       return null;
@@ -58,6 +62,7 @@ async function listFolder(url: string, opts: PreflightOptions, where: string): P
       return null;
     }
     const parsed = z.array(TreeEntrySchema).safeParse(await res.json().catch(() => null));
+    if (opts.signal?.aborted) throw new WeightsError('aborted', 'preflight aborted');
     if (!parsed.success) return null;
     for (const e of parsed.data) if (e.type === 'file') out.set(e.path, e);
     const link = nextLink(res.headers.get('link'));

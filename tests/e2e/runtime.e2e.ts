@@ -56,5 +56,5 @@ describe('speech runtimes in the built extension', () => {
     for (const name of ['speech-start', 'asr-done', 'llm-start', 'first-speak', 'reply-done']) expect(names).toContain(name);
     await panel.getByTestId('orb').click();
     expect(session.errors).toEqual([]);
-  });
+  }, 240_000); // every bundle downloads, then Whisper and the LLM load and run on WASM on 2 shared cores
 });

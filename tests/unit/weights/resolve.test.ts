@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { preflightBundle, WeightsError, type BundleFile, type HubRepo, type ModelBundle } from '../../../core/weights';
 import { startHubServer, type HubServer } from '../../fixtures/hub/server';
+import { weightsTunables } from '../../../core/tunables';
 
 const COMMIT = '58a6d00cf13d239b6748cb0769f35c580a8f606c';
 const SPACE_COMMIT = 'd0c0c79b7712256a32d691c67f20b8ae2e020d00';
@@ -85,6 +86,23 @@ describe('preflightBundle: the hub listing at the pinned commits against the man
     expect(err.code).toBe('not_found');
     expect(err.message).toMatch(/pinned commit of org\/model@58a6d00 is not on this server/);
     expect(server.log.map((e) => e.status)).toEqual([404]);
+  });
+
+  it('skips a listing that hangs after the preflight timeout, rather than holding the download', async () => {
+    server = await startHubServer({ files: files() });
+    const before = weightsTunables.preflightTimeoutMs;
+    weightsTunables.preflightTimeoutMs = 1000;
+    const hanging: typeof fetch = (input, init) =>
+      String(input).includes('/api/')
+        ? new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(new DOMException('timeout', 'TimeoutError'))))
+        : fetch(input, init);
+    try {
+      const t0 = Date.now();
+      await preflightBundle(bundle({ graph: { size: 1 } }), { fetch: hanging, baseUrl: server.url });
+      expect(Date.now() - t0).toBeLessThan(10_000);
+    } finally {
+      weightsTunables.preflightTimeoutMs = before;
+    }
   });
 
   it('skips the check on a mirror without the tree API', async () => {
