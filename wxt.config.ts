@@ -9,8 +9,14 @@ import { readFileSync } from 'node:fs';
  * model that ships in @ricky0123/vad-web.
  */
 const RUNTIME_FILES: { from: string; to: string }[] = [
-  { from: 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.mjs', to: 'ort/ort-wasm-simd-threaded.asyncify.mjs' },
-  { from: 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm', to: 'ort/ort-wasm-simd-threaded.asyncify.wasm' },
+  {
+    from: 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.mjs',
+    to: 'ort/ort-wasm-simd-threaded.asyncify.mjs',
+  },
+  {
+    from: 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm',
+    to: 'ort/ort-wasm-simd-threaded.asyncify.wasm',
+  },
   { from: 'node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx', to: 'vad/silero_vad_v5.onnx' },
 ];
 

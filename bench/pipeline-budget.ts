@@ -40,7 +40,13 @@ function q(s: unknown, which: 'median' | 'p90'): number {
 }
 
 function asrLatency(r: Result, which: 'median' | 'p90'): number {
-  const per = r.metrics.perLength as { seconds: number; encoderMs: Stats; decoderStepMs: Stats; decoderTokens: number; decoderFirstStepMs: number }[];
+  const per = r.metrics.perLength as {
+    seconds: number;
+    encoderMs: Stats;
+    decoderStepMs: Stats;
+    decoderTokens: number;
+    decoderFirstStepMs: number;
+  }[];
   const p = per.reduce((a, b) => (Math.abs(b.seconds - ASR_SECONDS) < Math.abs(a.seconds - ASR_SECONDS) ? b : a));
   const scale = ASR_SECONDS / p.seconds;
   const tokens = Math.ceil(ASR_SECONDS * 4) + 1;
@@ -48,8 +54,12 @@ function asrLatency(r: Result, which: 'median' | 'p90'): number {
 }
 
 function llm(r: Result, which: 'median' | 'p90', ctx = LLM_CONTEXT): { first: number; token: number } {
-  const cached = (r.metrics.ttftCachedPrefix as Record<string, Stats>)[ctx] ?? Object.values(r.metrics.ttftCachedPrefix as Record<string, Stats>)[0]!;
-  const dec = (r.metrics.decode as Record<string, { msPerToken: Stats }>)[ctx] ?? Object.values(r.metrics.decode as Record<string, { msPerToken: Stats }>)[0]!;
+  const cached =
+    (r.metrics.ttftCachedPrefix as Record<string, Stats>)[ctx] ??
+    Object.values(r.metrics.ttftCachedPrefix as Record<string, Stats>)[0]!;
+  const dec =
+    (r.metrics.decode as Record<string, { msPerToken: Stats }>)[ctx] ??
+    Object.values(r.metrics.decode as Record<string, { msPerToken: Stats }>)[0]!;
   return { first: Math.round(q(cached, which)), token: Math.round(q(dec.msPerToken, which)) };
 }
 
@@ -83,14 +93,39 @@ export function profiles(doc: StagesDoc): Profile[] {
     const encBytes = bytesOf(a, ['moonshine_encoder']);
     const decBytes = (a.graphs.find((g) => g.name.startsWith('moonshine_decoder'))?.weightBytes ?? 0) - 32768 * 416 * 4; // minus the embedding table
     out.push({
-      name, what, p50: lat('median'), p90: lat('p90'),
-      bytes: { asr: encBytes + asrTokens * decBytes, llmPass: decodeBytes, tts: bytesOf(t, ['flow_lm_main', 'flow_lm_flow', 'mimi_decoder']) },
+      name,
+      what,
+      p50: lat('median'),
+      p90: lat('p90'),
+      bytes: {
+        asr: encBytes + asrTokens * decBytes,
+        llmPass: decodeBytes,
+        tts: bytesOf(t, ['flow_lm_main', 'flow_lm_flow', 'mimi_decoder']),
+      },
     });
   };
   mk('as built (H200)', 'ASR + LLM on WebGPU, Pocket TTS on WASM int8, 1 thread (the default)', asrGpu, llmGpu, ttsWasm);
-  mk('TTS on WebGPU, GPU-resident states (H200)', 'ASR + LLM + TTS on WebGPU; TTS states kept as GPU buffers', asrGpu, llmGpu, ttsGpu);
-  mk('TTS on WebGPU, CPU states (H200)', 'TTS on WebGPU with states read back every step (the runtime today, if the self-test picks WebGPU)', asrGpu, llmGpu, ttsGpuCpuStates);
-  mk('all WASM (H200 host CPU)', 'WebGPU unavailable: ASR 4 threads, LLM 8 threads, TTS int8 1 thread', asrWasm, llmWasm, ttsWasm);
+  mk(
+    'TTS on WebGPU, GPU-resident states (H200)',
+    'ASR + LLM + TTS on WebGPU; TTS states kept as GPU buffers',
+    asrGpu,
+    llmGpu,
+    ttsGpu,
+  );
+  mk(
+    'TTS on WebGPU, CPU states (H200)',
+    'TTS on WebGPU with states read back every step (the runtime today, if the self-test picks WebGPU)',
+    asrGpu,
+    llmGpu,
+    ttsGpuCpuStates,
+  );
+  mk(
+    'all WASM (H200 host CPU)',
+    'WebGPU unavailable: ASR 4 threads, LLM 8 threads, TTS int8 1 thread',
+    asrWasm,
+    llmWasm,
+    ttsWasm,
+  );
   return out;
 }
 
@@ -101,7 +136,11 @@ interface Turn {
   eosToFirstAudioMs: number | null;
 }
 
-async function runProfile(vad: Awaited<ReturnType<typeof loadSilero>>, latency: StageLatency, speculateModes: boolean[]): Promise<Turn[]> {
+async function runProfile(
+  vad: Awaited<ReturnType<typeof loadSilero>>,
+  latency: StageLatency,
+  speculateModes: boolean[],
+): Promise<Turn[]> {
   const turns: Turn[] = [];
   for (const speculate of speculateModes) {
     for (const [name, input] of Object.entries(scenarios())) {
@@ -113,7 +152,12 @@ async function runProfile(vad: Awaited<ReturnType<typeof loadSilero>>, latency: 
       const eos = r.marks('end-of-speech').find((m) => m.turnId === firstSpeak?.turnId) ?? r.marks('end-of-speech')[0];
       const endpoint = r.marks('endpoint').find((m) => m.turnId === eos?.turnId);
       const audio = r.marks('playback-started').find((m) => m.turnId === eos?.turnId);
-      turns.push({ scenario: name, speculate, endpointMs: eos && endpoint ? endpoint.at - eos.at : null, eosToFirstAudioMs: eos && audio ? audio.at - eos.at : null });
+      turns.push({
+        scenario: name,
+        speculate,
+        endpointMs: eos && endpoint ? endpoint.at - eos.at : null,
+        eosToFirstAudioMs: eos && audio ? audio.at - eos.at : null,
+      });
     }
   }
   return turns;
@@ -125,7 +169,12 @@ function pct(xs: number[], p: number): number {
 }
 
 export const PEERS = [
-  { who: 'jax-realtime (browser, jax-js WebGPU, Apple silicon), current chunking', p50: '1324–1585', p90: 'P95 1546–2319', source: 'duplex-conversation.md §13' },
+  {
+    who: 'jax-realtime (browser, jax-js WebGPU, Apple silicon), current chunking',
+    p50: '1324–1585',
+    p90: 'P95 1546–2319',
+    source: 'duplex-conversation.md §13',
+  },
   { who: 'jax-realtime, best build (cycle 19)', p50: '1335', p90: 'P95 1495', source: 'duplex-conversation.md §13' },
   { who: 'Pipecat fully local, M-series Mac (voice-to-voice)', p50: '< 800', p90: '–', source: 'models.md §4' },
   { who: 'Target budget in models.md §4 (incl. endpoint)', p50: '650–850', p90: '–', source: 'models.md §4' },
@@ -133,7 +182,9 @@ export const PEERS = [
 
 function latestResults(): string {
   const dir = resolve(process.cwd(), 'bench/results');
-  const files = readdirSync(dir).filter((f) => /-h200\.json$/.test(f)).sort();
+  const files = readdirSync(dir)
+    .filter((f) => /-h200\.json$/.test(f))
+    .sort();
   if (!files.length) throw new Error('no bench/results/*-h200.json; pass --stages <file>');
   return resolve(dir, files[files.length - 1]!);
 }
@@ -149,7 +200,8 @@ async function main(): Promise<void> {
   for (const p of profiles(doc)) {
     const t50 = await runProfile(vad, p.p50, speculateModes);
     const t90 = await runProfile(vad, p.p90, speculateModes);
-    const summarize = (ts: Turn[], spec: boolean) => ts.filter((t) => t.speculate === spec && t.eosToFirstAudioMs !== null).map((t) => t.eosToFirstAudioMs!);
+    const summarize = (ts: Turn[], spec: boolean) =>
+      ts.filter((t) => t.speculate === spec && t.eosToFirstAudioMs !== null).map((t) => t.eosToFirstAudioMs!);
     const endpoint = t50.filter((t) => t.endpointMs !== null).map((t) => t.endpointMs!);
     const floor = (bw: number) => {
       // After the endpoint: ASR + one LLM pass (prefill of the cached turn) + first-clause tokens + one TTS frame,
@@ -176,7 +228,17 @@ async function main(): Promise<void> {
     }
   }
   await vad.release();
-  const result = { stagesFile: file, stagesDate: doc.meta.date, machine: doc.meta.host, adapter: (doc.meta.adapter as { description?: string } | null)?.description ?? null, tunables: snapshotTunables().engine, asrUtteranceSeconds: ASR_SECONDS, llmContext: Number(LLM_CONTEXT), rows, peers: PEERS };
+  const result = {
+    stagesFile: file,
+    stagesDate: doc.meta.date,
+    machine: doc.meta.host,
+    adapter: (doc.meta.adapter as { description?: string } | null)?.description ?? null,
+    tunables: snapshotTunables().engine,
+    asrUtteranceSeconds: ASR_SECONDS,
+    llmContext: Number(LLM_CONTEXT),
+    rows,
+    peers: PEERS,
+  };
   const json = JSON.stringify(result, null, 2);
   const md = renderBudget(result.rows as unknown as BudgetRow[]);
   const out = at('--out');
@@ -202,13 +264,19 @@ interface BudgetRow {
 
 export function renderBudget(rows: BudgetRow[]): string {
   const L: string[] = [];
-  L.push('End of speech → first audio (simulated clock, real VAD + engine policy, measured stage times). p50 = median over the scenarios with p50 stage times; p90 = 90th percentile over the scenarios with p90 stage times. Floor = endpoint wait + every stage reading its weights once at the given bandwidth.');
+  L.push(
+    'End of speech → first audio (simulated clock, real VAD + engine policy, measured stage times). p50 = median over the scenarios with p50 stage times; p90 = 90th percentile over the scenarios with p90 stage times. Floor = endpoint wait + every stage reading its weights once at the given bandwidth.',
+  );
   L.push('');
-  L.push('| profile | speculate | ASR / LLM first token / LLM ms per token / TTS first audio (p50, ms) | endpoint wait (ms) | **EoS → first audio p50 (ms)** | p90 (ms) | floor @ 4.8 TB/s | floor @ 273 GB/s | floor @ 100 GB/s |');
+  L.push(
+    '| profile | speculate | ASR / LLM first token / LLM ms per token / TTS first audio (p50, ms) | endpoint wait (ms) | **EoS → first audio p50 (ms)** | p90 (ms) | floor @ 4.8 TB/s | floor @ 273 GB/s | floor @ 100 GB/s |',
+  );
   L.push('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const s = r.stageP50;
-    L.push(`| ${r.profile} | ${r.speculate} | ${s.asrMs} / ${s.llmFirstTokenMs} / ${s.llmTokenMs} / ${s.ttsMs} | ${r.endpointMsP50} | **${r.eosToFirstAudioP50}** | ${r.eosToFirstAudioP90} | ${r.floorH200Ms} | ${r.floor273GBsMs} | ${r.floor100GBsMs} |`);
+    L.push(
+      `| ${r.profile} | ${r.speculate} | ${s.asrMs} / ${s.llmFirstTokenMs} / ${s.llmTokenMs} / ${s.ttsMs} | ${r.endpointMsP50} | **${r.eosToFirstAudioP50}** | ${r.eosToFirstAudioP90} | ${r.floorH200Ms} | ${r.floor273GBsMs} | ${r.floor100GBsMs} |`,
+    );
   }
   L.push('');
   L.push('| peer | p50 (ms) | p90/P95 (ms) | source |');

@@ -58,5 +58,9 @@ export async function loadPinnedSpeechProcessor(
 ): Promise<Processor> {
   const feature_extractor = await tjs.AutoFeatureExtractor.from_pretrained(repo, { revision });
   const cls = family === 'whisper' ? tjs.WhisperProcessor : tjs.MoonshineProcessor;
-  return new (cls as unknown as new (config: object, components: object, chatTemplate: null) => Processor)({}, { feature_extractor, tokenizer }, null);
+  return new (cls as unknown as new (config: object, components: object, chatTemplate: null) => Processor)(
+    {},
+    { feature_extractor, tokenizer },
+    null,
+  );
 }

@@ -41,7 +41,9 @@ export function dtypeSuffix(dtype: string): string {
 /** The one repo (and pinned commit) a transformers.js bundle is loaded from. */
 function singleRepo(bundle: ModelBundle): { repo: string; revision: string } {
   const first = bundle.files[0]!;
-  if (bundle.files.some((f) => f.repo.id !== first.repo.id || f.repo.revision !== first.repo.revision || f.repo.type !== 'model')) {
+  if (
+    bundle.files.some((f) => f.repo.id !== first.repo.id || f.repo.revision !== first.repo.revision || f.repo.type !== 'model')
+  ) {
     throw new Error(`bundle ${bundle.id} must come from one model repo for transformers.js`);
   }
   return { repo: first.repo.id, revision: first.repo.revision };

@@ -28,27 +28,44 @@ function png(size, pixel) {
     raw[y * (size * 4 + 1)] = 0;
     for (let x = 0; x < size; x++) {
       // 4×4 supersampling for smooth edges at 16 px
-      let r = 0, g = 0, b = 0, a = 0;
-      for (let sy = 0; sy < 4; sy++) for (let sx = 0; sx < 4; sx++) {
-        const [pr, pg, pb, pa] = pixel((x + (sx + 0.5) / 4) / size, (y + (sy + 0.5) / 4) / size);
-        r += pr * pa; g += pg * pa; b += pb * pa; a += pa;
-      }
+      let r = 0,
+        g = 0,
+        b = 0,
+        a = 0;
+      for (let sy = 0; sy < 4; sy++)
+        for (let sx = 0; sx < 4; sx++) {
+          const [pr, pg, pb, pa] = pixel((x + (sx + 0.5) / 4) / size, (y + (sy + 0.5) / 4) / size);
+          r += pr * pa;
+          g += pg * pa;
+          b += pb * pa;
+          a += pa;
+        }
       const o = y * (size * 4 + 1) + 1 + x * 4;
-      raw[o] = a ? r / a : 0; raw[o + 1] = a ? g / a : 0; raw[o + 2] = a ? b / a : 0; raw[o + 3] = (a / 16) * 255;
+      raw[o] = a ? r / a : 0;
+      raw[o + 1] = a ? g / a : 0;
+      raw[o + 2] = a ? b / a : 0;
+      raw[o + 3] = (a / 16) * 255;
     }
   }
   const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(size, 0); ihdr.writeUInt32BE(size, 4);
-  ihdr[8] = 8; ihdr[9] = 6; ihdr[10] = 0; ihdr[11] = 0; ihdr[12] = 0;
+  ihdr.writeUInt32BE(size, 0);
+  ihdr.writeUInt32BE(size, 4);
+  ihdr[8] = 8;
+  ihdr[9] = 6;
+  ihdr[10] = 0;
+  ihdr[11] = 0;
+  ihdr[12] = 0;
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0)),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
   ]);
 }
 
 function icon(u, v) {
   const inBubble = (u - 0.5) ** 2 / 0.42 ** 2 + (v - 0.46) ** 2 / 0.36 ** 2 <= 1;
-  const inTail = v > 0.7 && v < 0.95 && u > 0.22 && u < 0.42 && (u - 0.22) < (0.95 - v) * 0.9;
+  const inTail = v > 0.7 && v < 0.95 && u > 0.22 && u < 0.42 && u - 0.22 < (0.95 - v) * 0.9;
   if (!inBubble && !inTail) return [0, 0, 0, 0];
   const eye = (cx) => (u - cx) ** 2 + (v - 0.42) ** 2 < 0.055 ** 2;
   const smileR = Math.hypot(u - 0.5, v - 0.46);

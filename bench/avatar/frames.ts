@@ -100,7 +100,12 @@ async function main(): Promise<void> {
   try {
     const panel = await session.openPage('sidepanel.html');
     await panel.setViewportSize({ width: 420, height: 860 });
-    await poll(() => panel.locator('.sidetalk-avatar').getAttribute('data-status'), (s) => s === 'ready', 90_000, 250);
+    await poll(
+      () => panel.locator('.sidetalk-avatar').getAttribute('data-status'),
+      (s) => s === 'ready',
+      90_000,
+      250,
+    );
     await panel.waitForTimeout(1500);
     await startProbe(panel);
     await panel.waitForTimeout(4000);
@@ -109,37 +114,66 @@ async function main(): Promise<void> {
     let turn = 8000;
     for (const speedup of [2, 0.8]) {
       for (const text of SENTENCES) {
-        const pcm = Array.from(resample(new Float32Array([...silence(200), ...speech(text, { wordsPerMinute: 160 }), ...silence(200)]), SAMPLE_RATE, 24000));
+        const pcm = Array.from(
+          resample(
+            new Float32Array([...silence(200), ...speech(text, { wordsPerMinute: 160 }), ...silence(200)]),
+            SAMPLE_RATE,
+            24000,
+          ),
+        );
         await startProbe(panel);
         await playUtterance(panel, pcm, text, String(++turn), speedup);
-        const snap: AvatarProbeSnapshot = await poll(() => probeSnapshot(panel), (s) => {
-          const last = s.frames.at(-1);
-          return !!last && !last.speaking && s.events.some((e) => e.name === 'ended');
-        }, 30_000, 200);
+        const snap: AvatarProbeSnapshot = await poll(
+          () => probeSnapshot(panel),
+          (s) => {
+            const last = s.frames.at(-1);
+            return !!last && !last.speaking && s.events.some((e) => e.name === 'ended');
+          },
+          30_000,
+          200,
+        );
         const speaking = snap.frames.filter((f) => f.speaking);
         const lag = lipLag(snap.frames);
         const outMs = (snap.baseLatency + snap.outputLatency) * 1000;
         runs.push({
-          text: text.slice(0, 32), speedup, audioMs: Math.round((pcm.length / 24000) * 1000), speaking: frameStats(speaking),
-          mouthChangesPerSec: changesPerSecond(snap.frames), lipLagAtAnalyserMs: lag.lagMs, correlation: lag.r,
-          outputLatencyMs: r2(outMs), lipToHeardAudioMs: Math.round(lag.lagMs - outMs),
+          text: text.slice(0, 32),
+          speedup,
+          audioMs: Math.round((pcm.length / 24000) * 1000),
+          speaking: frameStats(speaking),
+          mouthChangesPerSec: changesPerSecond(snap.frames),
+          lipLagAtAnalyserMs: lag.lagMs,
+          correlation: lag.r,
+          outputLatencyMs: r2(outMs),
+          lipToHeardAudioMs: Math.round(lag.lagMs - outMs),
         });
       }
     }
     const speak = runs.map((r) => r.speaking as ReturnType<typeof frameStats>);
     const result = {
-      bench: 'avatar-frames', chromium: await panel.evaluate(() => navigator.userAgent), idle, runs,
-      ratio: { speakingOverIdleP50: r2(mean(speak.map((s) => s.p50)) / idle.p50), speakingOverIdleMean: r2(mean(speak.map((s) => s.mean)) / idle.mean) },
+      bench: 'avatar-frames',
+      chromium: await panel.evaluate(() => navigator.userAgent),
+      idle,
+      runs,
+      ratio: {
+        speakingOverIdleP50: r2(mean(speak.map((s) => s.p50)) / idle.p50),
+        speakingOverIdleMean: r2(mean(speak.map((s) => s.mean)) / idle.mean),
+      },
     };
     mkdirSync('bench/out', { recursive: true });
     writeFileSync('bench/out/avatar-frames.json', JSON.stringify(result, null, 2));
     console.log(JSON.stringify(result));
     console.log(`\nidle: ${idle.fps} fps, frame ${idle.p50} ms p50 / ${idle.p90} ms p90`);
-    console.log(`speaking/idle frame time: ${result.ratio.speakingOverIdleP50}× (p50), ${result.ratio.speakingOverIdleMean}× (mean)\n`);
-    console.log('| sentence | TTS pace | fps | frame p50/p90 ms | mouth changes/s | lip − analyser ms (r) | lip − heard ms |\n|---|---|---|---|---|---|---|');
+    console.log(
+      `speaking/idle frame time: ${result.ratio.speakingOverIdleP50}× (p50), ${result.ratio.speakingOverIdleMean}× (mean)\n`,
+    );
+    console.log(
+      '| sentence | TTS pace | fps | frame p50/p90 ms | mouth changes/s | lip − analyser ms (r) | lip − heard ms |\n|---|---|---|---|---|---|---|',
+    );
     for (const r of runs) {
       const s = r.speaking as ReturnType<typeof frameStats>;
-      console.log(`| ${r.text}… | ${r.speedup}× real time | ${s.fps} | ${s.p50}/${s.p90} | ${r.mouthChangesPerSec} | ${r.lipLagAtAnalyserMs} (${r.correlation}) | ${r.lipToHeardAudioMs} |`);
+      console.log(
+        `| ${r.text}… | ${r.speedup}× real time | ${s.fps} | ${s.p50}/${s.p90} | ${r.mouthChangesPerSec} | ${r.lipLagAtAnalyserMs} (${r.correlation}) | ${r.lipToHeardAudioMs} |`,
+      );
     }
   } finally {
     await session.close();

@@ -5,7 +5,13 @@
  *
  * Run: npx jiti bench/engine/scenarios.ts
  */
-import { DEFAULT_LATENCY, loadSilero, runScenario, type ScenarioInput, type ScenarioResult } from '../../tests/fixtures/audio/conversation-sim';
+import {
+  DEFAULT_LATENCY,
+  loadSilero,
+  runScenario,
+  type ScenarioInput,
+  type ScenarioResult,
+} from '../../tests/fixtures/audio/conversation-sim';
 import { TrackBuilder } from '../../tests/fixtures/audio/make-audio';
 import { snapshotTunables } from '../../core/tunables';
 
@@ -16,16 +22,46 @@ const STORY =
 export function scenarios(): Record<string, ScenarioInput> {
   const plain = new TrackBuilder().pause(600).say('What is the capital of France?').pause(300);
   const question = new TrackBuilder().pause(500).say('How far away is the moon from the earth?').pause(300);
-  const midThought = new TrackBuilder().pause(500).say('I want to plan a trip and').pause(900).say('maybe visit Lisbon in May.').pause(200);
+  const midThought = new TrackBuilder()
+    .pause(500)
+    .say('I want to plan a trip and')
+    .pause(900)
+    .say('maybe visit Lisbon in May.')
+    .pause(200);
   const merge = new TrackBuilder().pause(500).say('Tell me about Lisbon.').pause(620).say('And its old trams.').pause(200);
-  const barge = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.').pause(3200).say('Stop, wait a second.').pause(200);
+  const barge = new TrackBuilder()
+    .pause(500)
+    .say('Tell me a long story about a dragon.')
+    .pause(3200)
+    .say('Stop, wait a second.')
+    .pause(200);
   const reply = (text: string) => () => text;
   return {
-    plain: { user: plain.build(), segments: plain.segments, echoGain: 0.2, reply: reply('The capital of France is Paris. It sits on the Seine.') },
-    question: { user: question.build(), segments: question.segments, echoGain: 0.2, reply: reply('About three hundred and eighty thousand kilometres, on average.') },
+    plain: {
+      user: plain.build(),
+      segments: plain.segments,
+      echoGain: 0.2,
+      reply: reply('The capital of France is Paris. It sits on the Seine.'),
+    },
+    question: {
+      user: question.build(),
+      segments: question.segments,
+      echoGain: 0.2,
+      reply: reply('About three hundred and eighty thousand kilometres, on average.'),
+    },
     'mid-thought': { user: midThought.build(), segments: midThought.segments, reply: reply('Lisbon in May is a great idea.') },
-    merge: { user: merge.build(), segments: merge.segments, latency: { llmFirstTokenMs: 450 }, reply: reply('Lisbon trams are famous. Line 28 is the classic.') },
-    'barge-in': { user: barge.build(), segments: barge.segments, echoGain: 0.3, reply: (t) => (t.text.includes('dragon') ? STORY : 'Okay.') },
+    merge: {
+      user: merge.build(),
+      segments: merge.segments,
+      latency: { llmFirstTokenMs: 450 },
+      reply: reply('Lisbon trams are famous. Line 28 is the classic.'),
+    },
+    'barge-in': {
+      user: barge.build(),
+      segments: barge.segments,
+      echoGain: 0.3,
+      reply: (t) => (t.text.includes('dragon') ? STORY : 'Okay.'),
+    },
   };
 }
 
@@ -70,10 +106,14 @@ async function main(): Promise<void> {
   await vad.release();
   const cell = (v: number | boolean | string | null) => (v === null ? '–' : String(v));
   console.log(JSON.stringify({ stageLatencyMs: DEFAULT_LATENCY, tunables: snapshotTunables().engine, rows }, null, 2));
-  console.log('\n| scenario | speculate | turns | endpoint (ms) | end of speech → first speak() (ms) | barge onset → abort (ms) | merges | discarded speculations |');
+  console.log(
+    '\n| scenario | speculate | turns | endpoint (ms) | end of speech → first speak() (ms) | barge onset → abort (ms) | merges | discarded speculations |',
+  );
   console.log('|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
-    console.log(`| ${r.scenario} | ${r.speculate} | ${r.turns} | ${cell(r.endpointMs)} | ${cell(r.eosToFirstSpeakMs)} | ${cell(r.bargeOnsetToAbortMs)} | ${r.merges} | ${r.discardedSpeculations} |`);
+    console.log(
+      `| ${r.scenario} | ${r.speculate} | ${r.turns} | ${cell(r.endpointMs)} | ${cell(r.eosToFirstSpeakMs)} | ${cell(r.bargeOnsetToAbortMs)} | ${r.merges} | ${r.discardedSpeculations} |`,
+    );
   }
 }
 

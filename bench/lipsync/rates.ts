@@ -40,7 +40,17 @@ const rows = SENTENCES.map((text, i) => {
     endOffsetMs: Math.round(lastEnd - voiced.end),
   };
 });
-const mean = (k: 'changesPerSecond' | 'onsetOffsetMs' | 'endOffsetMs') => +(rows.reduce((s, r) => s + r[k], 0) / rows.length).toFixed(2);
-console.log(JSON.stringify({ bench: 'lipsync-rates', rows, mean: { changesPerSecond: mean('changesPerSecond'), onsetOffsetMs: mean('onsetOffsetMs'), endOffsetMs: mean('endOffsetMs') } }));
-console.log('\n| sentence | audio ms | mouth changes/s | first shape − voice onset (ms) | last shape end − voice end (ms) |\n|---|---|---|---|---|');
-for (const r of rows) console.log(`| ${r.text.slice(0, 40)}… | ${r.audioMs} | ${r.changesPerSecond} | ${r.onsetOffsetMs} | ${r.endOffsetMs} |`);
+const mean = (k: 'changesPerSecond' | 'onsetOffsetMs' | 'endOffsetMs') =>
+  +(rows.reduce((s, r) => s + r[k], 0) / rows.length).toFixed(2);
+console.log(
+  JSON.stringify({
+    bench: 'lipsync-rates',
+    rows,
+    mean: { changesPerSecond: mean('changesPerSecond'), onsetOffsetMs: mean('onsetOffsetMs'), endOffsetMs: mean('endOffsetMs') },
+  }),
+);
+console.log(
+  '\n| sentence | audio ms | mouth changes/s | first shape − voice onset (ms) | last shape end − voice end (ms) |\n|---|---|---|---|---|',
+);
+for (const r of rows)
+  console.log(`| ${r.text.slice(0, 40)}… | ${r.audioMs} | ${r.changesPerSecond} | ${r.onsetOffsetMs} | ${r.endOffsetMs} |`);

@@ -37,11 +37,19 @@ class TargetProxy {
   readonly workers = new Map<string, string>(); // sessionId → url
 
   constructor(private readonly cdp: CDPSession) {
-    cdp.on('Target.receivedMessageFromTarget', (e: { sessionId: string; message: string }) => this.onMessage(e.sessionId, e.message));
+    cdp.on('Target.receivedMessageFromTarget', (e: { sessionId: string; message: string }) =>
+      this.onMessage(e.sessionId, e.message),
+    );
   }
 
   private onMessage(sessionId: string, raw: string): void {
-    const msg = JSON.parse(raw) as { id?: number; result?: unknown; error?: unknown; method?: string; params?: { sessionId: string; message: string; targetInfo?: { type: string; url: string } } };
+    const msg = JSON.parse(raw) as {
+      id?: number;
+      result?: unknown;
+      error?: unknown;
+      method?: string;
+      params?: { sessionId: string; message: string; targetInfo?: { type: string; url: string } };
+    };
     if (msg.id !== undefined) {
       this.waiting.get(msg.id)?.(msg.error ? null : msg.result);
       this.waiting.delete(msg.id);
@@ -59,14 +67,20 @@ class TargetProxy {
     let message = JSON.stringify({ id, method, params });
     // Wrap for every nested hop: the innermost session receives the command.
     for (let i = parts.length - 1; i >= 1; i--) {
-      message = JSON.stringify({ id: this.nextId++, method: 'Target.sendMessageToTarget', params: { sessionId: parts[i], message } });
+      message = JSON.stringify({
+        id: this.nextId++,
+        method: 'Target.sendMessageToTarget',
+        params: { sessionId: parts[i], message },
+      });
     }
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
       setTimeout(() => {
         if (this.waiting.delete(id)) resolve(null);
       }, 10_000);
-      void this.cdp.send('Target.sendMessageToTarget' as never, { sessionId: parts[0], message } as never).catch(() => resolve(null));
+      void this.cdp
+        .send('Target.sendMessageToTarget' as never, { sessionId: parts[0], message } as never)
+        .catch(() => resolve(null));
     });
   }
 }
@@ -84,9 +98,14 @@ function chromiumRss(): Record<string, number> {
     }
   }
   const ours = new Set<number>([process.pid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
-    for (const [pid, ppid] of parent) if (!ours.has(pid) && ours.has(ppid)) (ours.add(pid), (grew = true));
+    for (const [pid, ppid] of parent) {
+      if (!ours.has(pid) && ours.has(ppid)) {
+        ours.add(pid);
+        grew = true;
+      }
+    }
   }
   ours.delete(process.pid);
   const out: Record<string, number> = {};
@@ -121,10 +140,15 @@ async function main(): Promise<void> {
 
   /** Attaches to the offscreen document and (auto-attach) its workers; returns the document's session id. */
   async function attachOffscreen(): Promise<string | null> {
-    const { targetInfos } = (await cdp.send('Target.getTargets' as never)) as { targetInfos: { targetId: string; type: string; url: string }[] };
+    const { targetInfos } = (await cdp.send('Target.getTargets' as never)) as {
+      targetInfos: { targetId: string; type: string; url: string }[];
+    };
     const doc = targetInfos.find((t) => t.url.endsWith('/offscreen.html'));
     if (!doc) return null;
-    const { sessionId } = (await cdp.send('Target.attachToTarget' as never, { targetId: doc.targetId, flatten: false } as never)) as { sessionId: string };
+    const { sessionId } = (await cdp.send(
+      'Target.attachToTarget' as never,
+      { targetId: doc.targetId, flatten: false } as never,
+    )) as { sessionId: string };
     await proxy.send(sessionId, 'Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
     return sessionId;
   }
@@ -145,7 +169,10 @@ async function main(): Promise<void> {
     for (const [path, url] of proxy.workers) if (path.startsWith(`${offscreen}/`)) workers[workerName(url)] = await heapOf(path);
     const rss = chromiumRss();
     // GPU buffers alive on the speech worker's device (the one the models run on), from its buffer ledger.
-    const gpu = await sendFromPage<Reply<{ backend: string; buffers: number; bytes: number }> | undefined>(panel, request('debug/gpu-stats', 'offscreen'));
+    const gpu = await sendFromPage<Reply<{ backend: string; buffers: number; bytes: number }> | undefined>(
+      panel,
+      request('debug/gpu-stats', 'offscreen'),
+    );
     return {
       label,
       // The side panel and the offscreen document are extension pages in one renderer: they share a main thread and
@@ -164,12 +191,20 @@ async function main(): Promise<void> {
         ? { text: 'what time is it', ok: /\d[:.]\d{2}|o'clock/i }
         : i % 5 === 2
           ? { text: `tell me something about the sea, part ${i}`, ok: /\w{3,}.*\w{3,}/ } // the LLM itself
-          : { text: `what is ${3 + (i % 17)} times ${2 + ((i * 7) % 13)}`, ok: new RegExp(`\\b${(3 + (i % 17)) * (2 + ((i * 7) % 13))}\\b`) };
+          : {
+              text: `what is ${3 + (i % 17)} times ${2 + ((i * 7) % 13)}`,
+              ok: new RegExp(`\\b${(3 + (i % 17)) * (2 + ((i * 7) % 13))}\\b`),
+            };
     const before = await panel.locator('.line.assistant').count();
     const last = Math.max(-1, ...(await marks()).map((m) => m.turnId));
     await panel.getByTestId('composer').fill(q.text);
     await panel.getByRole('button', { name: 'Send' }).click();
-    await poll(async () => (await panel.locator('.line.assistant').allInnerTexts()).slice(before).join(' '), (t) => q.ok.test(t), first ? 240_000 : 60_000, 50);
+    await poll(
+      async () => (await panel.locator('.line.assistant').allInnerTexts()).slice(before).join(' '),
+      (t) => q.ok.test(t),
+      first ? 240_000 : 60_000,
+      50,
+    );
     await poll(marks, (m) => m.some((x) => x.turnId > last && x.name === 'reply-done'), 60_000, 50);
   }
 

@@ -16,7 +16,8 @@ const ROUNDS = 5;
 async function main(): Promise<void> {
   const hub = await startFixtureHub();
   const llm = await LlmRuntime.load({ device: 'cpu', warmUp: true });
-  const session = (llm.model as unknown as { sessions: Record<string, { run: (f: Record<string, Tensor>) => Promise<unknown> }> }).sessions.model!;
+  const session = (llm.model as unknown as { sessions: Record<string, { run: (f: Record<string, Tensor>) => Promise<unknown> }> })
+    .sessions.model!;
   const run = session.run.bind(session);
   let runMs = 0;
   let runs = 0;
@@ -36,7 +37,10 @@ async function main(): Promise<void> {
     runs = 0;
     const t0 = performance.now();
     // Greedy, no EOS stop for most prompts within 64 tokens; count actual tokens.
-    const { stats } = await llm.generate([{ role: 'user', content: `benchmark prompt ${r + 3}` }], { maxNewTokens: TOKENS, onDelta: () => {} });
+    const { stats } = await llm.generate([{ role: 'user', content: `benchmark prompt ${r + 3}` }], {
+      maxNewTokens: TOKENS,
+      onDelta: () => {},
+    });
     const wall = performance.now() - t0;
     const tokens = Math.max(1, stats.newTokens);
     perRound.push({ loopMsPerToken: wall / tokens, runMsPerToken: runMs / Math.max(1, runs), ratio: wall / runMs });

@@ -58,14 +58,32 @@ export function sessionOptions(ctx: BenchContext, extra: Record<string, unknown>
   return Object.defineProperties(opts, Object.getOwnPropertyDescriptors(extra)) as OrtNs.InferenceSession.SessionOptions;
 }
 
-export async function createSession(ctx: BenchContext, files: GraphFiles, buildMs: number, name: string, extra: Record<string, unknown> = {}): Promise<{ session: Session; info: GraphInfo }> {
+export async function createSession(
+  ctx: BenchContext,
+  files: GraphFiles,
+  buildMs: number,
+  name: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ session: Session; info: GraphInfo }> {
   const t0 = now();
   const opts = sessionOptions(ctx, extra);
   if (files.external) (opts as Record<string, unknown>).externalData = [{ path: files.external.path, data: files.external.data }];
   const session = await ctx.ort.InferenceSession.create(files.onnx, opts);
   const sessionMs = now() - t0;
-  ctx.log(`  ${name}: ${files.nodes} nodes, ${(files.weights.bytes / 1e6).toFixed(1)} MB, build ${buildMs.toFixed(0)} ms, session ${sessionMs.toFixed(0)} ms`);
-  return { session, info: { name, nodes: files.nodes, weightBytes: files.weights.bytes, buildMs: round(buildMs, 1), sessionMs: round(sessionMs, 1), opCounts: files.opCounts } };
+  ctx.log(
+    `  ${name}: ${files.nodes} nodes, ${(files.weights.bytes / 1e6).toFixed(1)} MB, build ${buildMs.toFixed(0)} ms, session ${sessionMs.toFixed(0)} ms`,
+  );
+  return {
+    session,
+    info: {
+      name,
+      nodes: files.nodes,
+      weightBytes: files.weights.bytes,
+      buildMs: round(buildMs, 1),
+      sessionMs: round(sessionMs, 1),
+      opCounts: files.opCounts,
+    },
+  };
 }
 
 export function timed<T>(build: () => T): { value: T; ms: number } {
@@ -99,7 +117,6 @@ export function noise(seed: number): (i: number) => number {
     return ((s >>> 0) / 4294967296) * 2 - 1;
   };
 }
-
 
 /** An output tensor in the shape `checkTensor`/`argmax` take. */
 export function view(t: Tensor | undefined): { type: string; data: unknown } {

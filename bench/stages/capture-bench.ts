@@ -17,7 +17,17 @@
  * outputs on some graphs: reference/gpu-bench.md §7). On WASM only "off" runs (it still checks the static graph);
  * capture is skipped: "n/a on wasm".
  */
-import { createSession, i64, noise, timed, type BenchContext, type Feeds, type Session, type StageResult, type Tensor } from './bench-util';
+import {
+  createSession,
+  i64,
+  noise,
+  timed,
+  type BenchContext,
+  type Feeds,
+  type Session,
+  type StageResult,
+  type Tensor,
+} from './bench-util';
 import { buildLlmGraph, llmAct, llmStateSpecs, presentName, type LlmDtype, type LlmShape } from './llm-graph';
 import { argmax, checkTensor, isValid, now, round, stats } from './measure';
 import { toFloat16 } from './onnx-graph';
@@ -44,7 +54,10 @@ interface GpuBuf {
 }
 interface GpuDevice {
   createBuffer(d: { size: number; usage: number }): GpuBuf;
-  createCommandEncoder(): { copyBufferToBuffer(a: GpuBuf, ao: number, b: GpuBuf, bo: number, n: number): void; finish(): unknown };
+  createCommandEncoder(): {
+    copyBufferToBuffer(a: GpuBuf, ao: number, b: GpuBuf, bo: number, n: number): void;
+    finish(): unknown;
+  };
   queue: { writeBuffer(b: GpuBuf, offset: number, data: ArrayBufferView): void; submit(c: unknown[]): void };
 }
 const USAGE = { MAP_READ: 1, COPY_SRC: 4, COPY_DST: 8, STORAGE: 128 };
@@ -60,10 +73,29 @@ interface RunResult {
 export async function benchCapture(ctx: BenchContext, plan: CapturePlan): Promise<StageResult> {
   const { ort } = ctx;
   const act = llmAct(plan.dtype);
-  const out: StageResult = { stage: 'capture', ep: ctx.ep, dtype: plan.dtype, variant: 'llm-decode', threads: ctx.threads, valid: true, graphs: [], metrics: {}, validity: [] };
-  const built = timed(() => buildLlmGraph(plan.shape, plan.dtype, { external: 'model.onnx_data', accuracyLevel: plan.accuracyLevel, staticCache: plan.capacity }));
+  const out: StageResult = {
+    stage: 'capture',
+    ep: ctx.ep,
+    dtype: plan.dtype,
+    variant: 'llm-decode',
+    threads: ctx.threads,
+    valid: true,
+    graphs: [],
+    metrics: {},
+    validity: [],
+  };
+  const built = timed(() =>
+    buildLlmGraph(plan.shape, plan.dtype, {
+      external: 'model.onnx_data',
+      accuracyLevel: plan.accuracyLevel,
+      staticCache: plan.capacity,
+    }),
+  );
   const graph = built.value;
-  const states = llmStateSpecs(plan.shape).map((s) => ({ ...s, dims: s.kind === 'kv' ? [1, plan.shape.kvHeads, plan.capacity, plan.shape.headDim] : s.dims }));
+  const states = llmStateSpecs(plan.shape).map((s) => ({
+    ...s,
+    dims: s.kind === 'kv' ? [1, plan.shape.kvHeads, plan.capacity, plan.shape.headDim] : s.dims,
+  }));
   const V = plan.shape.vocab;
   // Initial state: random conv states, K/V filled for the first `context` positions (what a prefill leaves).
   const rnd = noise(23);
@@ -76,7 +108,8 @@ export async function benchCapture(ctx: BenchContext, plan: CapturePlan): Promis
   });
   const tokens = Array.from({ length: plan.decodeTokens + WARM }, (_, i) => (i * 7919 + 11) % V);
   const steps = tokens.length;
-  if (plan.context + steps > plan.capacity) throw new Error(`context ${plan.context} + ${steps} steps exceeds capacity ${plan.capacity}`);
+  if (plan.context + steps > plan.capacity)
+    throw new Error(`context ${plan.context} + ${steps} steps exceeds capacity ${plan.capacity}`);
 
   // --- off: a plain session.
   const off = await createSession(ctx, graph, built.ms, `lfm2-${plan.dtype}-static`);
@@ -84,18 +117,28 @@ export async function benchCapture(ctx: BenchContext, plan: CapturePlan): Promis
   // ORT's own device, read after each session creation: ORT sets it when a session creates its device and drops that
   // device when the last session is released (buffers from the old one are then invalid). Typed as a Promise, a
   // plain value in this build.
-  const ortDevice = async () => (ctx.ep === 'webgpu' ? (((await (ort.env.webgpu as unknown as { device?: unknown }).device) as GpuDevice | undefined) ?? null) : null);
+  const ortDevice = async () =>
+    ctx.ep === 'webgpu'
+      ? (((await (ort.env.webgpu as unknown as { device?: unknown }).device) as GpuDevice | undefined) ?? null)
+      : null;
   let device = await ortDevice();
   const gpuState = (dev: GpuDevice) =>
     states.map((s, i) => {
       const data = init[i]!;
       const buf = dev.createBuffer({ size: align(data.byteLength), usage: USAGE.STORAGE | USAGE.COPY_SRC | USAGE.COPY_DST });
       dev.queue.writeBuffer(buf, 0, data);
-      return { spec: s, buf, bytes: align(data.byteLength), tensor: ort.Tensor.fromGpuBuffer(buf as never, { dataType: act, dims: s.dims }) };
+      return {
+        spec: s,
+        buf,
+        bytes: align(data.byteLength),
+        tensor: ort.Tensor.fromGpuBuffer(buf as never, { dataType: act, dims: s.dims }),
+      };
     });
   const runPlain = async (session: Session, dev: GpuDevice | null): Promise<RunResult> => {
     const gs = dev ? gpuState(dev) : null;
-    let cpuStates: Feeds = Object.fromEntries(states.map((s, i) => [s.name, new ort.Tensor(act, init[i]! as Float32Array, s.dims)]));
+    let cpuStates: Feeds = Object.fromEntries(
+      states.map((s, i) => [s.name, new ort.Tensor(act, init[i]! as Float32Array, s.dims)]),
+    );
     const res: RunResult = { stepMs: [], warmMs: [], logits: [] };
     for (let t = 0; t < steps; t++) {
       const pos = plan.context + t;
@@ -108,7 +151,9 @@ export async function benchCapture(ctx: BenchContext, plan: CapturePlan): Promis
       // WebGPU: each state is one GPU buffer bound as both past input and present output (updated in place).
       if (gs) for (const s of gs) feeds[s.spec.name] = s.tensor;
       else Object.assign(feeds, cpuStates);
-      const fetches = gs ? { logits: null, ...Object.fromEntries(gs.map((s) => [presentName(s.spec.name), s.tensor])) } : undefined;
+      const fetches = gs
+        ? { logits: null, ...Object.fromEntries(gs.map((s) => [presentName(s.spec.name), s.tensor])) }
+        : undefined;
       const o = (await (fetches ? session.run(feeds, fetches as never) : session.run(feeds))) as Record<string, Tensor>;
       argmax(o.logits as unknown as { type: string; data: unknown });
       (t < WARM ? res.warmMs : res.stepMs).push(now() - t0);
@@ -126,7 +171,10 @@ export async function benchCapture(ctx: BenchContext, plan: CapturePlan): Promis
   out.metrics.kvBufferBytes = init.filter((_, i) => states[i]!.kind === 'kv').reduce((a, d) => a + d.byteLength, 0);
 
   if (!device) {
-    const why = ctx.ep === 'webgpu' ? 'no GPUDevice from ort.env.webgpu.device' : 'n/a on wasm: enableGraphCapture is a WebGPU EP option (the WASM EP has no command buffers to record)';
+    const why =
+      ctx.ep === 'webgpu'
+        ? 'no GPUDevice from ort.env.webgpu.device'
+        : 'n/a on wasm: enableGraphCapture is a WebGPU EP option (the WASM EP has no command buffers to record)';
     out.skipped = [`graph capture on: ${why}`];
     out.metrics.on = { skipped: why };
     out.valid = out.validity.every(isValid);
@@ -151,8 +199,16 @@ export async function benchCapture(ctx: BenchContext, plan: CapturePlan): Promis
     // shift the state twice — and ORT executes the capturing run twice (it captures, then replays to produce the
     // outputs), which corrupted the first step's logits and the conv states after it (seen on the H200).
     const convOut = gs.filter((s) => s.spec.kind === 'conv').map((s) => ({ s, out: small(act, s.bytes, s.spec.dims) }));
-    const feeds: Feeds = { input_ids: ids.tensor, seqlens_k: seq.tensor, total_sequence_length: total.tensor, ...Object.fromEntries(gs.map((s) => [s.spec.name, s.tensor])) };
-    const fetches: Feeds = { logits: logitsOut.tensor, ...Object.fromEntries(gs.map((s) => [presentName(s.spec.name), s.tensor])) };
+    const feeds: Feeds = {
+      input_ids: ids.tensor,
+      seqlens_k: seq.tensor,
+      total_sequence_length: total.tensor,
+      ...Object.fromEntries(gs.map((s) => [s.spec.name, s.tensor])),
+    };
+    const fetches: Feeds = {
+      logits: logitsOut.tensor,
+      ...Object.fromEntries(gs.map((s) => [presentName(s.spec.name), s.tensor])),
+    };
     for (const c of convOut) fetches[presentName(c.s.spec.name)] = c.out.tensor;
     const res: RunResult = { stepMs: [], warmMs: [], logits: [] };
     for (let t = 0; t < steps; t++) {
@@ -173,7 +229,16 @@ export async function benchCapture(ctx: BenchContext, plan: CapturePlan): Promis
       (t < WARM ? res.warmMs : res.stepMs).push(now() - t0);
       res.logits.push(logits);
     }
-    for (const b of [...gs.map((s) => s.buf), ...convOut.map((c) => c.out.buf), ids.buf, seq.buf, total.buf, logitsOut.buf, staging]) b.destroy();
+    for (const b of [
+      ...gs.map((s) => s.buf),
+      ...convOut.map((c) => c.out.buf),
+      ids.buf,
+      seq.buf,
+      total.buf,
+      logitsOut.buf,
+      staging,
+    ])
+      b.destroy();
     return res;
   };
 
@@ -228,12 +293,24 @@ export async function benchCapture(ctx: BenchContext, plan: CapturePlan): Promis
  */
 function epOnlyCapture(): Record<string, unknown> {
   const o: Record<string, unknown> = {};
-  Object.defineProperty(o, 'enableGraphCapture', { enumerable: true, get: () => /setExecutionProviders|setSessionOptions/.test(new Error().stack ?? '') });
+  Object.defineProperty(o, 'enableGraphCapture', {
+    enumerable: true,
+    get: () => /setExecutionProviders|setSessionOptions/.test(new Error().stack ?? ''),
+  });
   return o;
 }
 
 /** Per-step agreement of two teacher-forced runs: worst relative difference, and the first step that diverges. */
-function compare(a: RunResult, b: RunResult): { maxRelDiff: number; lastRelDiff: number; lastArgmaxMatch: boolean; firstDivergentStep: number | null; relDiffByStep: number[] } {
+function compare(
+  a: RunResult,
+  b: RunResult,
+): {
+  maxRelDiff: number;
+  lastRelDiff: number;
+  lastArgmaxMatch: boolean;
+  firstDivergentStep: number | null;
+  relDiffByStep: number[];
+} {
   const bySt: number[] = [];
   let maxRel = 0;
   let last = 0;
@@ -254,7 +331,13 @@ function compare(a: RunResult, b: RunResult): { maxRelDiff: number; lastRelDiff:
     last = rel;
     bySt.push(Number(rel.toPrecision(2)));
   });
-  return { maxRelDiff: round(maxRel, 6), lastRelDiff: round(last, 6), lastArgmaxMatch: match, firstDivergentStep: first, relDiffByStep: bySt };
+  return {
+    maxRelDiff: round(maxRel, 6),
+    lastRelDiff: round(last, 6),
+    lastArgmaxMatch: match,
+    firstDivergentStep: first,
+    relDiffByStep: bySt,
+  };
 }
 
 function align(bytes: number): number {

@@ -20,7 +20,16 @@ export interface DetectorPlan {
 
 export async function benchDetector(ctx: BenchContext, plan: DetectorPlan): Promise<StageResult> {
   const act = plan.dtype === 'fp16' ? 'float16' : 'float32';
-  const out: StageResult = { stage: 'detector', ep: ctx.ep, dtype: plan.dtype, threads: ctx.threads, valid: true, graphs: [], metrics: {}, validity: [] };
+  const out: StageResult = {
+    stage: 'detector',
+    ep: ctx.ep,
+    dtype: plan.dtype,
+    threads: ctx.threads,
+    valid: true,
+    graphs: [],
+    metrics: {},
+    validity: [],
+  };
   const built = timed(() => buildDetector(plan.shape, act));
   const graph = built.value;
   const { session, info } = await createSession(ctx, graph, built.ms, `dfine-m-like-${plan.dtype}`);

@@ -120,12 +120,25 @@ export function buildDetector(shape: DetectorShape, act: Act, seed = 31): Detect
     const gain = o.nl === 'relu' ? Math.SQRT2 : o.nl === 'silu' ? 1.68 : 1;
     const h = Math.floor((x.h + pads[0]! + pads[2]! - k) / s) + 1;
     macs += cout * fan * h * h;
-    let y = g.op('Conv', [x.t, w([cout, x.c / group, k, k], gain / Math.sqrt(fan)), w([cout], 0.01)], { kernel_shape: [k, k], strides: [s, s], pads, group });
+    let y = g.op('Conv', [x.t, w([cout, x.c / group, k, k], gain / Math.sqrt(fan)), w([cout], 0.01)], {
+      kernel_shape: [k, k],
+      strides: [s, s],
+      pads,
+      group,
+    });
     if (o.nl === 'relu') y = g.op('Relu', [y]);
     else if (o.nl === 'silu') y = g.silu(y);
     return { t: y, c: cout, h };
   };
-  const cat = (xs: Fm[]): Fm => ({ t: g.op('Concat', xs.map((x) => x.t), { axis: 1 }), c: xs.reduce((a, x) => a + x.c, 0), h: xs[0]!.h });
+  const cat = (xs: Fm[]): Fm => ({
+    t: g.op(
+      'Concat',
+      xs.map((x) => x.t),
+      { axis: 1 },
+    ),
+    c: xs.reduce((a, x) => a + x.c, 0),
+    h: xs[0]!.h,
+  });
   const add = (a: Fm, b: Fm): Fm => ({ ...a, t: g.op('Add', [a.t, b.t]) });
   const lin = (x: string, tokens: number, K: number, N: number, bias = true) => {
     macs += tokens * K * N;
@@ -202,7 +215,15 @@ export function buildDetector(shape: DetectorShape, act: Act, seed = 31): Detect
   for (let i = 1; i >= 0; i--) {
     const high = conv(inner[0]!, D, 1, { nl: 'silu' });
     inner[0] = high;
-    const up: Fm = { t: g.op('Resize', [high.t, '', g.c('float32', [1, 1, 2, 2], [4])], { mode: 'nearest', coordinate_transformation_mode: 'asymmetric', nearest_mode: 'floor' }), c: D, h: high.h * 2 };
+    const up: Fm = {
+      t: g.op('Resize', [high.t, '', g.c('float32', [1, 1, 2, 2], [4])], {
+        mode: 'nearest',
+        coordinate_transformation_mode: 'asymmetric',
+        nearest_mode: 'floor',
+      }),
+      c: D,
+      h: high.h * 2,
+    };
     inner.unshift(elan(cat([up, proj[i]!])));
   }
   // Bottom-up: 1×1 + depthwise stride-2 downsample, concat with the coarser map, ELAN.
@@ -214,13 +235,21 @@ export function buildDetector(shape: DetectorShape, act: Act, seed = 31): Detect
 
   // ---- Decoder.
   const N = outs.reduce((a, f) => a + f.h * f.h, 0);
-  const memory = g.transpose(g.op('Concat', outs.map((f) => g.reshape(f.t, [1, D, f.h * f.h])), { axis: 2 }), [0, 2, 1]); // [1, N, D]
+  const memory = g.transpose(
+    g.op(
+      'Concat',
+      outs.map((f) => g.reshape(f.t, [1, D, f.h * f.h])),
+      { axis: 2 },
+    ),
+    [0, 2, 1],
+  ); // [1, N, D]
   const encOut = ln(lin(memory, N, D, D), D);
   let scores = g.op('ReduceMax', [lin(encOut, N, D, C)], { axes: [-1], keepdims: 0 }); // [1, N]
   if (act === 'float16') scores = g.op('Cast', [scores], { to: 1 });
   const [, idx] = g.opN('TopK', [scores, g.i64([Q])], 2, { axis: 1, largest: 1, sorted: 1 });
   const flatIdx = g.op('Squeeze', [idx!, g.i64([0])]); // [Q]
-  const pick = (t: string) => g.op('Unsqueeze', [g.op('Gather', [g.op('Squeeze', [t, g.i64([0])]), flatIdx], { axis: 0 }), g.i64([0])]);
+  const pick = (t: string) =>
+    g.op('Unsqueeze', [g.op('Gather', [g.op('Squeeze', [t, g.i64([0])]), flatIdx], { axis: 0 }), g.i64([0])]);
   let tgt = pick(encOut); // [1, Q, D]
   const mlp = (t: string, dims: number[], tokens: number) => {
     let y = t;
@@ -230,11 +259,17 @@ export function buildDetector(shape: DetectorShape, act: Act, seed = 31): Detect
     }
     return y;
   };
-  const anchors = anchorLogits(g, outs.map((f) => f.h)); // [1, N, 4]
+  const anchors = anchorLogits(
+    g,
+    outs.map((f) => f.h),
+  ); // [1, N, 4]
   const refLogit = g.op('Add', [mlp(tgt, [D, D, D, 4], Q), pick(anchors)]);
   let ref = g.op('Sigmoid', [refLogit]); // [1, Q, 4]
   const bins = shape.regMax + 1;
-  const proj01 = g.f(Array.from({ length: bins }, (_, i) => (i / shape.regMax - 0.5) * 4), [bins, 1]);
+  const proj01 = g.f(
+    Array.from({ length: bins }, (_, i) => (i / shape.regMax - 0.5) * 4),
+    [bins, 1],
+  );
   const eps = g.f([1e-4]);
   const one = g.f([1]);
   for (let l = 0; l < shape.decLayers; l++) {

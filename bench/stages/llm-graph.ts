@@ -29,7 +29,24 @@ export interface LlmShape {
 /** LFM2.5-1.2B (config of LiquidAI/LFM2-1.2B: block_dim 2048, ff 12288 auto-adjusted to 8192, 16 layers). */
 export const LFM2_1_2B: LlmShape = {
   hidden: 2048,
-  layerTypes: ['conv', 'conv', 'full_attention', 'conv', 'conv', 'full_attention', 'conv', 'conv', 'full_attention', 'conv', 'full_attention', 'conv', 'full_attention', 'conv', 'full_attention', 'conv'],
+  layerTypes: [
+    'conv',
+    'conv',
+    'full_attention',
+    'conv',
+    'conv',
+    'full_attention',
+    'conv',
+    'conv',
+    'full_attention',
+    'conv',
+    'full_attention',
+    'conv',
+    'full_attention',
+    'conv',
+    'full_attention',
+    'conv',
+  ],
   heads: 32,
   kvHeads: 8,
   headDim: 64,
@@ -104,8 +121,12 @@ export function buildLlmGraph(shape: LlmShape, dtype: LlmDtype, opts: LlmGraphOp
   const x = g.op('Gather', [table, 'input_ids'], { axis: 0 });
 
   // GQA bookkeeping shared by all attention layers (as the genai builder emits it).
-  const seqlensK = cap ? 'seqlens_k' : g.op('Cast', [g.op('Sub', [g.op('ReduceSum', ['attention_mask', g.i64([1])], { keepdims: 0 }), g.i64([1])])], { to: 6 });
-  const totalScalar = cap ? 'total_sequence_length' : g.op('Squeeze', [g.op('Cast', [g.dim('attention_mask', 1)], { to: 6 }), g.i64([0])]);
+  const seqlensK = cap
+    ? 'seqlens_k'
+    : g.op('Cast', [g.op('Sub', [g.op('ReduceSum', ['attention_mask', g.i64([1])], { keepdims: 0 }), g.i64([1])])], { to: 6 });
+  const totalScalar = cap
+    ? 'total_sequence_length'
+    : g.op('Squeeze', [g.op('Cast', [g.dim('attention_mask', 1)], { to: 6 }), g.i64([0])]);
   const half = D / 2;
   const cos = new Float32Array(shape.maxPositions * half);
   const sin = new Float32Array(shape.maxPositions * half);
@@ -116,7 +137,13 @@ export function buildLlmGraph(shape: LlmShape, dtype: LlmDtype, opts: LlmGraphOp
       sin[p * half + i] = Math.sin(a);
     }
   }
-  const cache = (f: Float32Array) => g.raw(act, [shape.maxPositions, half], act === 'float16' ? new Uint8Array(toFloat16(f).buffer) : new Uint8Array(f.buffer), 'rope');
+  const cache = (f: Float32Array) =>
+    g.raw(
+      act,
+      [shape.maxPositions, half],
+      act === 'float16' ? new Uint8Array(toFloat16(f).buffer) : new Uint8Array(f.buffer),
+      'rope',
+    );
   const cosCache = cache(cos);
   const sinCache = cache(sin);
   const negS = cap ? g.i64([-1]) : g.op('Neg', [g.dim('input_ids', 1)]);
@@ -193,5 +220,7 @@ export function llmStateSpecs(shape: LlmShape): { name: string; dims: number[]; 
 
 /** The present-output name that feeds each past input. */
 export function presentName(pastName: string): string {
-  return pastName.startsWith('past_conv.') ? pastName.replace('past_conv.', 'present_conv.') : pastName.replace('past_key_values.', 'present.');
+  return pastName.startsWith('past_conv.')
+    ? pastName.replace('past_conv.', 'present_conv.')
+    : pastName.replace('past_key_values.', 'present.');
 }

@@ -14,7 +14,14 @@ export function stats(xs: number[]): Stats {
   if (xs.length === 0) return { n: 0, median: NaN, p10: NaN, p90: NaN, min: NaN, max: NaN };
   const s = [...xs].sort((a, b) => a - b);
   const q = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.round(p * (s.length - 1))))]!;
-  return { n: s.length, median: round(q(0.5)), p10: round(q(0.1)), p90: round(q(0.9)), min: round(s[0]!), max: round(s[s.length - 1]!) };
+  return {
+    n: s.length,
+    median: round(q(0.5)),
+    p10: round(q(0.1)),
+    p90: round(q(0.9)),
+    min: round(s[0]!),
+    max: round(s[s.length - 1]!),
+  };
 }
 
 export function round(x: number, digits = 3): number {
@@ -56,7 +63,13 @@ export function checkTensor(name: string, t: TensorLike): Validity {
       if (v !== 0) nonZero++;
     }
   }
-  return { name, elements: data.length, nonFinite, allZero: data.length > 0 && nonZero === 0, meanAbs: data.length ? round(sum / data.length, 5) : 0 };
+  return {
+    name,
+    elements: data.length,
+    nonFinite,
+    allZero: data.length > 0 && nonZero === 0,
+    meanAbs: data.length ? round(sum / data.length, 5) : 0,
+  };
 }
 
 export function isValid(v: Validity): boolean {

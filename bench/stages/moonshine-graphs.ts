@@ -23,8 +23,26 @@ export interface MoonshineShape {
   vocab: number;
 }
 
-export const MOONSHINE_BASE: MoonshineShape = { d: 416, heads: 8, rot: 32, encLayers: 8, decLayers: 8, encFf: 1664, decFf: 1664, vocab: 32768 };
-export const MOONSHINE_TINY: MoonshineShape = { d: 64, heads: 2, rot: 16, encLayers: 2, decLayers: 2, encFf: 128, decFf: 128, vocab: 256 };
+export const MOONSHINE_BASE: MoonshineShape = {
+  d: 416,
+  heads: 8,
+  rot: 32,
+  encLayers: 8,
+  decLayers: 8,
+  encFf: 1664,
+  decFf: 1664,
+  vocab: 32768,
+};
+export const MOONSHINE_TINY: MoonshineShape = {
+  d: 64,
+  heads: 2,
+  rot: 16,
+  encLayers: 2,
+  decLayers: 2,
+  encFf: 128,
+  decFf: 128,
+  vocab: 256,
+};
 
 /** Encoder frames for a clip of `samples` at 16 kHz (the conv stem's arithmetic). */
 export function encoderFrames(samples: number): number {
@@ -49,11 +67,17 @@ export function buildMoonshineEncoder(m: MoonshineShape, act: Act, seed = 21): G
   x = g.op('Div', [cen, g.op('Sqrt', [g.op('Add', [v, g.c('float32', [1e-5])])])]);
   if (act === 'float16') x = g.op('Cast', [x], { to: 10 });
   x = g.op('Add', [g.op('Mul', [x, g.fill([d, 1], 1)]), g.fill([d, 1], 0)]);
-  x = g.gelu(g.op('Conv', [x, g.randn([2 * d, d, 7], 1 / Math.sqrt(7 * d)), g.randn([2 * d], 0.01)], { kernel_shape: [7], strides: [3] }));
-  x = g.gelu(g.op('Conv', [x, g.randn([d, 2 * d, 3], 1 / Math.sqrt(6 * d)), g.randn([d], 0.01)], { kernel_shape: [3], strides: [2] }));
+  x = g.gelu(
+    g.op('Conv', [x, g.randn([2 * d, d, 7], 1 / Math.sqrt(7 * d)), g.randn([2 * d], 0.01)], { kernel_shape: [7], strides: [3] }),
+  );
+  x = g.gelu(
+    g.op('Conv', [x, g.randn([d, 2 * d, 3], 1 / Math.sqrt(6 * d)), g.randn([d], 0.01)], { kernel_shape: [3], strides: [2] }),
+  );
   x = g.transpose(x, [0, 2, 1]); // [1, T, d]
   const T = g.dim(x, 1);
-  const pos = g.op('Cast', [g.op('Range', [g.i64([0], []), g.op('Squeeze', [T, g.i64([0])]), g.i64([1], [])])], { to: act === 'float16' ? 10 : 1 });
+  const pos = g.op('Cast', [g.op('Range', [g.i64([0], []), g.op('Squeeze', [T, g.i64([0])]), g.i64([1], [])])], {
+    to: act === 'float16' ? 10 : 1,
+  });
   const split = (t: string) => g.reshape(t, [1, -1, heads, hd]);
   for (let l = 0; l < m.encLayers; l++) {
     const h = g.layerNorm(x, d);
@@ -63,7 +87,10 @@ export function buildMoonshineEncoder(m: MoonshineShape, act: Act, seed = 21): G
     const att = g.reshape(g.transpose(g.attention(q, k, vv, hd), [0, 2, 1, 3]), [1, -1, d]);
     x = g.op('Add', [x, g.linear(att, d, d, 'float')]);
     const h2 = g.layerNorm(x, d);
-    x = g.op('Add', [x, g.linear(g.gelu(g.linear(h2, d, m.encFf, 'float', { bias: true })), m.encFf, d, 'float', { bias: true })]);
+    x = g.op('Add', [
+      x,
+      g.linear(g.gelu(g.linear(h2, d, m.encFf, 'float', { bias: true })), m.encFf, d, 'float', { bias: true }),
+    ]);
   }
   x = g.layerNorm(x, d, 1e-5);
   g.op('Identity', [x], {}, 'last_hidden_state');
@@ -97,7 +124,11 @@ export function buildMoonshineDecoder(m: MoonshineShape, dtype: 'q4' | 'fp32', s
   const S = g.dim('input_ids', 1);
   const P = g.dim('past.0.key', 2);
   const end = g.op('Add', [P, S]);
-  const pos = g.op('Cast', [g.op('Range', [g.op('Squeeze', [P, g.i64([0])]), g.op('Squeeze', [end, g.i64([0])]), g.i64([1], [])])], { to: 1 });
+  const pos = g.op(
+    'Cast',
+    [g.op('Range', [g.op('Squeeze', [P, g.i64([0])]), g.op('Squeeze', [end, g.i64([0])]), g.i64([1], [])])],
+    { to: 1 },
+  );
   const split = (t: string) => g.reshape(t, [1, -1, heads, hd]);
   const lin = (t: string, K: number, N: number, bias = false) => g.linear(t, K, N, fmt, { bias });
   for (let l = 0; l < m.decLayers; l++) {

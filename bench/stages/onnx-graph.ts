@@ -8,7 +8,16 @@
  * the runner rejects outputs that are all zero or non-finite.
  */
 import onnxProto from 'onnx-proto';
-import { dtypeCode, float16Bits, graph, node, tensor, type AttrValue, type DType, type ValueSpec } from '../../tests/fixtures/onnx/builder';
+import {
+  dtypeCode,
+  float16Bits,
+  graph,
+  node,
+  tensor,
+  type AttrValue,
+  type DType,
+  type ValueSpec,
+} from '../../tests/fixtures/onnx/builder';
 
 const { onnx } = onnxProto;
 
@@ -60,8 +69,10 @@ export function toFloat16(src: Float32Array): Uint16Array {
     const x = u[i]!;
     const sign = (x >>> 16) & 0x8000;
     const exp = ((x >>> 23) & 0xff) - 112;
-    if (exp === 143 && (x & 0x7fffff) !== 0) out[i] = 0x7e00; // NaN stays NaN
-    else if (exp <= 0) out[i] = exp < -10 ? sign : sign | (((x & 0x7fffff) | 0x800000) >>> (14 - exp)); // subnormal
+    if (exp === 143 && (x & 0x7fffff) !== 0)
+      out[i] = 0x7e00; // NaN stays NaN
+    else if (exp <= 0)
+      out[i] = exp < -10 ? sign : sign | (((x & 0x7fffff) | 0x800000) >>> (14 - exp)); // subnormal
     else if (exp >= 31) out[i] = sign | 0x7c00;
     else out[i] = sign | (exp << 10) | (((x & 0x7fffff) + 0x1000) >>> 13);
   }
@@ -144,7 +155,14 @@ export class G {
   }
 
   /** A node with several outputs; pass '' in `names` for outputs nobody reads. */
-  opN(type: string, inputs: string[], count: number, attrs: Record<string, AttrValue> = {}, domain?: string, names?: string[]): string[] {
+  opN(
+    type: string,
+    inputs: string[],
+    count: number,
+    attrs: Record<string, AttrValue> = {},
+    domain?: string,
+    names?: string[],
+  ): string[] {
     const outs = names ?? Array.from({ length: count }, () => this.fresh(type));
     const n = node(type, inputs, outs, attrs);
     n.name = this.fresh(`n_${type}`);
@@ -179,7 +197,12 @@ export class G {
     const hit = this.consts.get(key);
     if (hit) return hit;
     const name = this.fresh('c');
-    this.inits.push({ name, dataType: dtypeCode('float16'), dims, rawData: new Uint8Array(toFloat16(Float32Array.from(values)).buffer) });
+    this.inits.push({
+      name,
+      dataType: dtypeCode('float16'),
+      dims,
+      rawData: new Uint8Array(toFloat16(Float32Array.from(values)).buffer),
+    });
     this.consts.set(key, name);
     return name;
   }
@@ -277,7 +300,12 @@ export class G {
   skipRmsNorm(x: string, skip: string, C: number, eps = 1e-5): [string, string] {
     const y = this.fresh('ssln');
     const sum = this.fresh('ssln_sum');
-    this.opN('SkipSimplifiedLayerNormalization', [x, skip, this.fill([C], 1)], 4, { epsilon: { float: eps } }, 'com.microsoft', [y, '', '', sum]);
+    this.opN('SkipSimplifiedLayerNormalization', [x, skip, this.fill([C], 1)], 4, { epsilon: { float: eps } }, 'com.microsoft', [
+      y,
+      '',
+      '',
+      sum,
+    ]);
     return [y, sum];
   }
 
@@ -338,7 +366,13 @@ export class G {
         { domain: '', version: this.opts.opset ?? 17 },
         { domain: 'com.microsoft', version: 1 },
       ],
-      graph: graph({ name: this.opts.name, inputs: this.inputs, outputs: this.outputs, nodes: this.nodes, initializers: this.inits }),
+      graph: graph({
+        name: this.opts.name,
+        inputs: this.inputs,
+        outputs: this.outputs,
+        nodes: this.nodes,
+        initializers: this.inits,
+      }),
     });
     const bytes = onnx.ModelProto.encode(model).finish();
     const opCounts: Record<string, number> = {};

@@ -13,7 +13,11 @@ import v8 from 'node:v8';
 import type * as OrtNs from 'onnxruntime-common';
 
 export type Ort = typeof OrtNs & {
-  env: typeof OrtNs.env & { wasm: { numThreads?: number; simd?: boolean; proxy?: boolean }; webgpu: Record<string, unknown>; logLevel?: string };
+  env: typeof OrtNs.env & {
+    wasm: { numThreads?: number; simd?: boolean; proxy?: boolean };
+    webgpu: Record<string, unknown>;
+    logLevel?: string;
+  };
 };
 
 export interface OrtEnvOptions {
@@ -66,18 +70,34 @@ function installFileFetch(): void {
   const U = URL as unknown as { createObjectURL: (b: unknown) => string; revokeObjectURL: (u: string) => void };
   const realCreate = U.createObjectURL?.bind(URL);
   const realRevoke = U.revokeObjectURL?.bind(URL);
-  U.createObjectURL = (b: unknown) => ((b as { __fileUrl?: string }).__fileUrl ?? realCreate!(b));
+  U.createObjectURL = (b: unknown) => (b as { __fileUrl?: string }).__fileUrl ?? realCreate!(b);
   U.revokeObjectURL = (u: string) => {
     if (!u.startsWith('file:')) realRevoke?.(u);
   };
 }
 
 function installWriteBufferCopy(): void {
-  const Q = (globalThis as unknown as { GPUQueue?: { prototype: { writeBuffer: (...a: any[]) => unknown; __copyShim?: boolean } } }).GPUQueue; // eslint-disable-line @typescript-eslint/no-explicit-any
+  // Dawn's GPUQueue.writeBuffer overloads are not typed in Node: the shim forwards whatever it is given.
+  type WriteBuffer = (
+    this: unknown,
+    buffer: unknown,
+    offset: number,
+    data: ArrayBufferView | ArrayBufferLike,
+    dataOffset?: number,
+    size?: number,
+  ) => unknown;
+  const Q = (globalThis as unknown as { GPUQueue?: { prototype: { writeBuffer: WriteBuffer; __copyShim?: boolean } } }).GPUQueue;
   if (!Q || Q.prototype.__copyShim) return;
   const orig = Q.prototype.writeBuffer;
   Q.prototype.__copyShim = true;
-  Q.prototype.writeBuffer = function (this: unknown, buffer: unknown, offset: number, data: ArrayBufferView | ArrayBufferLike, dataOffset?: number, size?: number) {
+  Q.prototype.writeBuffer = function (
+    this: unknown,
+    buffer: unknown,
+    offset: number,
+    data: ArrayBufferView | ArrayBufferLike,
+    dataOffset?: number,
+    size?: number,
+  ) {
     if (typeof SharedArrayBuffer !== 'undefined') {
       if (ArrayBuffer.isView(data) && data.buffer instanceof SharedArrayBuffer) {
         const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);

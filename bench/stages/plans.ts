@@ -30,21 +30,51 @@ export type Job =
   | (JobBase & { stage: 'capture'; plan: CapturePlan });
 
 const llmFull = (dtype: LlmPlan['dtype'], cpuKvCompare: boolean): LlmPlan => ({
-  shape: LFM2_1_2B, dtype, prompts: [100, 500, 2000], newTokens: 50, decodeContexts: [100, 500, 2000], decodeTokens: 32, reps: 5, cpuKvCompare,
+  shape: LFM2_1_2B,
+  dtype,
+  prompts: [100, 500, 2000],
+  newTokens: 50,
+  decodeContexts: [100, 500, 2000],
+  decodeTokens: 32,
+  reps: 5,
+  cpuKvCompare,
 });
 const ttsFull = (dtype: TtsPlan['dtype'], gpuStates: boolean, utterances = 3): TtsPlan => ({
-  shape: POCKET_FULL, dtype, voicePrefix: 126, textTokens: 20, frames: 25, utterances, gpuStates,
+  shape: POCKET_FULL,
+  dtype,
+  voicePrefix: 126,
+  textTokens: 20,
+  frames: 25,
+  utterances,
+  gpuStates,
 });
 const asrFull = (encoderAct: AsrPlan['encoderAct']): AsrPlan => ({
-  shape: MOONSHINE_BASE, encoderAct, decoder: 'q4', seconds: [1, 2, 5, 10], tokensPerSecond: 4, reps: 5,
+  shape: MOONSHINE_BASE,
+  encoderAct,
+  decoder: 'q4',
+  seconds: [1, 2, 5, 10],
+  tokensPerSecond: 4,
+  reps: 5,
 });
 /** Whisper base as the app requests it (encoder fp32, merged decoder q4), the same lengths as Moonshine. */
 const whisperFull: WhisperPlan = {
-  shape: WHISPER_BASE, model: 'whisper-base', encoderAct: 'float32', decoder: 'q4', seconds: [1, 2, 5, 10], tokensPerSecond: 4, reps: 3,
+  shape: WHISPER_BASE,
+  model: 'whisper-base',
+  encoderAct: 'float32',
+  decoder: 'q4',
+  seconds: [1, 2, 5, 10],
+  tokensPerSecond: 4,
+  reps: 3,
 };
 const detectorFull = (dtype: DetectorPlan['dtype'], frames = 30): DetectorPlan => ({ shape: DFINE_M, dtype, frames, warmup: 3 });
 /** Decode at 500 tokens of context in a 1024-position static KV buffer (≈ 25 MB for the 6 attention layers). */
-const captureFull = (dtype: CapturePlan['dtype']): CapturePlan => ({ shape: LFM2_1_2B, dtype, capacity: 1024, context: 500, decodeTokens: 32 });
+const captureFull = (dtype: CapturePlan['dtype']): CapturePlan => ({
+  shape: LFM2_1_2B,
+  dtype,
+  capacity: 1024,
+  context: 500,
+  decodeTokens: 32,
+});
 
 /** The GPU-machine job list, in run order (one process each). */
 export function gpuJobs(): Job[] {
@@ -64,8 +94,21 @@ export function gpuJobs(): Job[] {
     { id: 'wasm-tts-int8-2t', stage: 'tts', ep: 'wasm', threads: 2, plan: ttsFull('int8', false, 2) },
     { id: 'wasm-asr-fp32-4t', stage: 'asr', ep: 'wasm', threads: 4, plan: { ...asrFull('float32'), seconds: [1, 5], reps: 2 } },
     {
-      id: 'wasm-llm-q4-8t', stage: 'llm', ep: 'wasm', threads: 8, timeoutS: 150,
-      plan: { shape: LFM2_1_2B, dtype: 'q4', prompts: [100], newTokens: 50, decodeContexts: [100], decodeTokens: 8, reps: 2, cpuKvCompare: false },
+      id: 'wasm-llm-q4-8t',
+      stage: 'llm',
+      ep: 'wasm',
+      threads: 8,
+      timeoutS: 150,
+      plan: {
+        shape: LFM2_1_2B,
+        dtype: 'q4',
+        prompts: [100],
+        newTokens: 50,
+        decodeContexts: [100],
+        decodeTokens: 8,
+        reps: 2,
+        cpuKvCompare: false,
+      },
     },
     // Second processes of the two headline jobs, for the process-to-process spread (gpu-bench.md §5).
     { id: 'webgpu-llm-q4-run2', stage: 'llm', ep: 'webgpu', threads: 4, timeoutS: 150, plan: llmFull('q4', false) },
@@ -79,7 +122,14 @@ export function gpuJobs(): Job[] {
     { id: 'x-webgpu-detector-fp16', stage: 'detector', ep: 'webgpu', threads: 4, plan: detectorFull('fp16') },
     { id: 'x-wasm-detector-fp32-4t', stage: 'detector', ep: 'wasm', threads: 4, timeoutS: 90, plan: detectorFull('fp32', 3) },
     { id: 'x-webgpu-whisper-base', stage: 'whisper', ep: 'webgpu', threads: 4, plan: whisperFull },
-    { id: 'x-wasm-whisper-base-4t', stage: 'whisper', ep: 'wasm', threads: 4, timeoutS: 100, plan: { ...whisperFull, seconds: [2], reps: 1 } },
+    {
+      id: 'x-wasm-whisper-base-4t',
+      stage: 'whisper',
+      ep: 'wasm',
+      threads: 4,
+      timeoutS: 100,
+      plan: { ...whisperFull, seconds: [2], reps: 1 },
+    },
     { id: 'x-webgpu-llm-q4-capture', stage: 'capture', ep: 'webgpu', threads: 4, timeoutS: 100, plan: captureFull('q4') },
     { id: 'x-webgpu-llm-q4f16-capture', stage: 'capture', ep: 'webgpu', threads: 4, timeoutS: 100, plan: captureFull('q4f16') },
   ];
@@ -91,22 +141,69 @@ export function smokeJobs(): Job[] {
   return [
     { id: 'smoke-overhead', stage: 'overhead', ep: 'wasm', threads: 1, reps: 20 },
     {
-      id: 'smoke-llm-q4', stage: 'llm', ep: 'wasm', threads: 1,
-      plan: { shape: LFM2_TINY, dtype: 'q4', prompts: [8, 24], newTokens: 4, decodeContexts: [24], decodeTokens: 4, reps: 2, cpuKvCompare: false },
+      id: 'smoke-llm-q4',
+      stage: 'llm',
+      ep: 'wasm',
+      threads: 1,
+      plan: {
+        shape: LFM2_TINY,
+        dtype: 'q4',
+        prompts: [8, 24],
+        newTokens: 4,
+        decodeContexts: [24],
+        decodeTokens: 4,
+        reps: 2,
+        cpuKvCompare: false,
+      },
     },
-    { id: 'smoke-tts-fp32', stage: 'tts', ep: 'wasm', threads: 1, plan: { shape: POCKET_TINY, dtype: 'fp32', gpuStates: false, ...tiny } },
-    { id: 'smoke-tts-int8', stage: 'tts', ep: 'wasm', threads: 1, plan: { shape: POCKET_TINY, dtype: 'int8', gpuStates: false, ...tiny } },
     {
-      id: 'smoke-asr', stage: 'asr', ep: 'wasm', threads: 1,
+      id: 'smoke-tts-fp32',
+      stage: 'tts',
+      ep: 'wasm',
+      threads: 1,
+      plan: { shape: POCKET_TINY, dtype: 'fp32', gpuStates: false, ...tiny },
+    },
+    {
+      id: 'smoke-tts-int8',
+      stage: 'tts',
+      ep: 'wasm',
+      threads: 1,
+      plan: { shape: POCKET_TINY, dtype: 'int8', gpuStates: false, ...tiny },
+    },
+    {
+      id: 'smoke-asr',
+      stage: 'asr',
+      ep: 'wasm',
+      threads: 1,
       plan: { shape: MOONSHINE_TINY, encoderAct: 'float32', decoder: 'q4', seconds: [0.5, 1], tokensPerSecond: 4, reps: 2 },
     },
     {
-      id: 'smoke-whisper', stage: 'whisper', ep: 'wasm', threads: 1,
-      plan: { shape: WHISPER_TINY, model: 'whisper-base', encoderAct: 'float32', decoder: 'q4', seconds: [0.5, 1], tokensPerSecond: 4, reps: 1 },
+      id: 'smoke-whisper',
+      stage: 'whisper',
+      ep: 'wasm',
+      threads: 1,
+      plan: {
+        shape: WHISPER_TINY,
+        model: 'whisper-base',
+        encoderAct: 'float32',
+        decoder: 'q4',
+        seconds: [0.5, 1],
+        tokensPerSecond: 4,
+        reps: 1,
+      },
     },
-    { id: 'smoke-detector-fp32', stage: 'detector', ep: 'wasm', threads: 1, plan: { shape: DFINE_TINY, dtype: 'fp32', frames: 4, warmup: 1 } },
     {
-      id: 'smoke-capture', stage: 'capture', ep: 'wasm', threads: 1,
+      id: 'smoke-detector-fp32',
+      stage: 'detector',
+      ep: 'wasm',
+      threads: 1,
+      plan: { shape: DFINE_TINY, dtype: 'fp32', frames: 4, warmup: 1 },
+    },
+    {
+      id: 'smoke-capture',
+      stage: 'capture',
+      ep: 'wasm',
+      threads: 1,
       plan: { shape: LFM2_TINY, dtype: 'q4', capacity: 64, context: 16, decodeTokens: 4 },
     },
   ];
@@ -116,12 +213,24 @@ export function smokeJobs(): Job[] {
 export function smokeWebgpuJobs(): Job[] {
   const jobs: Job[] = smokeJobs().map((j): Job => {
     const id = j.id.replace('smoke-', 'smoke-webgpu-');
-    if (j.stage === 'tts') return { ...j, id, ep: 'webgpu' as const, plan: { ...j.plan, dtype: j.plan.dtype === 'int8' ? ('fp16' as const) : j.plan.dtype, gpuStates: true } };
+    if (j.stage === 'tts')
+      return {
+        ...j,
+        id,
+        ep: 'webgpu' as const,
+        plan: { ...j.plan, dtype: j.plan.dtype === 'int8' ? ('fp16' as const) : j.plan.dtype, gpuStates: true },
+      };
     if (j.stage === 'llm') return { ...j, id, ep: 'webgpu' as const, plan: { ...j.plan, cpuKvCompare: true } };
     // Small enough to check both captured and non-captured logits against the WASM EP.
     if (j.stage === 'capture') return { ...j, id, ep: 'webgpu' as const, plan: { ...j.plan, reference: true } };
     return { ...j, id, ep: 'webgpu' as const };
   });
-  jobs.push({ id: 'smoke-webgpu-detector-fp16', stage: 'detector', ep: 'webgpu', threads: 1, plan: { shape: DFINE_TINY, dtype: 'fp16', frames: 4, warmup: 1 } });
+  jobs.push({
+    id: 'smoke-webgpu-detector-fp16',
+    stage: 'detector',
+    ep: 'webgpu',
+    threads: 1,
+    plan: { shape: DFINE_TINY, dtype: 'fp16', frames: 4, warmup: 1 },
+  });
   return jobs;
 }

@@ -33,15 +33,33 @@ export interface PocketShape {
 }
 
 export const POCKET_FULL: PocketShape = {
-  d: 1024, layers: 6, heads: 16, ff: 4096, cache: 1000, latent: 32,
-  flowWidth: 512, flowDepth: 6,
-  mimiD: 512, mimiHeads: 8, mimiContext: 250, mimiFilters: 64,
+  d: 1024,
+  layers: 6,
+  heads: 16,
+  ff: 4096,
+  cache: 1000,
+  latent: 32,
+  flowWidth: 512,
+  flowDepth: 6,
+  mimiD: 512,
+  mimiHeads: 8,
+  mimiContext: 250,
+  mimiFilters: 64,
 };
 
 export const POCKET_TINY: PocketShape = {
-  d: 64, layers: 2, heads: 4, ff: 128, cache: 64, latent: 32,
-  flowWidth: 32, flowDepth: 2,
-  mimiD: 32, mimiHeads: 2, mimiContext: 8, mimiFilters: 8,
+  d: 64,
+  layers: 2,
+  heads: 4,
+  ff: 128,
+  cache: 64,
+  latent: 32,
+  flowWidth: 32,
+  flowDepth: 2,
+  mimiD: 32,
+  mimiHeads: 2,
+  mimiContext: 8,
+  mimiFilters: 8,
 };
 
 export type PocketDtype = 'fp32' | 'fp16' | 'int8';
@@ -183,7 +201,11 @@ export function buildMimiDecoder(p: PocketShape, dtype: PocketDtype, seed = 13):
   const streamConvT = (x: string, cin: number, cout: number, stride: number, k: number, group = 1) => {
     const over = k - stride;
     const [sIn, sOut] = state([1, cout, over]);
-    const y = g.op('ConvTranspose', [x, g.randn([cin, cout / group, k], 1 / Math.sqrt((cin / group) * (k / stride)))], { kernel_shape: [k], strides: [stride], group });
+    const y = g.op('ConvTranspose', [x, g.randn([cin, cout / group, k], 1 / Math.sqrt((cin / group) * (k / stride)))], {
+      kernel_shape: [k],
+      strides: [stride],
+      group,
+    });
     const T = g.op('Mul', [g.dim(x, 2), g.i64([stride])]); // valid length T·stride
     const head = g.op('Add', [g.op('Slice', [y, g.i64([0]), g.i64([over]), g.i64([2])]), sIn]);
     const mid = g.op('Slice', [y, g.i64([over]), T, g.i64([2])]);
@@ -220,7 +242,15 @@ export function buildMimiDecoder(p: PocketShape, dtype: PocketDtype, seed = 13):
   for (const r of [6, 5, 4]) {
     x = streamConvT(g.op('Elu', [x]), C, C / 2, r, 2 * r);
     C = C / 2;
-    const res = g.op('Conv', [g.op('Elu', [streamConv(g.op('Elu', [x]), C, C / 2, 3)]), g.randn([C, C / 2, 1], 1 / Math.sqrt(C / 2)), g.randn([C], 0.01)], { kernel_shape: [1] });
+    const res = g.op(
+      'Conv',
+      [
+        g.op('Elu', [streamConv(g.op('Elu', [x]), C, C / 2, 3)]),
+        g.randn([C, C / 2, 1], 1 / Math.sqrt(C / 2)),
+        g.randn([C], 0.01),
+      ],
+      { kernel_shape: [1] },
+    );
     x = g.op('Add', [x, res]);
   }
   const audio = streamConv(g.op('Elu', [x]), C, 1, 3);

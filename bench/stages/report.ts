@@ -16,11 +16,16 @@ export function renderMarkdown(doc: StagesDoc): string {
   const m = doc.meta;
   L.push(`Stage benches (${doc.meta.mode}), ${doc.meta.date}`);
   L.push('');
-  L.push(`Machine: ${JSON.stringify(m.host)}; adapter: ${JSON.stringify(m.adapter ?? null)}; versions: ${JSON.stringify(m.versions)}`);
+  L.push(
+    `Machine: ${JSON.stringify(m.host)}; adapter: ${JSON.stringify(m.adapter ?? null)}; versions: ${JSON.stringify(m.versions)}`,
+  );
   L.push('');
-  for (const mg of (m.merged as { date: string; jobs: string[]; note: string }[] | undefined) ?? []) L.push(`Merged from a later run (${mg.date}): ${mg.jobs.join(', ')}. ${mg.note}`, '');
+  for (const mg of (m.merged as { date: string; jobs: string[]; note: string }[] | undefined) ?? [])
+    L.push(`Merged from a later run (${mg.date}): ${mg.jobs.join(', ')}. ${mg.note}`, '');
   const bad = doc.results.filter((r) => !r.valid);
-  L.push(`Validity: ${doc.results.length - bad.length}/${doc.results.length} jobs valid${bad.length ? ` — INVALID: ${bad.map((b) => `${b.id}${b.error ? ` (${b.error.slice(0, 120)})` : ''}`).join('; ')}` : ''}`);
+  L.push(
+    `Validity: ${doc.results.length - bad.length}/${doc.results.length} jobs valid${bad.length ? ` — INVALID: ${bad.map((b) => `${b.id}${b.error ? ` (${b.error.slice(0, 120)})` : ''}`).join('; ')}` : ''}`,
+  );
   L.push('');
   // Variants a job could not run (graph capture on WASM): listed, never counted as passes.
   const skipped = doc.results.flatMap((r) => (r.skipped ?? []).map((s) => `${r.id}: ${s}`));
@@ -36,9 +41,13 @@ export function renderMarkdown(doc: StagesDoc): string {
 
   const llm = doc.results.filter((r) => r.stage === 'llm' && !r.error);
   if (llm.length) {
-    L.push('LLM (LFM2.5-1.2B-shaped): time to first token = one prefill `run` + logits read-back + argmax; cached = prefix in a GPU-resident cache, only the last new tokens prefilled.');
+    L.push(
+      'LLM (LFM2.5-1.2B-shaped): time to first token = one prefill `run` + logits read-back + argmax; cached = prefix in a GPU-resident cache, only the last new tokens prefilled.',
+    );
     L.push('');
-    L.push('| job | EP | dtype | threads | prompt | TTFT no cache (ms) | first encounter (ms) | TTFT cached prefix (ms) | new tokens | decode ms/token (p50 / p90) | tokens/s | H200 bandwidth bound (ms) | valid |');
+    L.push(
+      '| job | EP | dtype | threads | prompt | TTFT no cache (ms) | first encounter (ms) | TTFT cached prefix (ms) | new tokens | decode ms/token (p50 / p90) | tokens/s | H200 bandwidth bound (ms) | valid |',
+    );
     L.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const r of llm) {
       const cold = r.metrics.ttftNoCache as Record<string, Record<string, number>>;
@@ -51,7 +60,10 @@ export function renderMarkdown(doc: StagesDoc): string {
         );
       }
       const cpu = r.metrics.decodeCpuKv as { context: number; msPerToken: Stats } | undefined;
-      if (cpu) L.push(`| ${r.id} | ${r.ep} | ${r.dtype} (KV read back to CPU) | ${r.threads} | ${cpu.context} | – | – | – | – | ${f(cpu.msPerToken.median, 2)} / ${f(cpu.msPerToken.p90, 2)} | ${f(1000 / cpu.msPerToken.median)} | – | ${r.valid ? 'yes' : 'NO'} |`);
+      if (cpu)
+        L.push(
+          `| ${r.id} | ${r.ep} | ${r.dtype} (KV read back to CPU) | ${r.threads} | ${cpu.context} | – | – | – | – | ${f(cpu.msPerToken.median, 2)} / ${f(cpu.msPerToken.p90, 2)} | ${f(1000 / cpu.msPerToken.median)} | – | ${r.valid ? 'yes' : 'NO'} |`,
+        );
     }
     L.push('');
   }
@@ -59,9 +71,13 @@ export function renderMarkdown(doc: StagesDoc): string {
   const tts = doc.results.filter((r) => r.stage === 'tts' && !r.error);
   if (tts.length) {
     const plan = (tts[0]!.metrics.plan ?? {}) as Record<string, number>;
-    L.push(`Pocket TTS (flow_lm_main + 1 LSD flow step + Mimi-shaped decoder), voice prefix ${plan.voicePrefix}, ${plan.textTokens} text tokens, ${plan.frames} frames × ${plan.utterances} utterances; first audio = text prefill + first 80 ms frame (warm sessions).`);
+    L.push(
+      `Pocket TTS (flow_lm_main + 1 LSD flow step + Mimi-shaped decoder), voice prefix ${plan.voicePrefix}, ${plan.textTokens} text tokens, ${plan.frames} frames × ${plan.utterances} utterances; first audio = text prefill + first 80 ms frame (warm sessions).`,
+    );
     L.push('');
-    L.push('| job | EP | dtype | states | threads | first audio (ms) | cold first audio (ms) | text prefill (ms) | frame (ms, p50 / p90) | main / flow / mimi (ms) | × real time | valid |');
+    L.push(
+      '| job | EP | dtype | states | threads | first audio (ms) | cold first audio (ms) | text prefill (ms) | frame (ms, p50 / p90) | main / flow / mimi (ms) | × real time | valid |',
+    );
     L.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const r of tts) {
       L.push(
@@ -73,14 +89,20 @@ export function renderMarkdown(doc: StagesDoc): string {
 
   const asr = doc.results.filter((r) => r.stage === 'asr' && !r.error);
   if (asr.length) {
-    L.push('ASR (Moonshine-base-shaped, and Whisper-base-shaped where the model says so): encoder over the clip — Whisper: always 30 s of padded log-mel, 1500 frames — then one decoder step per token (4 tokens per second of speech + EOS; Whisper\'s first step takes its 4 forced prompt tokens), self cache on the GPU, cross-attention K/V too (fp32 encoders; crossKvOnGpu in the JSON).');
+    L.push(
+      "ASR (Moonshine-base-shaped, and Whisper-base-shaped where the model says so): encoder over the clip — Whisper: always 30 s of padded log-mel, 1500 frames — then one decoder step per token (4 tokens per second of speech + EOS; Whisper's first step takes its 4 forced prompt tokens), self cache on the GPU, cross-attention K/V too (fp32 encoders; crossKvOnGpu in the JSON).",
+    );
     L.push('');
-    L.push('| job | model | EP | dtype | threads | audio (s) | encoder frames | encoder (ms) | decoder step (ms) | total (ms) | ms per audio second | valid |');
+    L.push(
+      '| job | model | EP | dtype | threads | audio (s) | encoder frames | encoder (ms) | decoder step (ms) | total (ms) | ms per audio second | valid |',
+    );
     L.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const r of asr) {
       const per = (r.metrics.perLength ?? []) as Record<string, unknown>[];
       for (const p of per) {
-        L.push(`| ${r.id} | ${r.variant ?? 'moonshine-base'} | ${r.ep} | ${r.dtype} | ${r.threads} | ${p.seconds} | ${p.encoderFrames ?? '–'} | ${f(med(p.encoderMs))} | ${f(med(p.decoderStepMs), 2)} | ${f(p.totalMs)} | ${f(p.msPerAudioSecond)} | ${r.valid ? 'yes' : 'NO'} |`);
+        L.push(
+          `| ${r.id} | ${r.variant ?? 'moonshine-base'} | ${r.ep} | ${r.dtype} | ${r.threads} | ${p.seconds} | ${p.encoderFrames ?? '–'} | ${f(med(p.encoderMs))} | ${f(med(p.decoderStepMs), 2)} | ${f(p.totalMs)} | ${f(p.msPerAudioSecond)} | ${r.valid ? 'yes' : 'NO'} |`,
+        );
       }
     }
     L.push('');
@@ -88,25 +110,36 @@ export function renderMarkdown(doc: StagesDoc): string {
 
   const det = doc.results.filter((r) => r.stage === 'detector' && !r.error);
   if (det.length) {
-    L.push('Vision detector (D-FINE-M-shaped): one frame = `session.run` on a CPU pixel tensor + both outputs read back; first frame includes pipeline compilation; p50/p90 over the timed frames after warm-up.');
+    L.push(
+      'Vision detector (D-FINE-M-shaped): one frame = `session.run` on a CPU pixel tensor + both outputs read back; first frame includes pipeline compilation; p50/p90 over the timed frames after warm-up.',
+    );
     L.push('');
-    L.push('| job | EP | dtype | threads | input | params (M) | GMAC/frame | session create (ms) | first frame (ms) | frame (ms, p50 / p90) | frames/s | GFLOP/s | valid |');
+    L.push(
+      '| job | EP | dtype | threads | input | params (M) | GMAC/frame | session create (ms) | first frame (ms) | frame (ms, p50 / p90) | frames/s | GFLOP/s | valid |',
+    );
     L.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
     for (const r of det) {
       const m = r.metrics;
-      L.push(`| ${r.id} | ${r.ep} | ${r.dtype} | ${r.threads} | ${m.inputSize}² | ${f((m.params as number) / 1e6, 2)} | ${f(m.gmacsPerFrame, 2)} | ${f(m.sessionCreateMs, 0)} | ${f(m.firstFrameMs)} | ${f(med(m.frameMs))} / ${f(p90(m.frameMs))} | ${f(m.fps)} | ${f(m.effectiveGflops, 0)} | ${r.valid ? 'yes' : 'NO'} |`);
+      L.push(
+        `| ${r.id} | ${r.ep} | ${r.dtype} | ${r.threads} | ${m.inputSize}² | ${f((m.params as number) / 1e6, 2)} | ${f(m.gmacsPerFrame, 2)} | ${f(m.sessionCreateMs, 0)} | ${f(m.firstFrameMs)} | ${f(med(m.frameMs))} / ${f(p90(m.frameMs))} | ${f(m.fps)} | ${f(m.effectiveGflops, 0)} | ${r.valid ? 'yes' : 'NO'} |`,
+      );
     }
     L.push('');
   }
 
   const cap = doc.results.filter((r) => r.stage === 'capture' && !r.error);
   if (cap.length) {
-    L.push('Graph capture (LLM decode step, static-shape variant: fixed KV buffer shared in place by past/present, no mask arithmetic): the same graph, tokens and start state; off = plain session (CPU token/lengths, logits returned on the CPU); off, GPU I/O = no capture but every input/output in fixed GPU buffers (what capture needs); on = captured and replayed. ms per token includes writing the token and reading the logits back.');
+    L.push(
+      'Graph capture (LLM decode step, static-shape variant: fixed KV buffer shared in place by past/present, no mask arithmetic): the same graph, tokens and start state; off = plain session (CPU token/lengths, logits returned on the CPU); off, GPU I/O = no capture but every input/output in fixed GPU buffers (what capture needs); on = captured and replayed. ms per token includes writing the token and reading the logits back.',
+    );
     L.push('');
-    L.push('| job | EP | dtype | context / capacity | off: ms/token (p50 / p90) | off, GPU I/O | on (captured) | speedup vs off; vs GPU I/O | on vs off: max rel. diff; first divergent step | valid |');
+    L.push(
+      '| job | EP | dtype | context / capacity | off: ms/token (p50 / p90) | off, GPU I/O | on (captured) | speedup vs off; vs GPU I/O | on vs off: max rel. diff; first divergent step | valid |',
+    );
     L.push('|---|---|---|---|---|---|---|---|---|---|');
     type Cmp = { maxRelDiff: number; firstDivergentStep: number | null } | undefined;
-    const agree = (c: Cmp) => (c ? `${c.maxRelDiff.toExponential(1)}; ${c.firstDivergentStep === null ? 'none' : `step ${c.firstDivergentStep}`}` : '–');
+    const agree = (c: Cmp) =>
+      c ? `${c.maxRelDiff.toExponential(1)}; ${c.firstDivergentStep === null ? 'none' : `step ${c.firstDivergentStep}`}` : '–';
     const ms = (x: unknown) => {
       const v = (x ?? {}) as { msPerToken?: Stats; skipped?: string };
       if (v.msPerToken) return `${f(v.msPerToken.median, 2)} / ${f(v.msPerToken.p90, 2)}`;
@@ -117,8 +150,13 @@ export function renderMarkdown(doc: StagesDoc): string {
       const m = r.metrics;
       const plan = (m.plan ?? {}) as Record<string, number>;
       const sp = m.speedup !== undefined ? `${f(m.speedup, 2)}×; ${f(m.speedupVsGpuIo, 2)}×` : '–';
-      L.push(`| ${r.id} | ${r.ep} | ${r.dtype} | ${plan.context} / ${plan.capacity} | ${ms(m.off)} | ${m.offGpuIo ? ms(m.offGpuIo) : ms(m.on)} | ${ms(m.on)} | ${sp} | ${agree(m.captureVsOff as Cmp)} | ${r.valid ? 'yes' : 'NO'} |`);
-      if (m.offVsWasm) refs.push(`${r.id}: off ${agree(m.offVsWasm as Cmp)}, GPU I/O ${agree(m.offGpuIoVsWasm as Cmp)}, on ${agree(m.onVsWasm as Cmp)}`);
+      L.push(
+        `| ${r.id} | ${r.ep} | ${r.dtype} | ${plan.context} / ${plan.capacity} | ${ms(m.off)} | ${m.offGpuIo ? ms(m.offGpuIo) : ms(m.on)} | ${ms(m.on)} | ${sp} | ${agree(m.captureVsOff as Cmp)} | ${r.valid ? 'yes' : 'NO'} |`,
+      );
+      if (m.offVsWasm)
+        refs.push(
+          `${r.id}: off ${agree(m.offVsWasm as Cmp)}, GPU I/O ${agree(m.offGpuIoVsWasm as Cmp)}, on ${agree(m.onVsWasm as Cmp)}`,
+        );
     }
     L.push('');
     if (refs.length) L.push(`Against the WASM EP (max rel. diff; first divergent step): ${refs.join(' · ')}`, '');

@@ -39,11 +39,19 @@ export interface RunOptions {
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 export function defaultDistDir(): string {
-  const candidates = [resolve(HERE, 'ort'), resolve(HERE, '../../node_modules/onnxruntime-web/dist'), resolve(process.cwd(), 'node_modules/onnxruntime-web/dist')];
+  const candidates = [
+    resolve(HERE, 'ort'),
+    resolve(HERE, '../../node_modules/onnxruntime-web/dist'),
+    resolve(process.cwd(), 'node_modules/onnxruntime-web/dist'),
+  ];
   return candidates.find((d) => existsSync(`${d}/ort.webgpu.mjs`)) ?? candidates[candidates.length - 1]!;
 }
 
-export async function runJob(env: OrtEnv, job: Job, log: (m: string) => void): Promise<StageResult & { id: string; wallMs: number }> {
+export async function runJob(
+  env: OrtEnv,
+  job: Job,
+  log: (m: string) => void,
+): Promise<StageResult & { id: string; wallMs: number }> {
   const ctx = { ort: env.ort, ep: job.ep, threads: job.threads, log };
   const t0 = performance.now();
   log(`job ${job.id}`);
@@ -59,7 +67,17 @@ export async function runJob(env: OrtEnv, job: Job, log: (m: string) => void): P
   } catch (e) {
     const err = e instanceof Error ? `${e.message}`.split('\n')[0]!.slice(0, 600) : String(e);
     log(`  FAILED: ${err}`);
-    r = { stage: resultStage(job), ep: job.ep, dtype: 'plan' in job ? String((job.plan as { dtype?: string }).dtype ?? '') : '', threads: job.threads, valid: false, graphs: [], metrics: {}, validity: [], error: err };
+    r = {
+      stage: resultStage(job),
+      ep: job.ep,
+      dtype: 'plan' in job ? String((job.plan as { dtype?: string }).dtype ?? '') : '',
+      threads: job.threads,
+      valid: false,
+      graphs: [],
+      metrics: {},
+      validity: [],
+      error: err,
+    };
   }
   return { id: job.id, ...r, wallMs: Math.round(performance.now() - t0) };
 }
@@ -77,7 +95,12 @@ export function selectJobs(jobs: Job[], only: string[] | undefined): Job[] {
 
 function hostInfo(): Record<string, unknown> {
   const cpus = os.cpus();
-  return { cpu: cpus[0]?.model ?? 'unknown', cores: cpus.length, memGB: Math.round(os.totalmem() / 2 ** 30), platform: `${os.platform()} ${os.release()}` };
+  return {
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memGB: Math.round(os.totalmem() / 2 ** 30),
+    platform: `${os.platform()} ${os.release()}`,
+  };
 }
 
 async function versions(opts: RunOptions, env: OrtEnv | null): Promise<Record<string, string>> {
@@ -90,7 +113,9 @@ async function versions(opts: RunOptions, env: OrtEnv | null): Promise<Record<st
   }
   if (opts.webgpuModule) {
     try {
-      v.webgpu = (JSON.parse(readFileSync(resolve(dirname(opts.webgpuModule), 'package.json'), 'utf8')) as { version: string }).version;
+      v.webgpu = (
+        JSON.parse(readFileSync(resolve(dirname(opts.webgpuModule), 'package.json'), 'utf8')) as { version: string }
+      ).version;
     } catch {
       /* unknown */
     }
@@ -102,14 +127,39 @@ async function versions(opts: RunOptions, env: OrtEnv | null): Promise<Record<st
 export async function runInProcess(jobs: Job[], opts: RunOptions, mode: string): Promise<StagesDoc> {
   const webgpu = jobs.some((j) => j.ep === 'webgpu');
   const threads = Math.max(...jobs.map((j) => j.threads));
-  const env = await loadOrt({ distDir: opts.distDir, webgpu, webgpuModule: opts.webgpuModule, numThreads: threads, dawnToggles: opts.dawnToggles, liftoffOnly: opts.liftoffOnly });
+  const env = await loadOrt({
+    distDir: opts.distDir,
+    webgpu,
+    webgpuModule: opts.webgpuModule,
+    numThreads: threads,
+    dawnToggles: opts.dawnToggles,
+    liftoffOnly: opts.liftoffOnly,
+  });
   const results: StagesDoc['results'] = [];
   for (const job of jobs) results.push(await runJob(env, job, opts.log));
-  return { meta: { date: new Date().toISOString(), mode, host: hostInfo(), adapter: env.adapter, versions: await versions(opts, env), dawnToggles: opts.dawnToggles }, results };
+  return {
+    meta: {
+      date: new Date().toISOString(),
+      mode,
+      host: hostInfo(),
+      adapter: env.adapter,
+      versions: await versions(opts, env),
+      dawnToggles: opts.dawnToggles,
+    },
+    results,
+  };
 }
 
 /** Runs each job in a child process (isolation: a crash or hang costs one job), merging the results. */
-async function runSpawned(jobs: Job[], opts: RunOptions, mode: string, argvPrefix: string[], passArgs: string[], timeoutS: number, deadlineS: number): Promise<StagesDoc> {
+async function runSpawned(
+  jobs: Job[],
+  opts: RunOptions,
+  mode: string,
+  argvPrefix: string[],
+  passArgs: string[],
+  timeoutS: number,
+  deadlineS: number,
+): Promise<StagesDoc> {
   const start = performance.now();
   const results: StagesDoc['results'] = [];
   let adapter: unknown = null;
@@ -122,12 +172,25 @@ async function runSpawned(jobs: Job[], opts: RunOptions, mode: string, argvPrefi
     const left = deadlineS - (t0 - start) / 1000;
     const limit = Math.min(job.timeoutS ?? timeoutS, left);
     if (limit < 20) {
-      results.push({ id: job.id, stage: resultStage(job), ep: job.ep, dtype: '', threads: job.threads, valid: false, graphs: [], metrics: {}, validity: [], error: `skipped: run deadline (${deadlineS} s) reached` });
+      results.push({
+        id: job.id,
+        stage: resultStage(job),
+        ep: job.ep,
+        dtype: '',
+        threads: job.threads,
+        valid: false,
+        graphs: [],
+        metrics: {},
+        validity: [],
+        error: `skipped: run deadline (${deadlineS} s) reached`,
+      });
       opts.log(`  ${job.id}: skipped (deadline)`);
       continue;
     }
     const code = await new Promise<number | null>((done) => {
-      const child = spawn(argvPrefix[0]!, [...argvPrefix.slice(1), ...passArgs, '--child', job.id, '--result', file], { stdio: ['ignore', 'inherit', 'inherit'] });
+      const child = spawn(argvPrefix[0]!, [...argvPrefix.slice(1), ...passArgs, '--child', job.id, '--result', file], {
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
       const timer = setTimeout(() => child.kill('SIGKILL'), limit * 1000);
       child.on('exit', (c, sig) => {
         clearTimeout(timer);
@@ -141,13 +204,26 @@ async function runSpawned(jobs: Job[], opts: RunOptions, mode: string, argvPrefi
       vers = { ...vers, ...(doc.meta.versions as Record<string, string>) };
     } else {
       results.push({
-        id: job.id, stage: resultStage(job), ep: job.ep, dtype: '', threads: job.threads, valid: false, graphs: [], metrics: {}, validity: [],
-        error: code === -1 ? `killed after ${Math.round(limit)} s (or crashed by signal)` : `process exited ${code} without a result`, wallMs: Math.round(performance.now() - t0),
+        id: job.id,
+        stage: resultStage(job),
+        ep: job.ep,
+        dtype: '',
+        threads: job.threads,
+        valid: false,
+        graphs: [],
+        metrics: {},
+        validity: [],
+        error:
+          code === -1 ? `killed after ${Math.round(limit)} s (or crashed by signal)` : `process exited ${code} without a result`,
+        wallMs: Math.round(performance.now() - t0),
       });
     }
     opts.log(`  ${job.id}: exit ${code}, ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
-  return { meta: { date: new Date().toISOString(), mode, host: hostInfo(), adapter, versions: vers, dawnToggles: opts.dawnToggles }, results };
+  return {
+    meta: { date: new Date().toISOString(), mode, host: hostInfo(), adapter, versions: vers, dawnToggles: opts.dawnToggles },
+    results,
+  };
 }
 
 function arg(argv: string[], name: string): string | undefined {
@@ -195,8 +271,25 @@ async function main(): Promise<void> {
   } else {
     const scriptAt = process.argv.findIndex((a, i) => i > 0 && /(run\.ts|\.mjs)$/.test(a) && !a.includes('jiti'));
     const prefix = [process.execPath, ...process.execArgv, ...process.argv.slice(1, scriptAt + 1)];
-    const pass = ['--jobs', listName, '--dist', opts.distDir, '--dawn-toggles', opts.dawnToggles.join(';'), ...(opts.webgpuModule ? ['--webgpu-module', opts.webgpuModule] : []), ...(opts.liftoffOnly ? ['--liftoff-only'] : [])];
-    doc = await runSpawned(jobs, opts, listName, prefix, pass, Number(arg(argv, '--timeout-s') ?? 120), Number(arg(argv, '--deadline-s') ?? 3600));
+    const pass = [
+      '--jobs',
+      listName,
+      '--dist',
+      opts.distDir,
+      '--dawn-toggles',
+      opts.dawnToggles.join(';'),
+      ...(opts.webgpuModule ? ['--webgpu-module', opts.webgpuModule] : []),
+      ...(opts.liftoffOnly ? ['--liftoff-only'] : []),
+    ];
+    doc = await runSpawned(
+      jobs,
+      opts,
+      listName,
+      prefix,
+      pass,
+      Number(arg(argv, '--timeout-s') ?? 120),
+      Number(arg(argv, '--deadline-s') ?? 3600),
+    );
   }
   const json = JSON.stringify(doc, null, 2);
   if (out) {
@@ -212,7 +305,8 @@ async function main(): Promise<void> {
 }
 
 const invokedDirectly = process.argv.some((a) => /stages\/run\.ts$|gpu-bench\.mjs$/.test(a));
-if (invokedDirectly) void main().catch((e) => {
-  console.error(e);
-  process.exit(2);
-});
+if (invokedDirectly)
+  void main().catch((e) => {
+    console.error(e);
+    process.exit(2);
+  });

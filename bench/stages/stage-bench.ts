@@ -4,12 +4,30 @@
  * Moonshine (time per second of audio), plus the fixed cost of one `session.run`. Every run's outputs are checked;
  * a non-finite or all-zero output marks the result invalid.
  */
-import { createSession, disposeAll, floatTensor, i64, noise, timed, type BenchContext, type Feeds, type StageResult, type Tensor } from './bench-util';
+import {
+  createSession,
+  disposeAll,
+  floatTensor,
+  i64,
+  noise,
+  timed,
+  type BenchContext,
+  type Feeds,
+  type StageResult,
+  type Tensor,
+} from './bench-util';
 import { buildLlmGraph, llmAct, llmStateSpecs, presentName, type LlmDtype, type LlmShape } from './llm-graph';
 import { argmax, checkTensor, isValid, now, round, stats, type Stats, type Validity } from './measure';
 import { buildMoonshineDecoder, buildMoonshineEncoder, encoderFrames, type MoonshineShape } from './moonshine-graphs';
 import { fromFloat16, G, type Act } from './onnx-graph';
-import { buildFlowLmFlow, buildFlowLmMain, buildMimiDecoder, type PocketDtype, type PocketGraph, type PocketShape } from './pocket-graphs';
+import {
+  buildFlowLmFlow,
+  buildFlowLmMain,
+  buildMimiDecoder,
+  type PocketDtype,
+  type PocketGraph,
+  type PocketShape,
+} from './pocket-graphs';
 
 export type { BenchContext, Ep, GraphInfo, StageResult } from './bench-util';
 
@@ -17,8 +35,20 @@ export type { BenchContext, Ep, GraphInfo, StageResult } from './bench-util';
 // Fixed cost of one session.run (a one-node graph) and of one dispatch (a chain of 200 Adds).
 
 export async function benchOverhead(ctx: BenchContext, reps: number): Promise<StageResult> {
-  const out: StageResult = { stage: 'overhead', ep: ctx.ep, dtype: 'fp32', threads: ctx.threads, valid: true, graphs: [], metrics: {}, validity: [] };
-  for (const [label, count] of [['oneOp', 1], ['adds200', 200]] as const) {
+  const out: StageResult = {
+    stage: 'overhead',
+    ep: ctx.ep,
+    dtype: 'fp32',
+    threads: ctx.threads,
+    valid: true,
+    graphs: [],
+    metrics: {},
+    validity: [],
+  };
+  for (const [label, count] of [
+    ['oneOp', 1],
+    ['adds200', 200],
+  ] as const) {
     const g = new G({ name: label, act: 'float32', seed: 3 });
     g.input('x', 'float32', [1, 16]);
     let x = 'x';
@@ -68,19 +98,41 @@ export interface LlmPlan {
 export async function benchLlm(ctx: BenchContext, plan: LlmPlan): Promise<StageResult> {
   const { ort } = ctx;
   const act = llmAct(plan.dtype);
-  const out: StageResult = { stage: 'llm', ep: ctx.ep, dtype: plan.dtype, threads: ctx.threads, valid: true, graphs: [], metrics: {}, validity: [] };
-  const built = timed(() => buildLlmGraph(plan.shape, plan.dtype, { external: 'model.onnx_data', accuracyLevel: plan.accuracyLevel }));
+  const out: StageResult = {
+    stage: 'llm',
+    ep: ctx.ep,
+    dtype: plan.dtype,
+    threads: ctx.threads,
+    valid: true,
+    graphs: [],
+    metrics: {},
+    validity: [],
+  };
+  const built = timed(() =>
+    buildLlmGraph(plan.shape, plan.dtype, { external: 'model.onnx_data', accuracyLevel: plan.accuracyLevel }),
+  );
   const graph = built.value;
   const states = llmStateSpecs(plan.shape);
   const gpuOut = ctx.ep === 'webgpu';
   // transformers.js keeps present.* on the GPU and feeds them back (preferredOutputLocation 'gpu-buffer').
   const preferred = gpuOut ? Object.fromEntries(states.map((s) => [presentName(s.name), 'gpu-buffer'])) : undefined;
-  const { session, info } = await createSession(ctx, graph, built.ms, `lfm2-${plan.dtype}`, preferred ? { preferredOutputLocation: preferred } : {});
+  const { session, info } = await createSession(
+    ctx,
+    graph,
+    built.ms,
+    `lfm2-${plan.dtype}`,
+    preferred ? { preferredOutputLocation: preferred } : {},
+  );
   graph.onnx = new Uint8Array(0);
   delete graph.external;
   out.graphs.push(info);
   out.metrics.decodeWeightBytes = graph.decodeWeightBytes;
-  const kvBytesPerToken = plan.shape.layerTypes.filter((t) => t === 'full_attention').length * 2 * plan.shape.kvHeads * plan.shape.headDim * (act === 'float16' ? 2 : 4);
+  const kvBytesPerToken =
+    plan.shape.layerTypes.filter((t) => t === 'full_attention').length *
+    2 *
+    plan.shape.kvHeads *
+    plan.shape.headDim *
+    (act === 'float16' ? 2 : 4);
   out.metrics.kvBytesPerToken = kvBytesPerToken;
   const rnd = noise(7);
   const ids = (n: number) => Array.from({ length: n }, () => Math.floor(((rnd(0) + 1) / 2) * (plan.shape.vocab - 1)));
@@ -93,7 +145,11 @@ export async function benchLlm(ctx: BenchContext, plan: LlmPlan): Promise<StageR
   const feedsFor = (tokens: number[], past: Feeds, pastLen: number): Feeds => ({
     input_ids: i64(ort, tokens, [1, tokens.length]),
     attention_mask: i64(ort, new Array(pastLen + tokens.length).fill(1), [1, pastLen + tokens.length]),
-    position_ids: i64(ort, tokens.map((_, i) => pastLen + i), [1, tokens.length]),
+    position_ids: i64(
+      ort,
+      tokens.map((_, i) => pastLen + i),
+      [1, tokens.length],
+    ),
     num_logits_to_keep: i64(ort, [1], []),
     ...past,
   });
@@ -168,7 +224,12 @@ export async function benchLlm(ctx: BenchContext, plan: LlmPlan): Promise<StageR
       disposeAll(Object.values(cache));
       const s = stats(step);
       const boundMs = ((graph.decodeWeightBytes + kvBytesPerToken * n) / 4.8e12) * 1000;
-      decode[n] = { msPerToken: s, tokensPerSecond: round(1000 / s.median, 1), bandwidthBoundMsH200: round(boundMs, 4), overheadMs: round(s.median - boundMs, 3) };
+      decode[n] = {
+        msPerToken: s,
+        tokensPerSecond: round(1000 / s.median, 1),
+        bandwidthBoundMsH200: round(boundMs, 4),
+        overheadMs: round(s.median - boundMs, 3),
+      };
     }
     disposeAll(Object.values(past));
   }
@@ -178,7 +239,12 @@ export async function benchLlm(ctx: BenchContext, plan: LlmPlan): Promise<StageR
 
   if (plan.cpuKvCompare && gpuOut && plan.decodeContexts.length > 0) {
     // Same decode with every present.* read back to the CPU and uploaded again next step.
-    const { session: s2 } = await createSession(ctx, buildLlmGraph(plan.shape, plan.dtype, { external: 'model.onnx_data', accuracyLevel: plan.accuracyLevel }), 0, `lfm2-${plan.dtype}-cpu-kv`);
+    const { session: s2 } = await createSession(
+      ctx,
+      buildLlmGraph(plan.shape, plan.dtype, { external: 'model.onnx_data', accuracyLevel: plan.accuracyLevel }),
+      0,
+      `lfm2-${plan.dtype}-cpu-kv`,
+    );
     const n = plan.decodeContexts[0]!;
     const p = (await s2.run(feedsFor(ids(n), emptyPast(), 0))) as Record<string, Tensor>;
     let cache = pastFrom(p);
@@ -219,10 +285,21 @@ export async function benchTts(ctx: BenchContext, plan: TtsPlan): Promise<StageR
   const p = plan.shape;
   const act: Act = plan.dtype === 'fp16' ? 'float16' : 'float32';
   const variant = ctx.ep === 'webgpu' ? (plan.gpuStates ? 'gpu-states' : 'cpu-states') : undefined;
-  const out: StageResult = { stage: 'tts', ep: ctx.ep, dtype: plan.dtype, variant, threads: ctx.threads, valid: true, graphs: [], metrics: {}, validity: [] };
+  const out: StageResult = {
+    stage: 'tts',
+    ep: ctx.ep,
+    dtype: plan.dtype,
+    variant,
+    threads: ctx.threads,
+    valid: true,
+    graphs: [],
+    metrics: {},
+    validity: [],
+  };
   const load = async (build: () => PocketGraph, name: string) => {
     const b = timed(build);
-    const gpuNames = ctx.ep === 'webgpu' && plan.gpuStates ? b.value.states.filter((s) => s.dtype !== 'int64').map((s) => s.out) : [];
+    const gpuNames =
+      ctx.ep === 'webgpu' && plan.gpuStates ? b.value.states.filter((s) => s.dtype !== 'int64').map((s) => s.out) : [];
     const extra = gpuNames.length ? { preferredOutputLocation: Object.fromEntries(gpuNames.map((n) => [n, 'gpu-buffer'])) } : {};
     const { session, info } = await createSession(ctx, b.value, b.ms, name, extra);
     out.graphs.push(info);
@@ -247,24 +324,43 @@ export async function benchTts(ctx: BenchContext, plan: TtsPlan): Promise<StageR
     return f;
   };
   const mimiStates = (): Feeds => Object.fromEntries(mimi.states.map((s) => [s.name, floatTensor(ort, act, s.dims, () => 0)]));
-  const thread = (states: { name: string; out: string }[], o: Record<string, Tensor>): Feeds => Object.fromEntries(states.map((s) => [s.name, o[s.out]!]));
+  const thread = (states: { name: string; out: string }[], o: Record<string, Tensor>): Feeds =>
+    Object.fromEntries(states.map((s) => [s.name, o[s.out]!]));
   const read = (t: Tensor): number[] => {
     const d = t.data as ArrayLike<number>;
     return Array.from(d, (v) => (act === 'float16' ? fromFloat16(v) : v));
   };
 
-  const utter: { prefillMs: number; firstAudioMs: number; frameMs: number[]; mainMs: number[]; flowMs: number[]; mimiMs: number[] }[] = [];
+  const utter: {
+    prefillMs: number;
+    firstAudioMs: number;
+    frameMs: number[];
+    mainMs: number[];
+    flowMs: number[];
+    mimiMs: number[];
+  }[] = [];
   for (let u = 0; u < plan.utterances; u++) {
     let st = voiceStates();
     let ms = mimiStates();
     const t0 = now();
     const text = floatTensor(ort, act, [1, plan.textTokens, p.d], (i) => rnd(i) * 0.5);
-    const pre = (await main.session.run({ sequence: floatTensor(ort, act, [1, 0, p.latent], () => 0), text_embeddings: text, ...st })) as Record<string, Tensor>;
+    const pre = (await main.session.run({
+      sequence: floatTensor(ort, act, [1, 0, p.latent], () => 0),
+      text_embeddings: text,
+      ...st,
+    })) as Record<string, Tensor>;
     const prefillMs = now() - t0;
     st = thread(main.states, pre);
     let seq = floatTensor(ort, act, [1, 1, p.latent], () => NaN);
     const emptyText = floatTensor(ort, act, [1, 0, p.d], () => 0);
-    const rec = { prefillMs, firstAudioMs: 0, frameMs: [] as number[], mainMs: [] as number[], flowMs: [] as number[], mimiMs: [] as number[] };
+    const rec = {
+      prefillMs,
+      firstAudioMs: 0,
+      frameMs: [] as number[],
+      mainMs: [] as number[],
+      flowMs: [] as number[],
+      mimiMs: [] as number[],
+    };
     for (let f = 0; f < plan.frames; f++) {
       const f0 = now();
       const m = (await main.session.run({ sequence: seq, text_embeddings: emptyText, ...st })) as Record<string, Tensor>;
@@ -318,7 +414,13 @@ export async function benchTts(ctx: BenchContext, plan: TtsPlan): Promise<StageR
   /** Real-time factor: compute time per second of audio (< 1 = faster than real time). */
   out.metrics.rtf = round(frame.median / 80, 3);
   out.metrics.timesRealtime = round(80 / frame.median, 2);
-  out.metrics.plan = { voicePrefix: plan.voicePrefix, textTokens: plan.textTokens, frames: plan.frames, utterances: plan.utterances, lsdSteps: 1 };
+  out.metrics.plan = {
+    voicePrefix: plan.voicePrefix,
+    textTokens: plan.textTokens,
+    frames: plan.frames,
+    utterances: plan.utterances,
+    lsdSteps: 1,
+  };
   await main.session.release();
   await flow.session.release();
   await mimi.session.release();
@@ -343,8 +445,14 @@ export async function benchAsr(ctx: BenchContext, plan: AsrPlan): Promise<StageR
   const { ort } = ctx;
   const m = plan.shape;
   const out: StageResult = {
-    stage: 'asr', ep: ctx.ep, dtype: `enc ${plan.encoderAct === 'float16' ? 'fp16' : 'fp32'} + dec ${plan.decoder}`,
-    threads: ctx.threads, valid: true, graphs: [], metrics: {}, validity: [],
+    stage: 'asr',
+    ep: ctx.ep,
+    dtype: `enc ${plan.encoderAct === 'float16' ? 'fp16' : 'fp32'} + dec ${plan.decoder}`,
+    threads: ctx.threads,
+    valid: true,
+    graphs: [],
+    metrics: {},
+    validity: [],
   };
   const gpu = ctx.ep === 'webgpu';
   // Cross K/V stay on the GPU as the decoder's input (transformers.js keeps the merged decoder's present.* there);
@@ -352,11 +460,23 @@ export async function benchAsr(ctx: BenchContext, plan: AsrPlan): Promise<StageR
   const crossOnGpu = gpu && plan.encoderAct === 'float32';
   const crossNames = Array.from({ length: m.decLayers }, (_, l) => [`cross.${l}.key`, `cross.${l}.value`]).flat();
   const eb = timed(() => buildMoonshineEncoder(m, plan.encoderAct));
-  const enc = await createSession(ctx, eb.value, eb.ms, 'moonshine_encoder', crossOnGpu ? { preferredOutputLocation: Object.fromEntries(crossNames.map((n) => [n, 'gpu-buffer'])) } : {});
+  const enc = await createSession(
+    ctx,
+    eb.value,
+    eb.ms,
+    'moonshine_encoder',
+    crossOnGpu ? { preferredOutputLocation: Object.fromEntries(crossNames.map((n) => [n, 'gpu-buffer'])) } : {},
+  );
   out.graphs.push(enc.info);
   const db = timed(() => buildMoonshineDecoder(m, plan.decoder));
   const presentNames = Array.from({ length: m.decLayers }, (_, l) => [`present.${l}.key`, `present.${l}.value`]).flat();
-  const dec = await createSession(ctx, db.value, db.ms, `moonshine_decoder_${plan.decoder}`, gpu ? { preferredOutputLocation: Object.fromEntries(presentNames.map((n) => [n, 'gpu-buffer'])) } : {});
+  const dec = await createSession(
+    ctx,
+    db.value,
+    db.ms,
+    `moonshine_decoder_${plan.decoder}`,
+    gpu ? { preferredOutputLocation: Object.fromEntries(presentNames.map((n) => [n, 'gpu-buffer'])) } : {},
+  );
   out.graphs.push(dec.info);
   const rnd = noise(9);
   const hd = m.d / m.heads;
@@ -377,7 +497,12 @@ export async function benchAsr(ctx: BenchContext, plan: AsrPlan): Promise<StageR
       token = argmax(o.logits as unknown as { type: string; data: unknown });
       steps.push(now() - s0);
       disposeAll(Object.values(past));
-      past = Object.fromEntries(Array.from({ length: m.decLayers }, (_, l) => [[`past.${l}.key`, o[`present.${l}.key`]!], [`past.${l}.value`, o[`present.${l}.value`]!]]).flat());
+      past = Object.fromEntries(
+        Array.from({ length: m.decLayers }, (_, l) => [
+          [`past.${l}.key`, o[`present.${l}.key`]!],
+          [`past.${l}.value`, o[`present.${l}.value`]!],
+        ]).flat(),
+      );
       last = o;
     }
     const decodeMs = now() - d0;
@@ -405,7 +530,10 @@ export async function benchAsr(ctx: BenchContext, plan: AsrPlan): Promise<StageR
     for (let l = 0; l < m.decLayers; l++) {
       for (const kv of ['key', 'value']) {
         const t = eo[`cross.${l}.${kv}`]!;
-        cross[`cross.${l}.${kv}`] = plan.encoderAct === 'float16' ? floatTensor(ort, 'float32', t.dims as number[], (i) => fromFloat16((t.data as Uint16Array)[i]!)) : t;
+        cross[`cross.${l}.${kv}`] =
+          plan.encoderAct === 'float16'
+            ? floatTensor(ort, 'float32', t.dims as number[], (i) => fromFloat16((t.data as Uint16Array)[i]!))
+            : t;
       }
     }
     const tokens = Math.ceil(sec * plan.tokensPerSecond) + 1;

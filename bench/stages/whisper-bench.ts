@@ -6,7 +6,19 @@
  * step per further token, `tokensPerSecond` of speech + EOS in all — with the self-attention cache and the
  * cross-attention K/V kept on the GPU (what transformers.js does with `present.*` outputs on WebGPU).
  */
-import { createSession, disposeAll, floatTensor, i64, noise, timed, view, type BenchContext, type Feeds, type StageResult, type Tensor } from './bench-util';
+import {
+  createSession,
+  disposeAll,
+  floatTensor,
+  i64,
+  noise,
+  timed,
+  view,
+  type BenchContext,
+  type Feeds,
+  type StageResult,
+  type Tensor,
+} from './bench-util';
 import { checkTensor, isValid, now, round, stats } from './measure';
 import type { Act } from './onnx-graph';
 import { buildWhisperDecoder, buildWhisperEncoder, WHISPER_PROMPT_TOKENS, type WhisperShape } from './whisper-graphs';
@@ -42,12 +54,26 @@ export async function benchWhisper(ctx: BenchContext, plan: WhisperPlan): Promis
   const m = plan.shape;
   const gpu = ctx.ep === 'webgpu';
   const out: StageResult = {
-    stage: 'asr', ep: ctx.ep, dtype: `enc ${plan.encoderAct === 'float16' ? 'fp16' : 'fp32'} + dec ${plan.decoder}`, variant: plan.model,
-    threads: ctx.threads, valid: true, graphs: [], metrics: {}, validity: [],
+    stage: 'asr',
+    ep: ctx.ep,
+    dtype: `enc ${plan.encoderAct === 'float16' ? 'fp16' : 'fp32'} + dec ${plan.decoder}`,
+    variant: plan.model,
+    threads: ctx.threads,
+    valid: true,
+    graphs: [],
+    metrics: {},
+    validity: [],
   };
-  const crossNames = Array.from({ length: m.decLayers }, (_, l) => [`present.${l}.encoder.key`, `present.${l}.encoder.value`]).flat();
-  const selfNames = Array.from({ length: m.decLayers }, (_, l) => [`present.${l}.decoder.key`, `present.${l}.decoder.value`]).flat();
-  const gpuOut = (names: string[]) => (gpu ? { preferredOutputLocation: Object.fromEntries(names.map((n) => [n, 'gpu-buffer'])) } : {});
+  const crossNames = Array.from({ length: m.decLayers }, (_, l) => [
+    `present.${l}.encoder.key`,
+    `present.${l}.encoder.value`,
+  ]).flat();
+  const selfNames = Array.from({ length: m.decLayers }, (_, l) => [
+    `present.${l}.decoder.key`,
+    `present.${l}.decoder.value`,
+  ]).flat();
+  const gpuOut = (names: string[]) =>
+    gpu ? { preferredOutputLocation: Object.fromEntries(names.map((n) => [n, 'gpu-buffer'])) } : {};
   const eb = timed(() => buildWhisperEncoder(m, plan.encoderAct));
   const enc = await createSession(ctx, eb.value, eb.ms, 'whisper_encoder', gpuOut(crossNames));
   out.graphs.push(enc.info);
@@ -61,7 +87,8 @@ export async function benchWhisper(ctx: BenchContext, plan: WhisperPlan): Promis
   const decode = async (cross: Feeds, tokens: number) => {
     let past: Feeds = {};
     for (let l = 0; l < m.decLayers; l++) {
-      for (const kv of ['key', 'value']) past[`past_key_values.${l}.decoder.${kv}`] = floatTensor(ort, 'float32', [1, m.heads, 0, hd], () => 0);
+      for (const kv of ['key', 'value'])
+        past[`past_key_values.${l}.decoder.${kv}`] = floatTensor(ort, 'float32', [1, m.heads, 0, hd], () => 0);
     }
     const steps: number[] = [];
     let ids = Array.from({ length: WHISPER_PROMPT_TOKENS }, (_, i) => (50258 % m.vocab) + i);
@@ -69,7 +96,10 @@ export async function benchWhisper(ctx: BenchContext, plan: WhisperPlan): Promis
     const d0 = now();
     for (let t = 0; t < tokens; t++) {
       const s0 = now();
-      const o = (await dec.session.run({ input_ids: i64(ort, ids, [1, ids.length]), ...past, ...cross })) as Record<string, Tensor>;
+      const o = (await dec.session.run({ input_ids: i64(ort, ids, [1, ids.length]), ...past, ...cross })) as Record<
+        string,
+        Tensor
+      >;
       ids = [lastArgmax(o.logits!, m.vocab)];
       steps.push(now() - s0);
       disposeAll(Object.values(past));
@@ -84,7 +114,9 @@ export async function benchWhisper(ctx: BenchContext, plan: WhisperPlan): Promis
   for (const sec of plan.seconds) {
     // Log-mel of `sec` seconds of speech-like signal, then the processor's padding (a constant floor) up to 30 s.
     const speech = Math.round(sec * framesPerSecond);
-    const mel = floatTensor(ort, plan.encoderAct, [1, m.mels, m.frames], (i) => ((i % m.frames) < speech ? 0.4 * Math.sin(i / 11) + 0.2 * rnd(i) : -0.7));
+    const mel = floatTensor(ort, plan.encoderAct, [1, m.mels, m.frames], (i) =>
+      i % m.frames < speech ? 0.4 * Math.sin(i / 11) + 0.2 * rnd(i) : -0.7,
+    );
     const encode = async () => (await enc.session.run({ input_features: mel })) as Record<string, Tensor>;
     const t0 = now();
     let eo = await encode();

@@ -29,9 +29,29 @@ export interface WhisperShape {
   maxPositions: number;
 }
 
-export const WHISPER_BASE: WhisperShape = { d: 512, heads: 8, encLayers: 6, decLayers: 6, ff: 2048, mels: 80, frames: 3000, vocab: 51865, maxPositions: 448 };
+export const WHISPER_BASE: WhisperShape = {
+  d: 512,
+  heads: 8,
+  encLayers: 6,
+  decLayers: 6,
+  ff: 2048,
+  mels: 80,
+  frames: 3000,
+  vocab: 51865,
+  maxPositions: 448,
+};
 /** CI-sized (not openai/whisper-tiny): the same graphs, still over 30 s of padded input, with narrow layers. */
-export const WHISPER_TINY: WhisperShape = { d: 64, heads: 2, encLayers: 2, decLayers: 2, ff: 128, mels: 80, frames: 3000, vocab: 512, maxPositions: 64 };
+export const WHISPER_TINY: WhisperShape = {
+  d: 64,
+  heads: 2,
+  encLayers: 2,
+  decLayers: 2,
+  ff: 128,
+  mels: 80,
+  frames: 3000,
+  vocab: 512,
+  maxPositions: 64,
+};
 
 /** The forced prefix a transcription starts with: <|startoftranscript|> <|lang|> <|transcribe|> <|notimestamps|>. */
 export const WHISPER_PROMPT_TOKENS = 4;
@@ -42,8 +62,19 @@ export function buildWhisperEncoder(m: WhisperShape, act: Act, seed = 41): Graph
   const hd = d / heads;
   const T = m.frames / 2;
   g.input('input_features', act, [1, m.mels, m.frames]);
-  let x = g.gelu(g.op('Conv', ['input_features', g.randn([d, m.mels, 3], 1 / Math.sqrt(3 * m.mels)), g.randn([d], 0.01)], { kernel_shape: [3], pads: [1, 1] }));
-  x = g.gelu(g.op('Conv', [x, g.randn([d, d, 3], 1 / Math.sqrt(3 * d)), g.randn([d], 0.01)], { kernel_shape: [3], pads: [1, 1], strides: [2] }));
+  let x = g.gelu(
+    g.op('Conv', ['input_features', g.randn([d, m.mels, 3], 1 / Math.sqrt(3 * m.mels)), g.randn([d], 0.01)], {
+      kernel_shape: [3],
+      pads: [1, 1],
+    }),
+  );
+  x = g.gelu(
+    g.op('Conv', [x, g.randn([d, d, 3], 1 / Math.sqrt(3 * d)), g.randn([d], 0.01)], {
+      kernel_shape: [3],
+      pads: [1, 1],
+      strides: [2],
+    }),
+  );
   x = g.op('Add', [g.transpose(x, [0, 2, 1]), sinusoids(g, T, d)]); // [1, 1500, d]
   const split = (t: string) => g.transpose(g.reshape(t, [1, -1, heads, hd]), [0, 2, 1, 3]);
   for (let l = 0; l < m.encLayers; l++) {
@@ -60,7 +91,8 @@ export function buildWhisperEncoder(m: WhisperShape, act: Act, seed = 41): Graph
   g.op('Identity', [x], {}, 'last_hidden_state');
   g.output('last_hidden_state', act, [1, T, d]);
   // Cross K/V in fp32 whatever the encoder dtype: the q4 decoder that consumes them runs fp32 activations.
-  const out32 = (t: string, name: string) => g.op(act === 'float16' ? 'Cast' : 'Identity', [t], act === 'float16' ? { to: 1 } : {}, name);
+  const out32 = (t: string, name: string) =>
+    g.op(act === 'float16' ? 'Cast' : 'Identity', [t], act === 'float16' ? { to: 1 } : {}, name);
   for (let l = 0; l < m.decLayers; l++) {
     out32(split(g.linear(x, d, d, 'float')), `present.${l}.encoder.key`);
     out32(split(g.linear(x, d, d, 'float', { bias: true })), `present.${l}.encoder.value`);
@@ -89,7 +121,11 @@ export function buildWhisperDecoder(m: WhisperShape, dtype: 'q4' | 'fp32', seed 
   const table = g.randn([vocab, d], 1);
   const S = g.dim('input_ids', 1);
   const P = g.dim('past_key_values.0.decoder.key', 2);
-  const positions = g.op('Range', [g.op('Squeeze', [P, g.i64([0])]), g.op('Squeeze', [g.op('Add', [P, S]), g.i64([0])]), g.i64([1], [])]);
+  const positions = g.op('Range', [
+    g.op('Squeeze', [P, g.i64([0])]),
+    g.op('Squeeze', [g.op('Add', [P, S]), g.i64([0])]),
+    g.i64([1], []),
+  ]);
   const posTable = g.randn([m.maxPositions, d], 0.1);
   let x = g.op('Add', [g.op('Gather', [table, 'input_ids'], { axis: 0 }), g.op('Gather', [posTable, positions], { axis: 0 })]); // [1, S, d]
   const split = (t: string) => g.transpose(g.reshape(t, [1, -1, heads, hd]), [0, 2, 1, 3]);
@@ -102,8 +138,18 @@ export function buildWhisperDecoder(m: WhisperShape, dtype: 'q4' | 'fp32', seed 
   for (let l = 0; l < m.decLayers; l++) {
     const h = g.layerNorm(x, d);
     const q = split(lin(h, d, d));
-    const k = g.op('Concat', [`past_key_values.${l}.decoder.key`, split(lin(h, d, d, false))], { axis: 2 }, `present.${l}.decoder.key`);
-    const v = g.op('Concat', [`past_key_values.${l}.decoder.value`, split(lin(h, d, d))], { axis: 2 }, `present.${l}.decoder.value`);
+    const k = g.op(
+      'Concat',
+      [`past_key_values.${l}.decoder.key`, split(lin(h, d, d, false))],
+      { axis: 2 },
+      `present.${l}.decoder.key`,
+    );
+    const v = g.op(
+      'Concat',
+      [`past_key_values.${l}.decoder.value`, split(lin(h, d, d))],
+      { axis: 2 },
+      `present.${l}.decoder.value`,
+    );
     g.output(`present.${l}.decoder.key`, act, [1, heads, 'P+S', hd]);
     g.output(`present.${l}.decoder.value`, act, [1, heads, 'P+S', hd]);
     const att = g.reshape(g.transpose(g.attention(q, k, v, hd, mask), [0, 2, 1, 3]), [1, -1, d]);

@@ -13,15 +13,22 @@ import { SileroVad, type OrtLike } from '../../models/vad/silero';
 const dir = 'bench/out';
 mkdirSync(dir, { recursive: true });
 const wav = join(dir, 'vad-bench.wav');
-execFileSync('sh', ['-c', `espeak-ng -v en-us -s 150 -w ${dir}/vad-raw.wav "The quick brown fox jumps over the lazy dog. Sidetalk listens while you speak." && sox ${dir}/vad-raw.wav -r 16000 -c 1 -b 16 ${wav} pad 1 1`]);
+execFileSync('sh', [
+  '-c',
+  `espeak-ng -v en-us -s 150 -w ${dir}/vad-raw.wav "The quick brown fox jumps over the lazy dog. Sidetalk listens while you speak." && sox ${dir}/vad-raw.wav -r 16000 -c 1 -b 16 ${wav} pad 1 1`,
+]);
 const bytes = readFileSync(wav);
 const pcm16 = new Int16Array(bytes.buffer, bytes.byteOffset + 44, (bytes.length - 44) / 2);
 const samples = Float32Array.from(pcm16, (v) => v / 32768);
 
 (ort.env.wasm as { numThreads?: number }).numThreads = 1;
-const vad = await SileroVad.create(ort as unknown as OrtLike, readFileSync('node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx'), {
-  executionProviders: ['wasm'],
-});
+const vad = await SileroVad.create(
+  ort as unknown as OrtLike,
+  readFileSync('node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx'),
+  {
+    executionProviders: ['wasm'],
+  },
+);
 const frames = Math.floor(samples.length / 512);
 const times: number[] = [];
 let speech = 0;
@@ -42,4 +49,6 @@ const result = {
   realTimeRatio: +(q(0.5) / 32).toFixed(4),
 };
 console.log(JSON.stringify(result));
-console.log(`\n| frames | speech frames | ms/frame p50 | p90 | share of 32 ms budget |\n|---|---|---|---|---|\n| ${frames} | ${speech} | ${result.msPerFrame.p50} | ${result.msPerFrame.p90} | ${(result.realTimeRatio * 100).toFixed(1)} % |`);
+console.log(
+  `\n| frames | speech frames | ms/frame p50 | p90 | share of 32 ms budget |\n|---|---|---|---|---|\n| ${frames} | ${speech} | ${result.msPerFrame.p50} | ${result.msPerFrame.p90} | ${(result.realTimeRatio * 100).toFixed(1)} % |`,
+);

@@ -103,7 +103,6 @@ export function Avatar(props: AvatarProps) {
       ctl.current = null;
     };
     // The source object identity decides reloads; other props are applied below.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [props.source]);
 
   useEffect(() => {
@@ -111,20 +110,29 @@ export function Avatar(props: AvatarProps) {
   }, [props.state, status]);
 
   return (
-    <div class={`sidetalk-avatar ${props.class ?? ''}`} data-status={status} data-state={props.state ?? 'idle'}
-      style={{ position: 'relative', width: '100%', height: '100%' }}>
+    <div
+      class={`sidetalk-avatar ${props.class ?? ''}`}
+      data-status={status}
+      data-state={props.state ?? 'idle'}
+      style={{ position: 'relative', width: '100%', height: '100%' }}
+    >
       <div ref={box} style={{ position: 'absolute', inset: 0 }} aria-label="Sidetalk assistant avatar" role="img" />
       {status === 'no-webgl' && (
         <div role="status" style={{ position: 'absolute', inset: 0, display: 'grid', placeItems: 'center', textAlign: 'center' }}>
           <svg viewBox="0 0 100 100" width="120" height="120" aria-hidden="true">
             <circle cx="50" cy="50" r="40" fill="#efb894" />
-            <circle cx="36" cy="45" r="6" fill="#2f9c8c" /><circle cx="64" cy="45" r="6" fill="#2f9c8c" />
+            <circle cx="36" cy="45" r="6" fill="#2f9c8c" />
+            <circle cx="64" cy="45" r="6" fill="#2f9c8c" />
             <path d="M36 64 Q50 74 64 64" stroke="#c95e6a" stroke-width="4" fill="none" stroke-linecap="round" />
           </svg>
           <p>3D avatar unavailable (WebGL is off). Voice still works.</p>
         </div>
       )}
-      {status === 'error' && <p role="alert" style={{ position: 'absolute', bottom: 8, left: 8, right: 8 }}>{error}</p>}
+      {status === 'error' && (
+        <p role="alert" style={{ position: 'absolute', bottom: 8, left: 8, right: 8 }}>
+          {error}
+        </p>
+      )}
     </div>
   );
 }

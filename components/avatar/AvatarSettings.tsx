@@ -50,7 +50,12 @@ export function AvatarSettings({ current, onChange }: Props) {
         <button
           type="button"
           class="button"
-          onClick={() => void deleteUserAvatar().then(() => onChange(null), (e: Error) => setError(e.message))}
+          onClick={() =>
+            void deleteUserAvatar().then(
+              () => onChange(null),
+              (e: Error) => setError(e.message),
+            )
+          }
           data-testid="avatar-default"
         >
           Use the built-in avatar

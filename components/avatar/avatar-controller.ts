@@ -77,7 +77,11 @@ export class AvatarController {
   /** Utterance time (TalkingHead's clock) at which the next chunk's audio will start. */
   private nextStartMs = 0;
 
-  constructor(container: HTMLElement, private events: AvatarEvents, private opts: AvatarOptions) {
+  constructor(
+    container: HTMLElement,
+    private events: AvatarEvents,
+    private opts: AvatarOptions,
+  ) {
     this.head = new TalkingHead(container, {
       // Lip-sync modules are imported by a computed path that bundlers break; we supply visemes ourselves.
       lipsyncModules: [],
@@ -155,7 +159,12 @@ export class AvatarController {
     if (this.opts.amplitudeJaw) this.jaw.push({ start: startMs + heardMs, curve: jaw });
     this.playing = true;
     // streamAudio transfers (detaches) the buffer it converts; hand it a copy so callers keep theirs.
-    head.streamAudio({ audio: pcm.slice(), visemes: track.visemes, vtimes: track.vtimes.map((t) => t + shift), vdurations: track.vdurations });
+    head.streamAudio({
+      audio: pcm.slice(),
+      visemes: track.visemes,
+      vtimes: track.vtimes.map((t) => t + shift),
+      vdurations: track.vdurations,
+    });
   }
 
   /** TalkingHead's utterance clock right now (0 before playback has started). */

@@ -88,7 +88,10 @@ export interface ProbedHead {
  * so wrapping the property times exactly the frames it draws; throttled (skipped) frames leave its clock alone.
  */
 export function attachAvatarProbe(head: ProbedHead, isPlaying: () => boolean): AvatarProbe {
-  const probe = new AvatarProbe(() => ({ baseLatency: head.audioCtx?.baseLatency ?? 0, outputLatency: head.audioCtx?.outputLatency ?? 0 }));
+  const probe = new AvatarProbe(() => ({
+    baseLatency: head.audioCtx?.baseLatency ?? 0,
+    outputLatency: head.audioCtx?.outputLatency ?? 0,
+  }));
   const original = head.animate;
   let buf = new Float32Array(256);
   head.animate = (t: number) => {

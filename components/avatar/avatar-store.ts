@@ -34,6 +34,7 @@ export interface StoredAvatar {
   savedAt: number;
 }
 
-export const loadUserAvatar = (): Promise<StoredAvatar | undefined> => run('readonly', (s) => s.get(USER_KEY) as IDBRequest<StoredAvatar | undefined>);
+export const loadUserAvatar = (): Promise<StoredAvatar | undefined> =>
+  run('readonly', (s) => s.get(USER_KEY) as IDBRequest<StoredAvatar | undefined>);
 export const saveUserAvatar = (avatar: StoredAvatar): Promise<IDBValidKey> => run('readwrite', (s) => s.put(avatar, USER_KEY));
 export const deleteUserAvatar = (): Promise<undefined> => run('readwrite', (s) => s.delete(USER_KEY));

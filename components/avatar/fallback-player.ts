@@ -11,7 +11,10 @@ export class FallbackPlayer {
   private nextAt = 0;
   private raf = 0;
 
-  constructor(private events: AvatarEvents, private sampleRate = 24000) {}
+  constructor(
+    private events: AvatarEvents,
+    private sampleRate = 24000,
+  ) {}
 
   async speakChunk(pcm: Float32Array): Promise<void> {
     if (!this.ctx) {

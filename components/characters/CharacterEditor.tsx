@@ -34,7 +34,13 @@ interface Props {
 }
 
 function toDraft(c: Character): CharacterDraft {
-  return structuredClone({ name: c.name, avatar: c.avatar, voice: c.voice, persona: c.persona, pronunciations: c.pronunciations });
+  return structuredClone({
+    name: c.name,
+    avatar: c.avatar,
+    voice: c.voice,
+    persona: c.persona,
+    pronunciations: c.pronunciations,
+  });
 }
 
 const voiceKey = (v: { kind: string; voiceId: string }) => `${v.kind}:${v.voiceId}`;
@@ -45,7 +51,8 @@ export function CharacterEditor({ character, voices, userAvatars, onSave, onCanc
   const [invalid, setInvalid] = useState<string | null>(null);
   const readOnly = character.builtIn;
   const set = (patch: Partial<CharacterDraft>) => setDraft((d) => ({ ...d, ...patch }));
-  const setPersona = (patch: Partial<CharacterDraft['persona']>) => setDraft((d) => ({ ...d, persona: { ...d.persona, ...patch } }));
+  const setPersona = (patch: Partial<CharacterDraft['persona']>) =>
+    setDraft((d) => ({ ...d, persona: { ...d.persona, ...patch } }));
   // A voice missing from the list (deleted clone) is still shown so the select never silently changes it.
   const voiceOptions = voices.some((v) => voiceKey(v) === voiceKey(draft.voice))
     ? voices
@@ -69,60 +76,109 @@ export function CharacterEditor({ character, voices, userAvatars, onSave, onCanc
       {readOnly && (
         <div class="notice" role="status">
           <p>Built-in characters can’t be changed. Make a copy to edit it.</p>
-          <button type="button" class="button primary" onClick={() => onDuplicate(character.id)}>Duplicate to edit</button>
+          <button type="button" class="button primary" onClick={() => onDuplicate(character.id)}>
+            Duplicate to edit
+          </button>
         </div>
       )}
       <fieldset disabled={readOnly}>
         <legend>Character</legend>
         <label class="chars-field">
           <span>Name</span>
-          <input type="text" value={draft.name} maxLength={CHARACTER_LIMITS.name} required onInput={(e) => set({ name: e.currentTarget.value })} />
+          <input
+            type="text"
+            value={draft.name}
+            maxLength={CHARACTER_LIMITS.name}
+            required
+            onInput={(e) => set({ name: e.currentTarget.value })}
+          />
         </label>
         <label class="chars-field">
           <span>Calls itself</span>
-          <input type="text" value={draft.persona.name} maxLength={CHARACTER_LIMITS.personaName} required
-            onInput={(e) => setPersona({ name: e.currentTarget.value })} />
+          <input
+            type="text"
+            value={draft.persona.name}
+            maxLength={CHARACTER_LIMITS.personaName}
+            required
+            onInput={(e) => setPersona({ name: e.currentTarget.value })}
+          />
         </label>
         <label class="chars-field">
           <span>Personality and speaking style</span>
-          <textarea value={draft.persona.style} maxLength={CHARACTER_LIMITS.style} rows={3}
-            onInput={(e) => setPersona({ style: e.currentTarget.value })} />
+          <textarea
+            value={draft.persona.style}
+            maxLength={CHARACTER_LIMITS.style}
+            rows={3}
+            onInput={(e) => setPersona({ style: e.currentTarget.value })}
+          />
         </label>
         <label class="chars-field">
           <span>Greeting</span>
-          <input type="text" value={draft.persona.greeting} maxLength={CHARACTER_LIMITS.greeting}
-            onInput={(e) => setPersona({ greeting: e.currentTarget.value })} />
+          <input
+            type="text"
+            value={draft.persona.greeting}
+            maxLength={CHARACTER_LIMITS.greeting}
+            onInput={(e) => setPersona({ greeting: e.currentTarget.value })}
+          />
         </label>
         <label class="chars-field">
           <span>Voice</span>
-          <select value={voiceKey(draft.voice)} onChange={(e) => {
-            const v = voiceOptions.find((o) => voiceKey(o) === e.currentTarget.value);
-            if (v) set({ voice: { kind: v.kind, voiceId: v.voiceId } });
-          }}>
-            {voiceOptions.map((v) => <option key={voiceKey(v)} value={voiceKey(v)}>{v.label}</option>)}
+          <select
+            value={voiceKey(draft.voice)}
+            onChange={(e) => {
+              const v = voiceOptions.find((o) => voiceKey(o) === e.currentTarget.value);
+              if (v) set({ voice: { kind: v.kind, voiceId: v.voiceId } });
+            }}
+          >
+            {voiceOptions.map((v) => (
+              <option key={voiceKey(v)} value={voiceKey(v)}>
+                {v.label}
+              </option>
+            ))}
           </select>
         </label>
         <fieldset>
           <legend>Avatar</legend>
           <label class="chars-radio">
-            <input type="radio" name={`${id}-avatar`} checked={draft.avatar.kind === 'default'} onChange={() => set({ avatar: { kind: 'default' } })} />
+            <input
+              type="radio"
+              name={`${id}-avatar`}
+              checked={draft.avatar.kind === 'default'}
+              onChange={() => set({ avatar: { kind: 'default' } })}
+            />
             Default avatar
           </label>
           {userAvatars.map((a) => (
             <label class="chars-radio" key={a.glbId}>
-              <input type="radio" name={`${id}-avatar`} checked={draft.avatar.kind === 'user' && draft.avatar.glbId === a.glbId}
-                onChange={() => set({ avatar: { kind: 'user', glbId: a.glbId } })} />
+              <input
+                type="radio"
+                name={`${id}-avatar`}
+                checked={draft.avatar.kind === 'user' && draft.avatar.glbId === a.glbId}
+                onChange={() => set({ avatar: { kind: 'user', glbId: a.glbId } })}
+              />
               {a.label}
             </label>
           ))}
           {userAvatars.length === 0 && <p class="chars-hint">Load your own GLB avatar in settings to choose it here.</p>}
         </fieldset>
       </fieldset>
-      <PronunciationTable value={draft.pronunciations} onChange={(pronunciations) => set({ pronunciations })} disabled={readOnly} />
-      {(invalid ?? error) && <p class="chars-error" role="alert">{invalid ?? error}</p>}
+      <PronunciationTable
+        value={draft.pronunciations}
+        onChange={(pronunciations) => set({ pronunciations })}
+        disabled={readOnly}
+      />
+      {(invalid ?? error) && (
+        <p class="chars-error" role="alert">
+          {invalid ?? error}
+        </p>
+      )}
       <div class="chars-actions">
-        <button type="submit" class="button primary" disabled={readOnly}>Save</button>
-        <button type="button" class="button" onClick={onCancel}>Cancel</button>
+        <button type="submit" class="button primary" disabled={readOnly}>
+          Save
+        </button>
+        <button type="button" class="button" onClick={onCancel}>
+          Cancel
+        </button>
       </div>
     </form>
   );

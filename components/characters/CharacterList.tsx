@@ -47,19 +47,38 @@ export function CharacterList(props: Props) {
           const active = c.id === activeId;
           return (
             <li class="chars-item" key={c.id} aria-current={active ? 'true' : undefined}>
-              <span class="chars-name" title={c.name}>{c.name}</span>
+              <span class="chars-name" title={c.name}>
+                {c.name}
+              </span>
               {c.builtIn && <span class="chars-tag">built-in</span>}
-              <button type="button" class="button" disabled={active} aria-pressed={active} onClick={() => props.onSwitch(c.id)}
-                aria-label={active ? `${c.name} is active` : `Talk with ${c.name}`}>
+              <button
+                type="button"
+                class="button"
+                disabled={active}
+                aria-pressed={active}
+                onClick={() => props.onSwitch(c.id)}
+                aria-label={active ? `${c.name} is active` : `Talk with ${c.name}`}
+              >
                 {active ? 'Active' : 'Use'}
               </button>
-              <button type="button" class="button" onClick={() => props.onEdit(c.id)} aria-label={`${c.builtIn ? 'View' : 'Edit'} ${c.name}`}>
+              <button
+                type="button"
+                class="button"
+                onClick={() => props.onEdit(c.id)}
+                aria-label={`${c.builtIn ? 'View' : 'Edit'} ${c.name}`}
+              >
                 {c.builtIn ? 'View' : 'Edit'}
               </button>
-              <button type="button" class="button" onClick={() => props.onDuplicate(c.id)} aria-label={`Duplicate ${c.name}`}>Duplicate</button>
-              <button type="button" class="button" onClick={() => props.onExport(c.id)} aria-label={`Export ${c.name}`}>Export</button>
+              <button type="button" class="button" onClick={() => props.onDuplicate(c.id)} aria-label={`Duplicate ${c.name}`}>
+                Duplicate
+              </button>
+              <button type="button" class="button" onClick={() => props.onExport(c.id)} aria-label={`Export ${c.name}`}>
+                Export
+              </button>
               {!c.builtIn && (
-                <button type="button" class="button" onClick={() => props.onDelete(c.id)} aria-label={`Delete ${c.name}`}>Delete</button>
+                <button type="button" class="button" onClick={() => props.onDelete(c.id)} aria-label={`Delete ${c.name}`}>
+                  Delete
+                </button>
               )}
             </li>
           );
@@ -74,10 +93,16 @@ export function CharacterList(props: Props) {
           <input type="file" accept="application/json,.json" class="visually-hidden" onChange={pickFile} />
         </label>
       </div>
-      {error && <p class="chars-error" role="alert">{error}</p>}
+      {error && (
+        <p class="chars-error" role="alert">
+          {error}
+        </p>
+      )}
       {notices.length > 0 && (
         <ul class="chars-warn" role="status">
-          {notices.map((n, i) => <li key={i}>{n}</li>)}
+          {notices.map((n, i) => (
+            <li key={i}>{n}</li>
+          ))}
         </ul>
       )}
     </section>

@@ -20,23 +20,39 @@ export function PronunciationTable({ value, onChange, disabled = false }: Props)
             <tr>
               <th scope="col">Word</th>
               <th scope="col">Say it as</th>
-              <th scope="col"><span class="visually-hidden">Remove</span></th>
+              <th scope="col">
+                <span class="visually-hidden">Remove</span>
+              </th>
             </tr>
           </thead>
           <tbody>
             {value.map((p, i) => (
               <tr key={i}>
                 <td>
-                  <input type="text" aria-label={`Word ${i + 1}`} value={p.word} maxLength={CHARACTER_LIMITS.word}
-                    onInput={(e) => set(i, { word: e.currentTarget.value })} />
+                  <input
+                    type="text"
+                    aria-label={`Word ${i + 1}`}
+                    value={p.word}
+                    maxLength={CHARACTER_LIMITS.word}
+                    onInput={(e) => set(i, { word: e.currentTarget.value })}
+                  />
                 </td>
                 <td>
-                  <input type="text" aria-label={`Say word ${i + 1} as`} value={p.sayAs} maxLength={CHARACTER_LIMITS.sayAs}
-                    onInput={(e) => set(i, { sayAs: e.currentTarget.value })} />
+                  <input
+                    type="text"
+                    aria-label={`Say word ${i + 1} as`}
+                    value={p.sayAs}
+                    maxLength={CHARACTER_LIMITS.sayAs}
+                    onInput={(e) => set(i, { sayAs: e.currentTarget.value })}
+                  />
                 </td>
                 <td>
-                  <button type="button" class="button" aria-label={`Remove pronunciation for ${p.word || `row ${i + 1}`}`}
-                    onClick={() => onChange(value.filter((_, j) => j !== i))}>
+                  <button
+                    type="button"
+                    class="button"
+                    aria-label={`Remove pronunciation for ${p.word || `row ${i + 1}`}`}
+                    onClick={() => onChange(value.filter((_, j) => j !== i))}
+                  >
                     ✕
                   </button>
                 </td>
@@ -48,7 +64,9 @@ export function PronunciationTable({ value, onChange, disabled = false }: Props)
       <button type="button" class="button" disabled={full} onClick={() => onChange([...value, { word: '', sayAs: '' }])}>
         Add pronunciation
       </button>
-      <p class="chars-hint">Whole words only, any capitalisation: “Sidetalk” changes “sidetalk” and “Sidetalk’s”, not “Sidetalks”.</p>
+      <p class="chars-hint">
+        Whole words only, any capitalisation: “Sidetalk” changes “sidetalk” and “Sidetalk’s”, not “Sidetalks”.
+      </p>
     </fieldset>
   );
 }

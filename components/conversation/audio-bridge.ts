@@ -1,9 +1,4 @@
-import {
-  AUDIO_CHANNEL_NAME,
-  AudioChannelMessageSchema,
-  PLAYBACK_CHANNEL_NAME,
-  type PlaybackMessage,
-} from '../../core/protocol';
+import { AUDIO_CHANNEL_NAME, AudioChannelMessageSchema, PLAYBACK_CHANNEL_NAME, type PlaybackMessage } from '../../core/protocol';
 import type { AvatarHandle } from '../avatar/Avatar';
 
 /**

@@ -41,7 +41,11 @@ export function TunablesPanel() {
               <label class="tunable" key={path}>
                 <span>{key}</span>
                 {typeof value === 'boolean' ? (
-                  <input type="checkbox" checked={value} onChange={(e) => void change(path, (e.target as HTMLInputElement).checked)} />
+                  <input
+                    type="checkbox"
+                    checked={value}
+                    onChange={(e) => void change(path, (e.target as HTMLInputElement).checked)}
+                  />
                 ) : typeof value === 'number' ? (
                   <input
                     type="number"

@@ -9,9 +9,12 @@ export function MemoryPanel() {
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     request('memory/get', {}).then(setMemory, (e: Error) => setError(e.message));
-    const receive = createEventReceiver((event) => {
-      if (event.type === 'event/memory') setMemory(event.payload.memory);
-    }, () => undefined);
+    const receive = createEventReceiver(
+      (event) => {
+        if (event.type === 'event/memory') setMemory(event.payload.memory);
+      },
+      () => undefined,
+    );
     chrome.runtime.onMessage.addListener(receive);
     return () => chrome.runtime.onMessage.removeListener(receive);
   }, []);
@@ -32,7 +35,12 @@ export function MemoryPanel() {
         {memory?.facts.map((fact, index) => (
           <li key={`${fact.kind}-${fact.key}-${index}`} data-testid="memory-fact">
             <span>{FactMemory.describe(fact)}</span>
-            <button type="button" class="button" onClick={() => void forget({ index })} aria-label={`Forget: ${FactMemory.describe(fact)}`}>
+            <button
+              type="button"
+              class="button"
+              onClick={() => void forget({ index })}
+              aria-label={`Forget: ${FactMemory.describe(fact)}`}
+            >
               Forget
             </button>
           </li>

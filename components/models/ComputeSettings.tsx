@@ -10,7 +10,9 @@ interface Props {
 function voiceLine(voice: NonNullable<OffscreenStatus['tts']>): string {
   if (voice.backend === 'webgpu') return 'The voice runs on the GPU (WebGPU, passed this device’s self-test).';
   const threads = `${voice.threads} CPU thread${voice.threads === 1 ? '' : 's'}`;
-  return voice.reason ? `The voice moved to the CPU (${threads}): the GPU gave bad audio (${voice.reason}).` : `The voice runs on the CPU (${threads}).`;
+  return voice.reason
+    ? `The voice moved to the CPU (${threads}): the GPU gave bad audio (${voice.reason}).`
+    : `The voice runs on the CPU (${threads}).`;
 }
 
 const LANGUAGES: [string, string][] = [
@@ -46,7 +48,10 @@ export function ComputeSettings({ settings, onChange, voice }: Props) {
       {whisper && (
         <label class="field">
           <span>Language you speak</span>
-          <select value={settings.speechLanguage} onChange={(e) => onChange({ speechLanguage: (e.target as HTMLSelectElement).value })}>
+          <select
+            value={settings.speechLanguage}
+            onChange={(e) => onChange({ speechLanguage: (e.target as HTMLSelectElement).value })}
+          >
             {LANGUAGES.map(([code, name]) => (
               <option value={code} key={code}>
                 {name}

@@ -57,9 +57,9 @@ export function ModelsPanel({ catalog, settings, onMirrorSave }: Props) {
       </div>
       <div class="default-set" data-testid="default-set" data-bytes={defaultBytes}>
         <p>
-          To talk, Sidetalk needs {defaults.map((b) => b.label).join(', ')}:{' '}
-          <strong>{formatBytes(defaultBytes)}</strong> <span class="muted small">({defaultBytes.toLocaleString('en-US')} bytes)</span>, downloaded
-          once and kept on this computer. Licences: {[...new Set(defaults.map((b) => b.license))].join(', ')}.
+          To talk, Sidetalk needs {defaults.map((b) => b.label).join(', ')}: <strong>{formatBytes(defaultBytes)}</strong>{' '}
+          <span class="muted small">({defaultBytes.toLocaleString('en-US')} bytes)</span>, downloaded once and kept on this
+          computer. Licences: {[...new Set(defaults.map((b) => b.license))].join(', ')}.
         </p>
         <button
           type="button"
@@ -110,7 +110,11 @@ export function ModelsPanel({ catalog, settings, onMirrorSave }: Props) {
               </div>
               <div class="model-actions">
                 {status !== 'complete' && !active && (
-                  <button type="button" class="button" onClick={() => run(request('models/download', { bundleIds: [bundle.id] }))}>
+                  <button
+                    type="button"
+                    class="button"
+                    onClick={() => run(request('models/download', { bundleIds: [bundle.id] }))}
+                  >
                     {status === 'partial' ? 'Resume' : 'Download'}
                   </button>
                 )}
@@ -152,7 +156,7 @@ export function ModelsPanel({ catalog, settings, onMirrorSave }: Props) {
         class="mirror"
         onSubmit={(e) => {
           e.preventDefault();
-          run(onMirrorSave(mirror));
+          void run(onMirrorSave(mirror));
         }}
       >
         <label for="mirror-url">Download from (mirror URL, empty for huggingface.co)</label>

@@ -56,7 +56,9 @@ export function CharactersSettings() {
   };
 
   // Presets the loaded bundle offers (before it loads: the voices the built-ins use), then the user's clones.
-  const presetIds = voices?.ready ? voices.presets.map((v) => v.id) : [...new Set(BUILT_IN_CHARACTERS.map((c) => c.voice.voiceId))];
+  const presetIds = voices?.ready
+    ? voices.presets.map((v) => v.id)
+    : [...new Set(BUILT_IN_CHARACTERS.map((c) => c.voice.voiceId))];
   const voiceOptions: VoiceOption[] = [
     ...presetIds.map((id) => ({ kind: 'builtin' as const, voiceId: id, label: `${voiceLabel(id)} (built-in)` })),
     ...(voices?.clones ?? [])
@@ -122,10 +124,7 @@ export function CharactersSettings() {
             const clonedVoiceIds = (voices?.clones ?? []).map((c) => c.id);
             const result = await request('characters/import', { text, clonedVoiceIds });
             if (!result.ok) throw new Error(result.error);
-            setNotices([
-              `Imported ${result.characters.map((c) => c.name).join(', ')}.`,
-              ...result.warnings,
-            ]);
+            setNotices([`Imported ${result.characters.map((c) => c.name).join(', ')}.`, ...result.warnings]);
           })
         }
         error={error}

@@ -32,7 +32,12 @@ export function ModelServerPanel() {
       ({ config }) => {
         if (!config) return;
         setEnabled(true);
-        setForm({ baseUrl: config.baseUrl, model: config.model, apiKey: config.apiKey ?? '', fallbackToLocal: config.fallbackToLocal });
+        setForm({
+          baseUrl: config.baseUrl,
+          model: config.model,
+          apiKey: config.apiKey ?? '',
+          fallbackToLocal: config.fallbackToLocal,
+        });
       },
       (e: Error) => setConnection({ state: 'error', message: e.message }),
     );
@@ -44,13 +49,20 @@ export function ModelServerPanel() {
     void (async () => {
       if (!(await granted)) return setConnection({ state: 'error', message: DENIED(target.originPattern) });
       const result = await testConnection(
-        { baseUrl: target.baseUrl, ...(target.apiKey ? { apiKey: target.apiKey } : {}), ...(form.model ? { model: form.model } : {}) },
+        {
+          baseUrl: target.baseUrl,
+          ...(target.apiKey ? { apiKey: target.apiKey } : {}),
+          ...(form.model ? { model: form.model } : {}),
+        },
         { fetch: globalThis.fetch.bind(globalThis), clock: systemClock },
       );
       if (!result.ok) return setConnection({ state: 'error', message: result.error.message });
       setModels(result.models);
       const found = result.modelFound === false ? ` “${form.model}” is not one of them.` : '';
-      setConnection({ state: 'ok', message: `Connected: the server offers ${result.models.length} model${result.models.length === 1 ? '' : 's'}.${found}` });
+      setConnection({
+        state: 'ok',
+        message: `Connected: the server offers ${result.models.length} model${result.models.length === 1 ? '' : 's'}.${found}`,
+      });
     })();
   };
 

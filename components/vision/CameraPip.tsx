@@ -42,7 +42,12 @@ export function CameraPip({ state, frame, message, mirrored = true, onClose }: C
               data-testid="camera-pip-image"
             />
             {frame.objects.map((o, i) => (
-              <div key={`${o.label}-${i}`} class={`camera-pip-box${o.label === 'person' ? ' is-person' : ''}`} style={boxStyle(o.box, mirrored)} aria-hidden="true">
+              <div
+                key={`${o.label}-${i}`}
+                class={`camera-pip-box${o.label === 'person' ? ' is-person' : ''}`}
+                style={boxStyle(o.box, mirrored)}
+                aria-hidden="true"
+              >
                 <span class="camera-pip-label">{o.label}</span>
               </div>
             ))}
@@ -54,7 +59,13 @@ export function CameraPip({ state, frame, message, mirrored = true, onClose }: C
       <p class="camera-pip-status" role="status" aria-live="polite" data-testid="camera-pip-status">
         {status}
       </p>
-      <button type="button" class="camera-pip-close" aria-label="Turn off the camera" title="Turn off the camera" onClick={onClose}>
+      <button
+        type="button"
+        class="camera-pip-close"
+        aria-label="Turn off the camera"
+        title="Turn off the camera"
+        onClick={onClose}
+      >
         ×
       </button>
     </section>

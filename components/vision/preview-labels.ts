@@ -14,7 +14,10 @@ export function previewAltText(objects: PreviewObject[]): string {
  * CSS percentages for a box over the picture. The picture is shown mirrored (a selfie view, as users expect), so x is
  * flipped here rather than with a CSS transform, which would also mirror the label text.
  */
-export function boxStyle(box: PreviewObject['box'], mirrored: boolean): { left: string; top: string; width: string; height: string } {
+export function boxStyle(
+  box: PreviewObject['box'],
+  mirrored: boolean,
+): { left: string; top: string; width: string; height: string } {
   const x0 = mirrored ? 1 - box.x1 : box.x0;
   const pct = (v: number) => `${(v * 100).toFixed(2)}%`;
   return { left: pct(x0), top: pct(box.y0), width: pct(box.x1 - box.x0), height: pct(box.y1 - box.y0) };

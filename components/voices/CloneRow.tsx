@@ -42,16 +42,35 @@ export function CloneRow(props: {
             void act(() => request('voices/rename', { id: clone.id, name }));
           }}
         >
-          <input type="text" aria-label={`New name for ${clone.name}`} value={renaming} maxLength={60}
-            onInput={(e) => setRenaming(e.currentTarget.value)} />
-          <button type="submit" class="button">Save</button>
+          <input
+            type="text"
+            aria-label={`New name for ${clone.name}`}
+            value={renaming}
+            maxLength={60}
+            onInput={(e) => setRenaming(e.currentTarget.value)}
+          />
+          <button type="submit" class="button">
+            Save
+          </button>
         </form>
       )}
-      <span class="chars-tag" title="Made by voice cloning">synthetic</span>
-      {!clone.usable && <span class="chars-tag" title="Made with another version of the voice model">unavailable</span>}
+      <span class="chars-tag" title="Made by voice cloning">
+        synthetic
+      </span>
+      {!clone.usable && (
+        <span class="chars-tag" title="Made with another version of the voice model">
+          unavailable
+        </span>
+      )}
       {renaming === null && !confirming && (
         <>
-          <button type="button" class="button" disabled={props.disabled || !clone.usable} onClick={props.onPreview} aria-label={`Preview ${clone.name}`}>
+          <button
+            type="button"
+            class="button"
+            disabled={props.disabled || !clone.usable}
+            onClick={props.onPreview}
+            aria-label={`Preview ${clone.name}`}
+          >
             {props.playing ? 'Playing…' : 'Preview'}
           </button>
           <button type="button" class="button" onClick={() => setRenaming(clone.name)} aria-label={`Rename ${clone.name}`}>
@@ -60,7 +79,11 @@ export function CloneRow(props: {
           <ExportVoiceButton
             clone={clone}
             onError={props.onError}
-            onExported={(fileName) => props.onStatus(`Saved ${fileName}. Import it under Settings → Voices in another browser; the consent you gave goes with it.`)}
+            onExported={(fileName) =>
+              props.onStatus(
+                `Saved ${fileName}. Import it under Settings → Voices in another browser; the consent you gave goes with it.`,
+              )
+            }
           />
           <button type="button" class="button" onClick={() => setConfirming(true)} aria-label={`Delete ${clone.name}`}>
             Delete
@@ -70,11 +93,17 @@ export function CloneRow(props: {
       {confirming && (
         <>
           <span class="small">Delete for good?</span>
-          <button type="button" class="button primary" onClick={() => void act(() => request('voices/delete', { id: clone.id }))}
-            aria-label={`Confirm delete ${clone.name}`}>
+          <button
+            type="button"
+            class="button primary"
+            onClick={() => void act(() => request('voices/delete', { id: clone.id }))}
+            aria-label={`Confirm delete ${clone.name}`}
+          >
             Delete
           </button>
-          <button type="button" class="button" onClick={() => setConfirming(false)}>Keep</button>
+          <button type="button" class="button" onClick={() => setConfirming(false)}>
+            Keep
+          </button>
         </>
       )}
     </li>

@@ -4,7 +4,11 @@ import { VOICE_FILE_EXTENSION } from '../../core/tts/voice-transfer';
 import { exportVoice, importVoiceFile } from './useVoices';
 
 /** Saves one clone as a voice file, to import in another browser or profile. */
-export function ExportVoiceButton(props: { clone: ClonedVoice; onExported(fileName: string): void; onError(message: string | null): void }) {
+export function ExportVoiceButton(props: {
+  clone: ClonedVoice;
+  onExported(fileName: string): void;
+  onError(message: string | null): void;
+}) {
   const [busy, setBusy] = useState(false);
   const run = async () => {
     props.onError(null);
@@ -18,7 +22,13 @@ export function ExportVoiceButton(props: { clone: ClonedVoice; onExported(fileNa
     }
   };
   return (
-    <button type="button" class="button" disabled={busy} onClick={() => void run()} aria-label={`Export voice ${props.clone.name}`}>
+    <button
+      type="button"
+      class="button"
+      disabled={busy}
+      onClick={() => void run()}
+      aria-label={`Export voice ${props.clone.name}`}
+    >
       {busy ? 'Exporting…' : 'Export'}
     </button>
   );
@@ -53,7 +63,13 @@ export function ImportVoiceFile(props: {
   };
   return (
     <div class="chars-actions">
-      <button type="button" class="button" disabled={props.disabled || busy} onClick={() => input.current?.click()} data-testid="voice-import">
+      <button
+        type="button"
+        class="button"
+        disabled={props.disabled || busy}
+        onClick={() => input.current?.click()}
+        data-testid="voice-import"
+      >
         {busy ? 'Importing…' : 'Import voice file…'}
       </button>
       <input

@@ -56,7 +56,10 @@ export function VoicesPanel() {
   return (
     <section class="voices" aria-labelledby="voices-heading" data-testid="voices-panel">
       <h2 id="voices-heading">Voices</h2>
-      <p class="chars-hint">Voice: Kyutai Pocket TTS (CC BY 4.0), ONNX export by KevinAHM. Each built-in voice lists its licence and source recording. Choose a character’s voice in Characters → Edit.</p>
+      <p class="chars-hint">
+        Voice: Kyutai Pocket TTS (CC BY 4.0), ONNX export by KevinAHM. Each built-in voice lists its licence and source recording.
+        Choose a character’s voice in Characters → Edit.
+      </p>
       {!voices.ready && <p class="muted">{voices.message}</p>}
       {voices.presets.length > 0 && (
         <ul class="voice-list" aria-label="Built-in voices">
@@ -65,11 +68,21 @@ export function VoicesPanel() {
               <span class="chars-name">{voiceLabel(v.name)}</span>
               <span class="chars-tag">built-in</span>
               {presetLicence(v.id) && (
-                <span class="muted small voice-licence" data-testid={`voice-licence-${v.id}`} title={presetLicence(v.id)?.attribution}>
+                <span
+                  class="muted small voice-licence"
+                  data-testid={`voice-licence-${v.id}`}
+                  title={presetLicence(v.id)?.attribution}
+                >
                   {presetLicence(v.id)?.license} · {presetLicence(v.id)?.attribution}
                 </span>
               )}
-              <button type="button" class="button" disabled={busy !== null} onClick={() => void preview(v.id)} aria-label={`Preview ${voiceLabel(v.name)}`}>
+              <button
+                type="button"
+                class="button"
+                disabled={busy !== null}
+                onClick={() => void preview(v.id)}
+                aria-label={`Preview ${voiceLabel(v.name)}`}
+              >
                 {previewing(v.id) ? 'Playing…' : 'Preview'}
               </button>
             </li>
@@ -158,7 +171,11 @@ function imported(voice: ClonedVoice): string {
     : `Imported “${voice.name}”, but it was made with another version of the voice model, so it is listed as unavailable.`;
 }
 
-function CloneForm(props: { busy: boolean; disabled: boolean; onClone(name: string, clip: PreparedClip, acceptedAt: number): Promise<boolean> }) {
+function CloneForm(props: {
+  busy: boolean;
+  disabled: boolean;
+  onClone(name: string, clip: PreparedClip, acceptedAt: number): Promise<boolean>;
+}) {
   const [name, setName] = useState('My voice');
   const [clip, setClip] = useState<PreparedClip | null>(null);
   const [consentAt, setConsentAt] = useState<number | null>(null);
@@ -236,20 +253,36 @@ function CloneForm(props: { busy: boolean; disabled: boolean; onClone(name: stri
         });
       }}
     >
-      <h3 id="clone-heading" class="voices-sub">Clone a voice</h3>
-      <p class="chars-hint">Record or upload up to 30 seconds of clear speech by one person. The result is a synthetic voice stored only in this browser.</p>
+      <h3 id="clone-heading" class="voices-sub">
+        Clone a voice
+      </h3>
+      <p class="chars-hint">
+        Record or upload up to 30 seconds of clear speech by one person. The result is a synthetic voice stored only in this
+        browser.
+      </p>
       <label class="chars-field">
         <span>Name</span>
         <input type="text" value={name} maxLength={60} onInput={(e) => setName(e.currentTarget.value)} data-testid="clone-name" />
       </label>
       <div class="chars-actions">
-        <button type="button" class={`button ${recording ? 'primary' : ''}`} onClick={() => void record()} disabled={props.disabled}
-          data-testid="clone-record">
+        <button
+          type="button"
+          class={`button ${recording ? 'primary' : ''}`}
+          onClick={() => void record()}
+          disabled={props.disabled}
+          data-testid="clone-record"
+        >
           {recording ? `Stop recording (${Math.floor(elapsed)} s of 30)` : 'Record'}
         </button>
         <label class="button">
           Upload a WAV…
-          <input type="file" accept="audio/wav,audio/x-wav,.wav,audio/*" class="visually-hidden" onChange={pick} data-testid="clone-file" />
+          <input
+            type="file"
+            accept="audio/wav,audio/x-wav,.wav,audio/*"
+            class="visually-hidden"
+            onChange={pick}
+            data-testid="clone-file"
+          />
         </label>
       </div>
       {clip && (
@@ -257,10 +290,18 @@ function CloneForm(props: { busy: boolean; disabled: boolean; onClone(name: stri
           {clip.seconds.toFixed(1)} s of audio ready.{clip.truncated ? ' Only the first 30 seconds will be used.' : ''}
         </p>
       )}
-      {problem && <p class="chars-error" role="alert">{problem}</p>}
+      {problem && (
+        <p class="chars-error" role="alert">
+          {problem}
+        </p>
+      )}
       <label class="clone-consent">
-        <input type="checkbox" checked={consentAt !== null} onChange={(e) => setConsentAt(e.currentTarget.checked ? Date.now() : null)}
-          data-testid="clone-consent" />
+        <input
+          type="checkbox"
+          checked={consentAt !== null}
+          onChange={(e) => setConsentAt(e.currentTarget.checked ? Date.now() : null)}
+          data-testid="clone-consent"
+        />
         <span>{CONSENT_STATEMENT}</span>
       </label>
       <button type="submit" class="button primary" disabled={!canClone} data-testid="clone-submit">

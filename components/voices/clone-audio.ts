@@ -33,7 +33,11 @@ export function prepareClip(audio: DecodedAudio): PreparedClip {
     peak = Math.max(peak, Math.abs(x));
   }
   if (peak < 1e-4) throw new Error('The recording is silent. Check the microphone and try again.');
-  return { wavBase64: bytesToBase64(encodeWav(at24k, CLONE_SAMPLE_RATE, 'pcm16')), seconds: at24k.length / CLONE_SAMPLE_RATE, truncated };
+  return {
+    wavBase64: bytesToBase64(encodeWav(at24k, CLONE_SAMPLE_RATE, 'pcm16')),
+    seconds: at24k.length / CLONE_SAMPLE_RATE,
+    truncated,
+  };
 }
 
 /** Any audio file Chromium can decode (WAV exactly through our parser first), downmixed to mono. */
@@ -66,7 +70,9 @@ export class Recorder {
   private timer: ReturnType<typeof setTimeout> | null = null;
 
   async start(onAutoStop: () => void): Promise<void> {
-    this.stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: false, noiseSuppression: false } });
+    this.stream = await navigator.mediaDevices.getUserMedia({
+      audio: { channelCount: 1, echoCancellation: false, noiseSuppression: false },
+    });
     this.chunks = [];
     this.recorder = new MediaRecorder(this.stream);
     this.recorder.ondataavailable = (e) => {

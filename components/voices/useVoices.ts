@@ -58,6 +58,8 @@ export async function importVoiceFile(file: File): Promise<ClonedVoice> {
     return await request('voices/import', { fileName: file.name, bytesBase64: bytesToBase64(bytes) }, 120_000);
   } catch (e) {
     // The router prefixes the request type; the sentence after it is the one meant for the user.
-    throw new Error((e as Error).message.replace(/^"voices\/import" failed: /, '').replace(/^Bad payload for "voices\/import": \w+: /, ''));
+    throw new Error(
+      (e as Error).message.replace(/^"voices\/import" failed: /, '').replace(/^Bad payload for "voices\/import": \w+: /, ''),
+    );
   }
 }

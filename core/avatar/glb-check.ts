@@ -94,7 +94,11 @@ export function parseGlb(data: ArrayBuffer | Uint8Array): ParsedGlb {
 
 /** Names of all nodes. */
 export function nodeNames(json: GltfJson): Set<string> {
-  return new Set(asArray(json.nodes).map((n) => (isRecord(n) ? n.name : undefined)).filter((n): n is string => typeof n === 'string'));
+  return new Set(
+    asArray(json.nodes)
+      .map((n) => (isRecord(n) ? n.name : undefined))
+      .filter((n): n is string => typeof n === 'string'),
+  );
 }
 
 /** Morph target names per mesh (from `extras.targetNames`, the convention three.js and Blender use). */
@@ -129,7 +133,8 @@ export function readFloatAccessor(glb: ParsedGlb, index: number): Float32Array {
   const stride = bv.byteStride ?? comps * 4;
   const dv = new DataView(glb.bin.buffer, glb.bin.byteOffset, glb.bin.byteLength);
   if (base + stride * (acc.count - 1) + comps * 4 > glb.bin.byteLength) throw new GlbError(`accessor ${index} runs past BIN`);
-  for (let i = 0; i < acc.count; i++) for (let c = 0; c < comps; c++) out[i * comps + c] = dv.getFloat32(base + i * stride + c * 4, true);
+  for (let i = 0; i < acc.count; i++)
+    for (let c = 0; c < comps; c++) out[i * comps + c] = dv.getFloat32(base + i * stride + c * 4, true);
   return out;
 }
 
@@ -178,7 +183,8 @@ export function validateAvatarGlb(data: ArrayBuffer | Uint8Array, maxBytes = MAX
   }
   const { json } = glb;
   const names = nodeNames(json);
-  if (!names.has(MODEL_ROOT)) errors.push(`No "${MODEL_ROOT}" root object: TalkingHead 1.7.0 needs the rig under a node named "${MODEL_ROOT}".`);
+  if (!names.has(MODEL_ROOT))
+    errors.push(`No "${MODEL_ROOT}" root object: TalkingHead 1.7.0 needs the rig under a node named "${MODEL_ROOT}".`);
   const missingBones = REQUIRED_BONES.filter((b) => !names.has(b));
   if (missingBones.length) {
     const mixamo = missingBones.some((b) => names.has(`mixamorig:${b}`) || names.has(`mixamorig${b}`));
@@ -191,10 +197,16 @@ export function validateAvatarGlb(data: ArrayBuffer | Uint8Array, maxBytes = MAX
   if (morphs.size === 0) errors.push('No morph targets (blend shapes) found: the face cannot move.');
   else {
     const missing = CRASH_CRITICAL_MORPHS.filter((m) => !morphs.has(m));
-    if (missing.length) errors.push(`Missing ${missing.length} required morph target(s): ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ', …' : ''}.`);
-    if (![...morphs].some((m) => m.startsWith('viseme_'))) warnings.push('No viseme_* morph targets: lip-sync will not move the mouth.');
+    if (missing.length)
+      errors.push(
+        `Missing ${missing.length} required morph target(s): ${missing.slice(0, 8).join(', ')}${missing.length > 8 ? ', …' : ''}.`,
+      );
+    if (![...morphs].some((m) => m.startsWith('viseme_')))
+      warnings.push('No viseme_* morph targets: lip-sync will not move the mouth.');
   }
-  const unsupported = asArray(json.extensionsRequired).filter((e) => e === 'KHR_draco_mesh_compression' || e === 'EXT_meshopt_compression');
+  const unsupported = asArray(json.extensionsRequired).filter(
+    (e) => e === 'KHR_draco_mesh_compression' || e === 'EXT_meshopt_compression',
+  );
   if (unsupported.length) errors.push(`Compressed GLB (${unsupported.join(', ')}) is not supported; export it uncompressed.`);
   return { ok: errors.length === 0, errors, warnings, morphs };
 }

@@ -52,9 +52,7 @@ export interface ImportContext {
   assets?: AssetAvailability;
 }
 
-export type ImportResult =
-  | { ok: true; characters: Character[]; warnings: string[] }
-  | { ok: false; error: string };
+export type ImportResult = { ok: true; characters: Character[]; warnings: string[] } | { ok: false; error: string };
 
 /** Parses and validates a characters file. Pure: the caller adds the result to its store only when ok. */
 export function parseCharacterFile(text: string, ctx: ImportContext): ImportResult {
@@ -71,7 +69,10 @@ export function parseCharacterFile(text: string, ctx: ImportContext): ImportResu
   const header = headerSchema.safeParse(raw);
   if (!header.success) return { ok: false, error: "That file isn't a Sidetalk characters file." };
   if (header.data.version > CHARACTER_FILE_VERSION) {
-    return { ok: false, error: `That file was made by a newer Sidetalk (format version ${header.data.version}). Update Sidetalk to import it.` };
+    return {
+      ok: false,
+      error: `That file was made by a newer Sidetalk (format version ${header.data.version}). Update Sidetalk to import it.`,
+    };
   }
   if (header.data.version !== CHARACTER_FILE_VERSION) {
     return { ok: false, error: `Unsupported characters file version ${header.data.version}.` };

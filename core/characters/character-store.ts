@@ -3,7 +3,14 @@
 // chrome.storage version is just another backend and inherits every rule tested here.
 import { z } from 'zod';
 import { BUILT_IN_CHARACTERS, DEFAULT_CHARACTER_ID, isBuiltInId } from './built-ins';
-import { characterDraftSchema, characterSchema, describeIssues, idSchema, type Character, type CharacterDraft } from './character';
+import {
+  characterDraftSchema,
+  characterSchema,
+  describeIssues,
+  idSchema,
+  type Character,
+  type CharacterDraft,
+} from './character';
 import { parseCharacterFile, serializeCharacters, uniqueName, type AssetAvailability, type ImportResult } from './character-file';
 
 export type CharacterErrorCode = 'not_found' | 'built_in' | 'invalid';
@@ -102,13 +109,21 @@ export class SnapshotCharacterStore implements CharacterStore {
     const d = validDraft(draft);
     const s = await this.read();
     const now = this.now();
-    const c: Character = { ...d, name: uniqueName(d.name, namesOf(s)), id: this.freshId(s), createdAt: now, updatedAt: now, builtIn: false };
+    const c: Character = {
+      ...d,
+      name: uniqueName(d.name, namesOf(s)),
+      id: this.freshId(s),
+      createdAt: now,
+      updatedAt: now,
+      builtIn: false,
+    };
     await this.backend.save({ ...s, characters: [...s.characters, c] });
     return structuredClone(c);
   }
 
   async update(id: string, patch: Partial<CharacterDraft>): Promise<Character> {
-    if (isBuiltInId(id)) throw new CharacterError('built_in', 'Built-in characters can’t be edited. Duplicate it and edit the copy.');
+    if (isBuiltInId(id))
+      throw new CharacterError('built_in', 'Built-in characters can’t be edited. Duplicate it and edit the copy.');
     const s = await this.read();
     const at = s.characters.findIndex((c) => c.id === id);
     if (at < 0) throw new CharacterError('not_found', 'That character no longer exists.');
@@ -117,7 +132,12 @@ export class SnapshotCharacterStore implements CharacterStore {
     const merged = validDraft({ ...currentDraft, ...patch });
     const others = new Set(s.characters.filter((c) => c.id !== id).map((c) => c.name.toLowerCase()));
     for (const b of BUILT_IN_CHARACTERS) others.add(b.name.toLowerCase());
-    const next: Character = { ...current, ...merged, name: uniqueName(merged.name, others), updatedAt: Math.max(this.now(), current.updatedAt) };
+    const next: Character = {
+      ...current,
+      ...merged,
+      name: uniqueName(merged.name, others),
+      updatedAt: Math.max(this.now(), current.updatedAt),
+    };
     const characters = [...s.characters];
     characters[at] = next;
     await this.backend.save({ ...s, characters });

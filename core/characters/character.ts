@@ -7,12 +7,7 @@ import { z } from 'zod';
 const NO_CONTROL = /^[^\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]*$/;
 
 const text = (min: number, max: number) =>
-  z
-    .string()
-    .trim()
-    .min(min)
-    .max(max)
-    .regex(NO_CONTROL, 'must not contain control characters');
+  z.string().trim().min(min).max(max).regex(NO_CONTROL, 'must not contain control characters');
 
 /** Ids are opaque tokens, never rendered as HTML and never used as paths; a tight alphabet keeps them that way. */
 export const idSchema = z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be 1–64 letters, digits, ":", "_" or "-"');

@@ -24,7 +24,9 @@ export function buildPersonaPrompt(character: Character, opts: PersonaPromptOpti
     'Never use lists, bullet points, headings, tables, markdown, code blocks, links, web addresses or emoji.',
     'Say numbers, units and symbols the way a person would say them out loud.',
     "If you don't know something, say so briefly instead of guessing.",
-    opts.toolsAvailable ? 'Use a tool when the question needs live facts, exact arithmetic or the time; otherwise just answer.' : '',
+    opts.toolsAvailable
+      ? 'Use a tool when the question needs live facts, exact arithmetic or the time; otherwise just answer.'
+      : '',
     opts.nowDescription ? `It is now ${oneLine(opts.nowDescription)}.` : '',
   ];
   return lines.filter(Boolean).join('\n');

@@ -57,7 +57,9 @@ export function createResponder(deps: ResponderDeps) {
     ].filter(Boolean);
     const system = [deps.systemPrompt(turn), ...extras].join('\n');
     // history already ends with this turn's user message when the engine built the turn before recording it
-    const past = historyMessages(turn.history).filter((m, i, all) => !(i === all.length - 1 && m.role === 'user' && m.content === turn.text));
+    const past = historyMessages(turn.history).filter(
+      (m, i, all) => !(i === all.length - 1 && m.role === 'user' && m.content === turn.text),
+    );
     return [{ role: 'system', content: system }, ...past, { role: 'user', content: turn.text }];
   }
 
@@ -86,7 +88,11 @@ export function createResponder(deps: ResponderDeps) {
     // The model asked for a tool: run it, hand the result back, and speak the model's rephrasing of it.
     const result = await deps.runTool(call, signal);
     deps.onCard(result.ok ? result.card : null);
-    const followUp: LlmMessage[] = [...messages, { role: 'assistant', content: raw }, { role: 'tool', content: toolResultMessage(result) }];
+    const followUp: LlmMessage[] = [
+      ...messages,
+      { role: 'assistant', content: raw },
+      { role: 'tool', content: toolResultMessage(result) },
+    ];
     let said = false;
     const tail = new ToolCallStreamParser();
     for await (const delta of deps.generate(followUp, signal)) {

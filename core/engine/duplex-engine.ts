@@ -18,8 +18,19 @@ import { LINES } from './lines';
 import { ReplyRunner, lineSource, type ReplyOutcome } from './reply-runner';
 import { formatLocalDateTime } from './time-context';
 import type {
-  BackgroundTask, ChatMessage, Clock, EngineEvent, EngineListener, EngineStages, EngineState, MarkDetail, MarkName,
-  MicFrame, PlaybackEvent, Transcript, UserTurn,
+  BackgroundTask,
+  ChatMessage,
+  Clock,
+  EngineEvent,
+  EngineListener,
+  EngineStages,
+  EngineState,
+  MarkDetail,
+  MarkName,
+  MicFrame,
+  PlaybackEvent,
+  Transcript,
+  UserTurn,
 } from './types';
 import { UtteranceTracker } from './utterance-tracker';
 
@@ -241,7 +252,15 @@ export class DuplexEngine {
     const controller = new AbortController();
     this.mark('tentative-endpoint', turnId, { silenceMs: this.tracker.silenceMs(now) });
     this.mark('asr-start', turnId, { speculative: true });
-    const spec: Speculation = { turnId, controller, transcript: null, transcriptPromise: Promise.resolve(null), reply: null, replyText: null, replyController: null };
+    const spec: Speculation = {
+      turnId,
+      controller,
+      transcript: null,
+      transcriptPromise: Promise.resolve(null),
+      reply: null,
+      replyText: null,
+      replyController: null,
+    };
     spec.transcriptPromise = this.options.stages.transcribe(this.tracker.audio(), controller.signal).then(
       (transcript) => {
         if (controller.signal.aborted) return null;
@@ -357,8 +376,19 @@ export class DuplexEngine {
 
   private newTurn(id: number, kind: ActiveTurn['kind'], controller: AbortController, now: number): ActiveTurn {
     const turn: ActiveTurn = {
-      id, kind, controller, endpointAt: now, saved: null, gap: [], reply: null, historyIndex: null,
-      audioStarted: false, playing: false, pendingAudio: false, genDone: false, recordAsAssistant: true,
+      id,
+      kind,
+      controller,
+      endpointAt: now,
+      saved: null,
+      gap: [],
+      reply: null,
+      historyIndex: null,
+      audioStarted: false,
+      playing: false,
+      pendingAudio: false,
+      genDone: false,
+      recordAsAssistant: true,
     };
     this.active = turn;
     this.lastProgressAt = now;
@@ -367,16 +397,25 @@ export class DuplexEngine {
   }
 
   private newReply(turnId: number, source: AsyncIterable<string>, controller: AbortController, held: boolean): ReplyRunner {
-    return new ReplyRunner(source, this.options.stages.speak, turnId, controller.signal, this.options.clock, {
-      mark: (name, detail) => this.mark(name, turnId, detail),
-      caption: (text, final) => this.emit({ type: 'caption', role: 'assistant', text, final, turnId, at: this.options.clock.now() }),
-      progress: () => {
-        if (this.active?.id === turnId) this.lastProgressAt = this.options.clock.now();
+    return new ReplyRunner(
+      source,
+      this.options.stages.speak,
+      turnId,
+      controller.signal,
+      this.options.clock,
+      {
+        mark: (name, detail) => this.mark(name, turnId, detail),
+        caption: (text, final) =>
+          this.emit({ type: 'caption', role: 'assistant', text, final, turnId, at: this.options.clock.now() }),
+        progress: () => {
+          if (this.active?.id === turnId) this.lastProgressAt = this.options.clock.now();
+        },
+        queued: () => {
+          if (this.active?.id === turnId) this.active.pendingAudio = true;
+        },
       },
-      queued: () => {
-        if (this.active?.id === turnId) this.active.pendingAudio = true;
-      },
-    }, held);
+      held,
+    );
   }
 
   /** Speak a fixed line as this turn's reply (clarify, holding line, tool result). */

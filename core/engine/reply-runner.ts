@@ -64,7 +64,6 @@ export class ReplyRunner {
     const chunker = new SentenceChunker();
     const guard = new DegeneracyGuard();
     let firstDelta = true;
-    let raw = '';
     try {
       for await (const delta of this.source) {
         if (this.signal.aborted) return 'aborted';
@@ -73,7 +72,6 @@ export class ReplyRunner {
           firstDelta = false;
         }
         this.hooks.progress();
-        raw += delta;
         for (const chunk of chunker.push(delta)) {
           if (!(await this.deliver(chunk, guard))) return this.degenerate();
         }

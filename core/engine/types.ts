@@ -66,9 +66,7 @@ export interface MicFrame {
 
 /** What the side panel reports about playback. `turnId` lets late events of an aborted reply be ignored. */
 export type PlaybackEvent =
-  | { type: 'started'; turnId: number }
-  | { type: 'level'; rms: number }
-  | { type: 'ended'; turnId: number };
+  { type: 'started'; turnId: number } | { type: 'level'; rms: number } | { type: 'ended'; turnId: number };
 
 export type EngineState = 'idle' | 'listening' | 'thinking' | 'speaking';
 

@@ -239,7 +239,10 @@ export function textToVisemeTrack(text: string, opts: TrackOptions): VisemeTrack
 }
 
 /** Shifts a track to a later start (streaming: times are cumulative from the first sample of the utterance). */
-export function offsetTrack<T extends SpeakTrack & { pauses?: Array<{ start: number; end: number }> }>(track: T, offsetMs: number): T {
+export function offsetTrack<T extends SpeakTrack & { pauses?: Array<{ start: number; end: number }> }>(
+  track: T,
+  offsetMs: number,
+): T {
   const out: T = { ...track, wtimes: track.wtimes.map((t) => t + offsetMs), vtimes: track.vtimes.map((t) => t + offsetMs) };
   if (track.pauses) out.pauses = track.pauses.map((p) => ({ start: p.start + offsetMs, end: p.end + offsetMs }));
   return out;

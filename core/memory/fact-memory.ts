@@ -40,8 +40,29 @@ interface Rule {
   build: (m: RegExpExecArray) => { key: string; value: string } | null;
 }
 
-const NOT_A_NAME = new Set(['not', 'sorry', 'just', 'going', 'here', 'fine', 'good', 'tired', 'back', 'done', 'sure', 'trying', 'looking', 'a', 'the', 'so', 'very', 'really', 'still']);
-const RELATIONS = 'wife|husband|partner|girlfriend|boyfriend|son|daughter|mother|mom|mum|father|dad|sister|brother|friend|boss|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin';
+const NOT_A_NAME = new Set([
+  'not',
+  'sorry',
+  'just',
+  'going',
+  'here',
+  'fine',
+  'good',
+  'tired',
+  'back',
+  'done',
+  'sure',
+  'trying',
+  'looking',
+  'a',
+  'the',
+  'so',
+  'very',
+  'really',
+  'still',
+]);
+const RELATIONS =
+  'wife|husband|partner|girlfriend|boyfriend|son|daughter|mother|mom|mum|father|dad|sister|brother|friend|boss|grandma|grandmother|grandpa|grandfather|aunt|uncle|cousin';
 
 /** Time words that trail a value but are not part of it ("I live in Lisbon now"). */
 const TRAILING_TIME_WORDS = /\s+(?:now|these days|at the moment|currently|right now|too|as well|anymore)$/i;
@@ -56,7 +77,10 @@ function cap(s: string): string {
 const RULES: Rule[] = [
   {
     kind: 'name',
-    pattern: new RegExp(String.raw`\b(?:my name is|my name's|call me|i am called|i'm called)\s+([\p{L}'’-]{2,30}(?:\s+[\p{L}'’-]{2,30})?)` + END, 'iu'),
+    pattern: new RegExp(
+      String.raw`\b(?:my name is|my name's|call me|i am called|i'm called)\s+([\p{L}'’-]{2,30}(?:\s+[\p{L}'’-]{2,30})?)` + END,
+      'iu',
+    ),
     build: (m) => (NOT_A_NAME.has((m[1] ?? '').split(' ')[0]!.toLowerCase()) ? null : { key: '', value: cap(clean(m[1] ?? '')) }),
   },
   {
@@ -71,11 +95,18 @@ const RULES: Rule[] = [
   },
   {
     kind: 'work',
-    pattern: new RegExp(String.raw`\bi (?:work (?:at|for|as)|am an?|'m an?) ((?:software |data |school |high school )?(?:engineer|developer|teacher|nurse|doctor|designer|student|writer|lawyer|manager|chef|scientist|researcher|[\p{L}]+ (?:at|for) [\p{L}' -]{2,40}?)|[\p{L}' -]{2,40}?)` + END, 'iu'),
+    pattern: new RegExp(
+      String.raw`\bi (?:work (?:at|for|as)|am an?|'m an?) ((?:software |data |school |high school )?(?:engineer|developer|teacher|nurse|doctor|designer|student|writer|lawyer|manager|chef|scientist|researcher|[\p{L}]+ (?:at|for) [\p{L}' -]{2,40}?)|[\p{L}' -]{2,40}?)` +
+        END,
+      'iu',
+    ),
     build: (m) => {
       const v = clean(m[1] ?? '');
       if (/\b(?:bit|little|lot|fan|big)\b/i.test(v)) return null; // "I'm a bit tired", "I'm a big fan of"
-      return /^i work/i.test(m[0]) || /\b(?:engineer|developer|teacher|nurse|doctor|designer|student|writer|lawyer|manager|chef|scientist|researcher)\b/i.test(v)
+      return /^i work/i.test(m[0]) ||
+        /\b(?:engineer|developer|teacher|nurse|doctor|designer|student|writer|lawyer|manager|chef|scientist|researcher)\b/i.test(
+          v,
+        )
         ? { key: '', value: v }
         : null;
     },
@@ -105,12 +136,21 @@ const RULES: Rule[] = [
   },
   {
     kind: 'plan',
-    pattern: new RegExp(String.raw`\bi(?:'m| am) (?:going|flying|travell?ing|driving|heading|moving) to\s+` + String.raw`([\p{L}\p{N}'’ -]{2,80}?)` + END, 'iu'),
+    pattern: new RegExp(
+      String.raw`\bi(?:'m| am) (?:going|flying|travell?ing|driving|heading|moving) to\s+` +
+        String.raw`([\p{L}\p{N}'’ -]{2,80}?)` +
+        END,
+      'iu',
+    ),
     build: (m) => ({ key: '', value: clean(m[0].replace(/^i(?:'m| am)\s+/i, '')) }),
   },
   {
     kind: 'plan',
-    pattern: new RegExp(String.raw`\bi (?:have|'ve got|have got) an? (interview|exam|meeting|appointment|flight|trip|date|party|wedding)\b([\p{L}\p{N}'’ -]{0,60}?)` + END, 'iu'),
+    pattern: new RegExp(
+      String.raw`\bi (?:have|'ve got|have got) an? (interview|exam|meeting|appointment|flight|trip|date|party|wedding)\b([\p{L}\p{N}'’ -]{0,60}?)` +
+        END,
+      'iu',
+    ),
     build: (m) => ({ key: (m[1] ?? '').toLowerCase(), value: clean(`${m[1]}${m[2] ?? ''}`) }),
   },
   {
@@ -120,12 +160,19 @@ const RULES: Rule[] = [
   },
   {
     kind: 'pet',
-    pattern: new RegExp(String.raw`\bmy (dog|cat|puppy|kitten|rabbit|parrot|hamster|horse)(?:'s name is| is (?:called|named))\s+([\p{L}'’-]{2,30})` + END, 'iu'),
+    pattern: new RegExp(
+      String.raw`\bmy (dog|cat|puppy|kitten|rabbit|parrot|hamster|horse)(?:'s name is| is (?:called|named))\s+([\p{L}'’-]{2,30})` +
+        END,
+      'iu',
+    ),
     build: (m) => ({ key: (m[1] ?? '').toLowerCase(), value: cap(clean(m[2] ?? '')) }),
   },
   {
     kind: 'pet',
-    pattern: new RegExp(String.raw`\bi have an? (dog|cat|puppy|kitten|rabbit|parrot|hamster|horse) (?:called|named)\s+([\p{L}'’-]{2,30})` + END, 'iu'),
+    pattern: new RegExp(
+      String.raw`\bi have an? (dog|cat|puppy|kitten|rabbit|parrot|hamster|horse) (?:called|named)\s+([\p{L}'’-]{2,30})` + END,
+      'iu',
+    ),
     build: (m) => ({ key: (m[1] ?? '').toLowerCase(), value: cap(clean(m[2] ?? '')) }),
   },
 ];
@@ -138,11 +185,62 @@ const KIND_CUES: Record<FactKind, string[]> = {
   work: ['work', 'job', 'office', 'career', 'boss', 'colleague', 'do'],
   preference: ['like', 'love', 'favorite', 'favourite', 'recommend', 'suggest', 'enjoy', 'prefer'],
   dislike: ['like', 'recommend', 'suggest', 'hate', 'avoid'],
-  plan: ['trip', 'plan', 'tomorrow', 'weekend', 'pack', 'flight', 'interview', 'going', 'travel', 'prepare', 'weather', 'meeting', 'exam'],
-  relation: ['wife', 'husband', 'partner', 'son', 'daughter', 'mother', 'mom', 'mum', 'father', 'dad', 'sister', 'brother', 'friend', 'gift', 'birthday', 'family'],
+  plan: [
+    'trip',
+    'plan',
+    'tomorrow',
+    'weekend',
+    'pack',
+    'flight',
+    'interview',
+    'going',
+    'travel',
+    'prepare',
+    'weather',
+    'meeting',
+    'exam',
+  ],
+  relation: [
+    'wife',
+    'husband',
+    'partner',
+    'son',
+    'daughter',
+    'mother',
+    'mom',
+    'mum',
+    'father',
+    'dad',
+    'sister',
+    'brother',
+    'friend',
+    'gift',
+    'birthday',
+    'family',
+  ],
   pet: ['dog', 'cat', 'pet', 'walk', 'vet', 'puppy', 'kitten', 'food'],
 };
-const STOP = new Set(['the', 'a', 'an', 'to', 'of', 'in', 'on', 'and', 'is', 'i', 'my', 'me', 'you', 'it', 'what', 'do', 'for', 'with', 'at']);
+const STOP = new Set([
+  'the',
+  'a',
+  'an',
+  'to',
+  'of',
+  'in',
+  'on',
+  'and',
+  'is',
+  'i',
+  'my',
+  'me',
+  'you',
+  'it',
+  'what',
+  'do',
+  'for',
+  'with',
+  'at',
+]);
 
 export class FactMemory {
   private facts: Fact[] = [];
@@ -160,7 +258,8 @@ export class FactMemory {
       // "I love jazz" after "I hate jazz": the newer statement replaces the opposite kind too.
       const opposite = rule.kind === 'preference' ? 'dislike' : rule.kind === 'dislike' ? 'preference' : null;
       this.facts = this.facts.filter(
-        (f) => !((f.kind === rule.kind || f.kind === opposite) && f.key === built.key && (f.kind === rule.kind || built.key !== '')),
+        (f) =>
+          !((f.kind === rule.kind || f.kind === opposite) && f.key === built.key && (f.kind === rule.kind || built.key !== '')),
       );
       const fact: Fact = { kind: rule.kind, key: built.key, value: built.value, at };
       this.facts.push(fact);
@@ -198,15 +297,28 @@ export class FactMemory {
   /** One line per fact for the system prompt ("The user's name is Ana."). */
   static describe(fact: Fact): string {
     switch (fact.kind) {
-      case 'name': return `The user's name is ${fact.value}.`;
-      case 'location': return `The user lives in ${fact.value}.`;
-      case 'origin': return `The user is from ${fact.value}.`;
-      case 'work': return `The user works ${/^(?:at|for|as)\b/i.test(fact.value) ? '' : 'as '}${fact.value}.`.replace('works as a ', 'is a ').replace('works as an ', 'is an ');
-      case 'preference': return fact.key && fact.key !== fact.value.toLowerCase() ? `The user's favourite ${fact.key} is ${fact.value}.` : `The user likes ${fact.value}.`;
-      case 'dislike': return `The user dislikes ${fact.value}.`;
-      case 'plan': return `The user's plan: ${fact.value}.`;
-      case 'relation': return `The user's ${fact.key} is called ${fact.value}.`;
-      case 'pet': return `The user's ${fact.key} is called ${fact.value}.`;
+      case 'name':
+        return `The user's name is ${fact.value}.`;
+      case 'location':
+        return `The user lives in ${fact.value}.`;
+      case 'origin':
+        return `The user is from ${fact.value}.`;
+      case 'work':
+        return `The user works ${/^(?:at|for|as)\b/i.test(fact.value) ? '' : 'as '}${fact.value}.`
+          .replace('works as a ', 'is a ')
+          .replace('works as an ', 'is an ');
+      case 'preference':
+        return fact.key && fact.key !== fact.value.toLowerCase()
+          ? `The user's favourite ${fact.key} is ${fact.value}.`
+          : `The user likes ${fact.value}.`;
+      case 'dislike':
+        return `The user dislikes ${fact.value}.`;
+      case 'plan':
+        return `The user's plan: ${fact.value}.`;
+      case 'relation':
+        return `The user's ${fact.key} is called ${fact.value}.`;
+      case 'pet':
+        return `The user's ${fact.key} is called ${fact.value}.`;
     }
   }
 

@@ -5,15 +5,7 @@ import { pageTunables } from '../tunables';
 import type { PageExtraction } from './types';
 
 export type PageUnavailableReason =
-  | 'browser_page'
-  | 'web_store'
-  | 'pdf'
-  | 'no_permission'
-  | 'file_access'
-  | 'error_page'
-  | 'no_tab'
-  | 'empty'
-  | 'unknown';
+  'browser_page' | 'web_store' | 'pdf' | 'no_permission' | 'file_access' | 'error_page' | 'no_tab' | 'empty' | 'unknown';
 
 export interface PageUnavailable {
   ok: false;
@@ -27,12 +19,13 @@ export const PAGE_MESSAGES: Record<PageUnavailableReason, string> = {
   browser_page: "This is one of Chrome's own pages, and Chrome doesn't let extensions read those.",
   web_store: "Chrome doesn't let extensions read the Chrome Web Store.",
   pdf: "This is a PDF in Chrome's viewer, and I can't read those yet.",
-  no_permission: "I don't have permission to read this page. Click the Sidetalk icon on this tab, or allow site access, then ask again.",
+  no_permission:
+    "I don't have permission to read this page. Click the Sidetalk icon on this tab, or allow site access, then ask again.",
   file_access: "To read local files, turn on 'Allow access to file URLs' for Sidetalk on the extensions page.",
   error_page: 'This tab is showing an error page, so there is nothing to read.',
   no_tab: "I can't find an open tab to read.",
   empty: "I couldn't find any readable text on this page. It may still be loading, or be mostly pictures or video.",
-  unknown: "Something went wrong while reading this page.",
+  unknown: 'Something went wrong while reading this page.',
 };
 
 const unavailable = (reason: PageUnavailableReason): PageUnavailable => ({ ok: false, reason, message: PAGE_MESSAGES[reason] });
@@ -49,7 +42,21 @@ export function checkUrl(url: string | undefined | null): PageAccess {
     return unavailable('unknown');
   }
   if (u.protocol === 'chrome-extension:' && u.hostname === PDF_VIEWER_ID) return unavailable('pdf');
-  if (['chrome:', 'chrome-extension:', 'chrome-search:', 'chrome-untrusted:', 'edge:', 'about:', 'devtools:', 'view-source:', 'brave:', 'opera:', 'vivaldi:'].includes(u.protocol)) {
+  if (
+    [
+      'chrome:',
+      'chrome-extension:',
+      'chrome-search:',
+      'chrome-untrusted:',
+      'edge:',
+      'about:',
+      'devtools:',
+      'view-source:',
+      'brave:',
+      'opera:',
+      'vivaldi:',
+    ].includes(u.protocol)
+  ) {
     return unavailable('browser_page');
   }
   if (u.hostname === 'chromewebstore.google.com' || (u.hostname === 'chrome.google.com' && u.pathname.startsWith('/webstore'))) {
@@ -63,7 +70,8 @@ export function checkUrl(url: string | undefined | null): PageAccess {
 export function classifyInjectionError(message: string, url?: string): PageUnavailable {
   const m = message.toLowerCase();
   if (m.includes('extensions gallery') || m.includes('webstore')) return unavailable('web_store');
-  if (m.includes('chrome://') || m.includes('chrome-extension://') || m.includes('cannot be scripted')) return unavailable('browser_page');
+  if (m.includes('chrome://') || m.includes('chrome-extension://') || m.includes('cannot be scripted'))
+    return unavailable('browser_page');
   if (m.includes('showing error page')) return unavailable('error_page');
   if (m.includes('no tab with id') || m.includes('no frame')) return unavailable('no_tab');
   if (m.includes('file://') || url?.startsWith('file:')) return unavailable('file_access');

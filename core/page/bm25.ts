@@ -3,10 +3,11 @@
 import { pageTunables } from '../tunables';
 
 const STOP = new Set(
-  ('a an and are as at be but by does did do for from has have how i in is it its of on or say says said ' +
+  (
+    'a an and are as at be but by does did do for from has have how i in is it its of on or say says said ' +
     'that the their them then there these they this to was were what when where which who why will with you ' +
-    'your about page article tell me please can could would should')
-    .split(' '),
+    'your about page article tell me please can could would should'
+  ).split(' '),
 );
 
 /** Lower-cased word stems (crude suffix stripping is enough for matching question words to page words). */

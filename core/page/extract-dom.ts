@@ -5,11 +5,47 @@ import { Readability } from '@mozilla/readability';
 import { pageTunables } from '../tunables';
 import type { ExtractionKind, PageExtraction } from './types';
 
-const SKIP = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'CANVAS', 'IFRAME', 'OBJECT', 'EMBED', 'BUTTON', 'SELECT', 'INPUT', 'TEXTAREA', 'HEAD']);
+const SKIP = new Set([
+  'SCRIPT',
+  'STYLE',
+  'NOSCRIPT',
+  'TEMPLATE',
+  'SVG',
+  'CANVAS',
+  'IFRAME',
+  'OBJECT',
+  'EMBED',
+  'BUTTON',
+  'SELECT',
+  'INPUT',
+  'TEXTAREA',
+  'HEAD',
+]);
 const CHROME = new Set(['NAV', 'FOOTER', 'ASIDE', 'HEADER', 'FORM', 'DIALOG']);
 const BLOCK = new Set([
-  'P', 'DIV', 'SECTION', 'ARTICLE', 'MAIN', 'UL', 'OL', 'LI', 'TABLE', 'TR', 'BLOCKQUOTE', 'PRE', 'FIGURE',
-  'FIGCAPTION', 'DL', 'DT', 'DD', 'HR', 'BR', 'ADDRESS', 'DETAILS', 'SUMMARY', 'CAPTION',
+  'P',
+  'DIV',
+  'SECTION',
+  'ARTICLE',
+  'MAIN',
+  'UL',
+  'OL',
+  'LI',
+  'TABLE',
+  'TR',
+  'BLOCKQUOTE',
+  'PRE',
+  'FIGURE',
+  'FIGCAPTION',
+  'DL',
+  'DT',
+  'DD',
+  'HR',
+  'BR',
+  'ADDRESS',
+  'DETAILS',
+  'SUMMARY',
+  'CAPTION',
 ]);
 
 export interface ExtractOptions {
@@ -66,7 +102,12 @@ function selectedText(doc: Document): string {
   const sel = typeof doc.getSelection === 'function' ? (doc.getSelection()?.toString() ?? '') : '';
   if (sel.trim()) return sel.trim();
   const active = doc.activeElement as (Element & { value?: unknown; selectionStart?: unknown; selectionEnd?: unknown }) | null;
-  if (active && typeof active.value === 'string' && typeof active.selectionStart === 'number' && typeof active.selectionEnd === 'number') {
+  if (
+    active &&
+    typeof active.value === 'string' &&
+    typeof active.selectionStart === 'number' &&
+    typeof active.selectionEnd === 'number'
+  ) {
     return active.value.slice(active.selectionStart, active.selectionEnd).trim();
   }
   return '';
@@ -108,7 +149,15 @@ export function extractPage(doc: Document, options: ExtractOptions = {}): PageEx
   const selection = selectedText(doc);
   const result = (text: string, kind: ExtractionKind, extra: Partial<typeof base> = {}): PageExtraction => {
     const c = cap(text, maxChars);
-    return { ...base, ...extra, title: base.title || extra.title || '', selection: cap(selection, maxChars).text, text: c.text, kind, truncated: c.truncated };
+    return {
+      ...base,
+      ...extra,
+      title: base.title || extra.title || '',
+      selection: cap(selection, maxChars).text,
+      text: c.text,
+      kind,
+      truncated: c.truncated,
+    };
   };
   if (selection.length >= pageTunables.minSelectionChars) return result(selection, 'selection');
   const article = readabilityText(doc);

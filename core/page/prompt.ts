@@ -17,7 +17,10 @@ export function neutralizeUntrusted(text: string): string {
     .replace(/<{3,}|>{3,}/g, (m) => (m[0] === '<' ? '‹‹' : '››'))
     .replace(/<\|/g, '‹|')
     .replace(/\|>/g, '|›')
-    .replace(/<\/?\s*(?:tool_call|tool_response|tools|tool_list|function_call|functions?|im_start|im_end|start_of_turn|end_of_turn|system|assistant|user|think|s)\b[^>]*>/gi, (m) => `‹${m.slice(1, -1)}›`)
+    .replace(
+      /<\/?\s*(?:tool_call|tool_response|tools|tool_list|function_call|functions?|im_start|im_end|start_of_turn|end_of_turn|system|assistant|user|think|s)\b[^>]*>/gi,
+      (m) => `‹${m.slice(1, -1)}›`,
+    )
     .replace(/`{3,}/g, "'''")
     .replace(/\[\/?INST\]/gi, (m) => m.replace('[', '(').replace(']', ')'));
 }
@@ -61,11 +64,16 @@ export function buildPagePrompt(input: PagePromptInput): PagePrompt {
   const isSelection = page.kind === 'selection';
   const chunked = chunkPage(page.text, { countTokens: count });
   const selection =
-    input.mode === 'summary' ? selectForSummary(chunked.chunks, budget) : retrievePassages(chunked.chunks, input.question, budget);
+    input.mode === 'summary'
+      ? selectForSummary(chunked.chunks, budget)
+      : retrievePassages(chunked.chunks, input.question, budget);
 
   const quoted = selection.chunks
     .map((c, i, all) => {
-      const header = i === 0 || all[i - 1]!.sectionIndex !== c.sectionIndex ? `[Section: ${c.path.length ? c.path.join(' > ') : '(opening)'}]\n` : '';
+      const header =
+        i === 0 || all[i - 1]!.sectionIndex !== c.sectionIndex
+          ? `[Section: ${c.path.length ? c.path.join(' > ') : '(opening)'}]\n`
+          : '';
       return neutralizeUntrusted(header + c.text);
     })
     .join('\n\n');
@@ -77,9 +85,7 @@ export function buildPagePrompt(input: PagePromptInput): PagePrompt {
   else if (!selection.matched) notice = "I couldn't find that on the page.";
 
   const task =
-    input.mode === 'summary'
-      ? 'Task: summarise what this page is about.'
-      : `Task: answer the user's question from the page.`;
+    input.mode === 'summary' ? 'Task: summarise what this page is about.' : `Task: answer the user's question from the page.`;
   const source = isSelection ? 'Quoted: the text the user selected.' : `Quoted sections: ${used.join(', ') || 'none'}.`;
   const user = [
     `Page title: ${neutralizeUntrusted(page.title) || '(untitled)'}`,

@@ -1,11 +1,5 @@
 /** Typed errors at a protocol boundary. They are returned or logged; they never throw out of a listener. */
-export type ProtocolErrorCode =
-  | 'malformed'
-  | 'unknown_type'
-  | 'wrong_target'
-  | 'handler_failed'
-  | 'timeout'
-  | 'unavailable';
+export type ProtocolErrorCode = 'malformed' | 'unknown_type' | 'wrong_target' | 'handler_failed' | 'timeout' | 'unavailable';
 
 export interface ProtocolError {
   code: ProtocolErrorCode;

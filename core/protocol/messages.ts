@@ -86,13 +86,25 @@ export const REQUESTS = {
   'status/get': { target: 'background', payload: Empty, result: AppStatusSchema },
   'offscreen/ensure': { target: 'background', payload: Empty, result: AppStatusSchema },
   'listening/toggle': { target: 'background', payload: Empty, result: SettingsSchema },
-  'models/download': { target: 'background', payload: z.object({ bundleIds: BundleIds }).strict(), result: z.object({ queued: z.array(z.string()) }) },
+  'models/download': {
+    target: 'background',
+    payload: z.object({ bundleIds: BundleIds }).strict(),
+    result: z.object({ queued: z.array(z.string()) }),
+  },
   'models/cancel': { target: 'background', payload: Empty, result: Empty },
-  'models/delete': { target: 'background', payload: z.object({ bundleId: z.string().min(1).max(100) }).strict(), result: z.object({ freedBytes: z.number() }) },
+  'models/delete': {
+    target: 'background',
+    payload: z.object({ bundleId: z.string().min(1).max(100) }).strict(),
+    result: z.object({ freedBytes: z.number() }),
+  },
   'models/state': { target: 'background', payload: Empty, result: weightsSnapshotSchema.nullable() },
   /** Pocket TTS WebGPU self-test verdicts per adapter/driver/bundle, kept by the background (chrome.storage). */
   'tts/verdicts': { target: 'background', payload: Empty, result: z.record(z.string().max(600), TtsVerdictSchema) },
-  'tts/verdict': { target: 'background', payload: z.object({ key: z.string().min(1).max(600), verdict: TtsVerdictSchema }).strict(), result: Empty },
+  'tts/verdict': {
+    target: 'background',
+    payload: z.object({ key: z.string().min(1).max(600), verdict: TtsVerdictSchema }).strict(),
+    result: Empty,
+  },
   'weights/download': {
     target: 'offscreen',
     payload: z.object({ bundleIds: BundleIds, baseUrl: BaseUrl }).strict(),
@@ -118,19 +130,34 @@ export const REQUESTS = {
   },
   'tunables/set': {
     target: 'offscreen',
-    payload: z.object({ path: z.string().regex(/^[a-zA-Z]+\.[a-zA-Z0-9]+$/), value: z.union([z.number(), z.boolean(), z.string().max(200)]) }).strict(),
+    payload: z
+      .object({
+        path: z.string().regex(/^[a-zA-Z]+\.[a-zA-Z0-9]+$/),
+        value: z.union([z.number(), z.boolean(), z.string().max(200)]),
+      })
+      .strict(),
     result: Empty,
   },
   'vad/probe': {
     target: 'offscreen',
     payload: z.object({ durationMs: z.number().int().min(100).max(20_000) }).strict(),
-    result: z.object({ frames: z.number().int(), speechFrames: z.number().int(), firstSpeechMs: z.number().nullable(), msPerFrame: z.number() }),
+    result: z.object({
+      frames: z.number().int(),
+      speechFrames: z.number().int(),
+      firstSpeechMs: z.number().nullable(),
+      msPerFrame: z.number(),
+    }),
   },
   'vision/set': { target: 'offscreen', payload: z.object({ on: z.boolean(), baseUrl: BaseUrl }).strict(), result: Empty },
   'conversation/text': {
     target: 'offscreen',
     payload: z
-      .object({ text: ConversationText, baseUrl: BaseUrl, characterId: z.string().max(64).optional(), models: ModelChoice.optional() })
+      .object({
+        text: ConversationText,
+        baseUrl: BaseUrl,
+        characterId: z.string().max(64).optional(),
+        models: ModelChoice.optional(),
+      })
       .strict(),
     result: Empty,
   },
@@ -142,7 +169,11 @@ export const REQUESTS = {
     result: z.object({ backend: z.enum(['webgpu', 'wasm']), buffers: z.number().int(), bytes: z.number() }),
   },
   /** Fault injection for reliability tests; refused unless the user turned the debug panel on. */
-  'debug/fault': { target: 'offscreen', payload: z.object({ fault: z.enum(['lose-gpu', 'end-mic', 'end-camera']) }).strict(), result: Empty },
+  'debug/fault': {
+    target: 'offscreen',
+    payload: z.object({ fault: z.enum(['lose-gpu', 'end-mic', 'end-camera']) }).strict(),
+    result: Empty,
+  },
   'conversation/marks': {
     target: 'offscreen',
     payload: Empty,

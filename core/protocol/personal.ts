@@ -53,7 +53,10 @@ export const MAX_CLONE_WAV_BASE64 = 8 * 1024 * 1024;
 const VoiceFileBase64Schema = z
   .string()
   .min(20, 'That file is too small to be a Sidetalk voice file.')
-  .max(MAX_VOICE_TRANSFER_BASE64, `That voice file is too large (Sidetalk moves voice files of up to ${MAX_VOICE_TRANSFER_BYTES / 1024 / 1024} MB).`)
+  .max(
+    MAX_VOICE_TRANSFER_BASE64,
+    `That voice file is too large (Sidetalk moves voice files of up to ${MAX_VOICE_TRANSFER_BYTES / 1024 / 1024} MB).`,
+  )
   .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'The voice file must be sent as base64.');
 
 export const RemoteLlmConfigSchema = z.object({
@@ -71,7 +74,11 @@ export const RemoteLlmSettingsInputSchema = z.object({
 });
 
 const ImportResultSchema = z.union([
-  z.object({ ok: z.literal(true), characters: z.array(characterSchema).max(MAX_CHARACTERS_PER_FILE), warnings: z.array(z.string()) }),
+  z.object({
+    ok: z.literal(true),
+    characters: z.array(characterSchema).max(MAX_CHARACTERS_PER_FILE),
+    warnings: z.array(z.string()),
+  }),
   z.object({ ok: z.literal(false), error: z.string() }),
 ]);
 
@@ -83,7 +90,11 @@ export const PERSONAL_REQUESTS = {
     payload: z.object({ id: idSchema, greet: z.boolean().optional() }).strict(),
     result: characterSchema,
   },
-  'characters/create': { target: 'background', payload: z.object({ draft: characterDraftSchema }).strict(), result: characterSchema },
+  'characters/create': {
+    target: 'background',
+    payload: z.object({ draft: characterDraftSchema }).strict(),
+    result: characterSchema,
+  },
   'characters/update': {
     target: 'background',
     payload: z.object({ id: idSchema, patch: characterDraftSchema.partial() }).strict(),

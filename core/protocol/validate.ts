@@ -52,7 +52,8 @@ export function parseMessage(raw: unknown): Parsed<RequestMessage | EventMessage
       return { ok: false, error: protocolError('wrong_target', `"${type}" goes to ${def.target}, not ${target ?? 'nobody'}`) };
     }
     const body = def.payload.safeParse(payload);
-    if (!body.success) return { ok: false, error: protocolError('malformed', `Bad payload for "${type}": ${issues(body.error)}`) };
+    if (!body.success)
+      return { ok: false, error: protocolError('malformed', `Bad payload for "${type}": ${issues(body.error)}`) };
     return { ok: true, value: { kind, type, target: def.target, payload: body.data } as RequestMessage };
   }
   if (!hasKey(EVENTS, type)) return { ok: false, error: protocolError('unknown_type', `Unknown event type "${type}"`) };
@@ -69,10 +70,9 @@ export function isAddressedTo(raw: unknown, me: Target): boolean {
 /** Validates a reply on the sender's side against the result schema of the request it answers. */
 export function parseReply<T extends RequestType>(type: T, raw: unknown): Reply<RequestResult<T>> {
   if (raw === undefined) return { ok: false, error: protocolError('unavailable', `No context answered "${type}"`) };
-  const shape = z.union([
-    z.object({ ok: z.literal(true), data: z.unknown() }),
-    z.object({ ok: z.literal(false), error: ProtocolErrorSchema }),
-  ]).safeParse(raw);
+  const shape = z
+    .union([z.object({ ok: z.literal(true), data: z.unknown() }), z.object({ ok: z.literal(false), error: ProtocolErrorSchema })])
+    .safeParse(raw);
   if (!shape.success) return { ok: false, error: protocolError('malformed', `Bad reply to "${type}": ${issues(shape.error)}`) };
   if (!shape.data.ok) return shape.data;
   const data = REQUESTS[type].result.safeParse(shape.data.data);

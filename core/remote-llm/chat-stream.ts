@@ -44,9 +44,7 @@ export interface AssembledToolCall {
 }
 
 export type ChatStreamEvent =
-  | { type: 'text'; text: string }
-  | { type: 'tool_call'; call: AssembledToolCall }
-  | { type: 'done'; finishReason: string | null };
+  { type: 'text'; text: string } | { type: 'tool_call'; call: AssembledToolCall } | { type: 'done'; finishReason: string | null };
 
 interface PartialCall {
   id: string;
@@ -101,7 +99,10 @@ export async function* streamChat(
       return;
     }
     if (contentType && !contentType.includes('text/event-stream') && !contentType.includes('text/plain')) {
-      throw new RemoteLlmError('malformed_stream', `The model server answered with ${contentType.split(';')[0]} instead of a stream.`);
+      throw new RemoteLlmError(
+        'malformed_stream',
+        `The model server answered with ${contentType.split(';')[0]} instead of a stream.`,
+      );
     }
 
     reader = res.body.getReader();

@@ -22,7 +22,8 @@ export interface RemoteLlmConfig {
   fallbackToLocal: boolean;
 }
 
-export type ConfigResult = { ok: true; config: RemoteLlmConfig } | { ok: false; field: 'baseUrl' | 'model' | 'apiKey'; error: string };
+export type ConfigResult =
+  { ok: true; config: RemoteLlmConfig } | { ok: false; field: 'baseUrl' | 'model' | 'apiKey'; error: string };
 
 /** Validates what the user typed; the error names the field so the form can put it next to the input. */
 export function parseRemoteLlmSettings(input: unknown): ConfigResult {

@@ -10,9 +10,7 @@ import { remoteLlmTunables } from '../tunables';
 import type { RemoteLlmError } from './errors';
 
 export type FailureDecision =
-  | { action: 'stop' }
-  | { action: 'fallback_local'; notice: string }
-  | { action: 'end_turn'; say: string };
+  { action: 'stop' } | { action: 'fallback_local'; notice: string } | { action: 'end_turn'; say: string };
 
 export function decideOnFailure(
   error: RemoteLlmError,

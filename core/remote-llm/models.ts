@@ -19,7 +19,11 @@ export async function listModels(
     let res: Response;
     let body: string;
     try {
-      res = await deps.fetch(modelsUrl(config), { method: 'GET', headers: { Accept: 'application/json', ...authHeaders(config) }, signal: ctrl.signal });
+      res = await deps.fetch(modelsUrl(config), {
+        method: 'GET',
+        headers: { Accept: 'application/json', ...authHeaders(config) },
+        signal: ctrl.signal,
+      });
       if (!res.ok) throw await httpError(res, config.apiKey);
       body = await res.text();
     } catch (e) {
@@ -53,6 +57,9 @@ export async function testConnection(
     const models = await listModels(config, deps, signal);
     return { ok: true, models, modelFound: config.model ? models.includes(config.model) : null };
   } catch (e) {
-    return { ok: false, error: e instanceof RemoteLlmError ? e : new RemoteLlmError('unreachable', 'Could not connect to the model server.') };
+    return {
+      ok: false,
+      error: e instanceof RemoteLlmError ? e : new RemoteLlmError('unreachable', 'Could not connect to the model server.'),
+    };
   }
 }

@@ -59,7 +59,8 @@ export function classifyFailure(
   if (e instanceof RemoteLlmError) return e;
   if (ctx.userSignal?.aborted) return new RemoteLlmError('aborted', 'The request was cancelled.');
   if (ctx.watchdog.fired) {
-    const what = ctx.watchdog.fired === 'first_token' ? 'No answer from the model server in time' : 'The model server stopped sending';
+    const what =
+      ctx.watchdog.fired === 'first_token' ? 'No answer from the model server in time' : 'The model server stopped sending';
     return new RemoteLlmError('timeout', `${what}.`, undefined, ctx.watchdog.fired);
   }
   if (isAbortError(e)) return new RemoteLlmError('aborted', 'The request was cancelled.');

@@ -4,7 +4,7 @@
  * chunk that opens "**bold" and a later one that closes it: stray markers are simply dropped.
  */
 
-const EMOJI = /[\p{Extended_Pictographic}\p{Regional_Indicator}\u{FE0F}\u{200D}\u{20E3}\u{1F3FB}-\u{1F3FF}]/gu;
+const EMOJI = /[\p{Extended_Pictographic}\p{Regional_Indicator}\u{FE0F}\u{200D}\u{20E3}\u{1F3FB}-\u{1F3FF}]/gu; // eslint-disable-line no-misleading-character-class -- joiners, selectors and skin tones are listed to be stripped one code point at a time
 
 export function sanitizeForSpeech(text: string): string {
   let s = text;
@@ -24,7 +24,10 @@ export function sanitizeForSpeech(text: string): string {
   s = s.replace(/\|/g, ', '); // table pipes read as pauses
   s = s.replace(EMOJI, '');
   s = s.replace(/\s*\n+\s*/g, '. ').replace(/([.!?])\.\s/g, '$1 '); // line breaks become sentence breaks
-  s = s.replace(/\s{2,}/g, ' ').replace(/\s+([,.!?;:])/g, '$1').replace(/^[\s.,;:]+/, '');
+  s = s
+    .replace(/\s{2,}/g, ' ')
+    .replace(/\s+([,.!?;:])/g, '$1')
+    .replace(/^[\s.,;:]+/, '');
   return s.trim();
 }
 

@@ -5,18 +5,66 @@
  */
 
 const FUNCTION_WORDS = new Set([
-  'the', 'a', 'an', 'of', 'to', 'in', 'on', 'at', 'by', 'for', 'with', 'about', 'from', 'into', 'onto', 'over',
-  'under', 'and', 'or', 'but', 'as', 'than', 'then', 'that', 'this', 'these', 'those', 'is', 'are', 'was', 'were',
+  'the',
+  'a',
+  'an',
+  'of',
+  'to',
+  'in',
+  'on',
+  'at',
+  'by',
+  'for',
+  'with',
+  'about',
+  'from',
+  'into',
+  'onto',
+  'over',
+  'under',
+  'and',
+  'or',
+  'but',
+  'as',
+  'than',
+  'then',
+  'that',
+  'this',
+  'these',
+  'those',
+  'is',
+  'are',
+  'was',
+  'were',
 ]);
 /** Pairs of function words that real English puts side by side ("out of the", "in the", "is a"): not salad. */
-const PREPOSITIONS = new Set(['of', 'to', 'in', 'on', 'at', 'by', 'for', 'with', 'about', 'from', 'into', 'onto', 'over', 'under']);
+const PREPOSITIONS = new Set([
+  'of',
+  'to',
+  'in',
+  'on',
+  'at',
+  'by',
+  'for',
+  'with',
+  'about',
+  'from',
+  'into',
+  'onto',
+  'over',
+  'under',
+]);
 const ARTICLES = new Set(['the', 'a', 'an']);
 
 /** Whisper-style non-speech outputs that mean "nothing was said". */
 const NON_SPEECH = /^\s*(?:[[(][^\])]*[\])]\s*)+$|^\s*(?:\.+|…|♪+)\s*$/;
 
 export function words(text: string): string[] {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}'\s-]/gu, ' ').split(/\s+/).filter(Boolean);
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}'\s-]/gu, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
 }
 
 /** "[BLANK_AUDIO]", "(music)", "..." — treat as an empty transcript. */
@@ -63,7 +111,10 @@ export function isGarbledTranscript(text: string): boolean {
 /** "out of the", "is in the", "to the" … end in an article after a preposition or verb: plausible. */
 function plausibleFunctionRun(run: string[]): boolean {
   const [a, b, c] = run as [string, string, string];
-  if (ARTICLES.has(c) && (PREPOSITIONS.has(b) || ['is', 'are', 'was', 'were', 'and', 'or', 'but', 'than', 'that', 'as'].includes(b))) {
+  if (
+    ARTICLES.has(c) &&
+    (PREPOSITIONS.has(b) || ['is', 'are', 'was', 'were', 'and', 'or', 'but', 'than', 'that', 'as'].includes(b))
+  ) {
     return !ARTICLES.has(a);
   }
   if (['that', 'this', 'these', 'those'].includes(c) && (PREPOSITIONS.has(b) || ['and', 'but', 'or', 'is', 'was'].includes(b))) {

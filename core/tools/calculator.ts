@@ -4,8 +4,7 @@ import { Rational } from './rational';
 import type { CalculationCard, ToolResult } from './types';
 
 type Tok =
-  | { t: 'num'; v: Rational }
-  | { t: 'op'; v: '+' | '-' | '*' | '/' | '^' | 'mod' | '%' | 'sq' | 'cube' | 'sqrt' | '(' | ')' };
+  { t: 'num'; v: Rational } | { t: 'op'; v: '+' | '-' | '*' | '/' | '^' | 'mod' | '%' | 'sq' | 'cube' | 'sqrt' | '(' | ')' };
 
 export class CalcError extends Error {
   constructor(
@@ -17,11 +16,42 @@ export class CalcError extends Error {
 }
 
 const SMALL: Record<string, number> = {
-  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18,
-  nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
 };
-const SCALE: Record<string, bigint> = { hundred: 100n, thousand: 1000n, million: 10n ** 6n, billion: 10n ** 9n, trillion: 10n ** 12n };
+const SCALE: Record<string, bigint> = {
+  hundred: 100n,
+  thousand: 1000n,
+  million: 10n ** 6n,
+  billion: 10n ** 9n,
+  trillion: 10n ** 12n,
+};
 
 /** Multi-word spoken operators, rewritten before tokenizing. Order matters: longer phrases first. */
 const PHRASES: [RegExp, string][] = [

@@ -43,7 +43,10 @@ export const TOOL_DEFINITIONS: readonly ToolDefinition[] = TOOL_NAMES.map((name)
 });
 
 /** The `tools` array for `tokenizer.apply_chat_template(messages, { tools })` (OpenAI function format). */
-export function chatTemplateTools(): { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }[] {
+export function chatTemplateTools(): {
+  type: 'function';
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}[] {
   return TOOL_DEFINITIONS.map((d) => ({
     type: 'function',
     function: { name: d.name, description: d.description, parameters: d.parameters },
@@ -52,10 +55,19 @@ export function chatTemplateTools(): { type: 'function'; function: { name: strin
 
 /** Names small models commonly invent for the same tools. */
 const NAME_ALIASES: Record<string, ToolName> = {
-  weather: 'get_weather', get_current_weather: 'get_weather', get_forecast: 'get_weather',
-  wikipedia: 'wikipedia_lookup', search_wikipedia: 'wikipedia_lookup', wiki: 'wikipedia_lookup',
-  calculator: 'calculate', calc: 'calculate', math: 'calculate',
-  time: 'get_time', get_current_time: 'get_time', get_date: 'get_time', clock: 'get_time',
+  weather: 'get_weather',
+  get_current_weather: 'get_weather',
+  get_forecast: 'get_weather',
+  wikipedia: 'wikipedia_lookup',
+  search_wikipedia: 'wikipedia_lookup',
+  wiki: 'wikipedia_lookup',
+  calculator: 'calculate',
+  calc: 'calculate',
+  math: 'calculate',
+  time: 'get_time',
+  get_current_time: 'get_time',
+  get_date: 'get_time',
+  clock: 'get_time',
 };
 
 /** Argument names small models commonly use instead of ours. */
@@ -85,7 +97,11 @@ export function validateToolCall(name: string, args: unknown): ValidatedCall {
   for (const [k, v] of Object.entries(mapped)) if (typeof v === 'number') mapped[k] = String(v);
   const parsed = TOOL_SCHEMAS[tool].safeParse(mapped);
   if (!parsed.success) {
-    return { ok: false, name: tool, error: parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ') };
+    return {
+      ok: false,
+      name: tool,
+      error: parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; '),
+    };
   }
   return { ok: true, call: { name: tool, arguments: parsed.data as Record<string, unknown> } };
 }

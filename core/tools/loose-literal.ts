@@ -37,11 +37,20 @@ export class LooseReader {
     if (c === '-' || c === '+' || c === '.' || /\d/.test(c)) return this.number();
     const word = this.identifier();
     switch (word) {
-      case 'true': case 'True': return true;
-      case 'false': case 'False': return false;
-      case 'null': case 'None': case 'undefined': return null;
-      case '': throw new LooseSyntaxError(`unexpected "${c}" at ${this.pos}`);
-      default: return word; // a bare word is most likely an unquoted string
+      case 'true':
+      case 'True':
+        return true;
+      case 'false':
+      case 'False':
+        return false;
+      case 'null':
+      case 'None':
+      case 'undefined':
+        return null;
+      case '':
+        throw new LooseSyntaxError(`unexpected "${c}" at ${this.pos}`);
+      default:
+        return word; // a bare word is most likely an unquoted string
     }
   }
 

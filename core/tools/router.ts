@@ -7,9 +7,7 @@ import type { ToolCall } from './types';
 import { placeCandidates } from './weather';
 
 export type Route =
-  | { kind: 'tool'; call: ToolCall }
-  | { kind: 'page'; mode: 'summary' | 'question'; question: string }
-  | { kind: 'none' };
+  { kind: 'tool'; call: ToolCall } | { kind: 'page'; mode: 'summary' | 'question'; question: string } | { kind: 'none' };
 
 export interface RouteInput {
   text: string;
@@ -20,7 +18,8 @@ export interface RouteInput {
 const NONE: Route = { kind: 'none' };
 
 /** Words that, on their own, name nothing worth looking up. */
-const DEICTIC = /^(?:it|this|that|these|those|he|she|they|him|her|them|you|your\b.*|my\b.*|me|i|we|us|up|going on|happening|wrong|new|the (?:matter|deal|point|time|date|weather)|the answer)$/;
+const DEICTIC =
+  /^(?:it|this|that|these|those|he|she|they|him|her|them|you|your\b.*|my\b.*|me|i|we|us|up|going on|happening|wrong|new|the (?:matter|deal|point|time|date|weather)|the answer)$/;
 
 function clean(text: string): string {
   return text
@@ -40,23 +39,35 @@ function tool(name: string, args: Record<string, unknown>): Route {
 
 function pageRoute(t: string): Route | null {
   const onPage = /\b(?:this|the|current) (?:page|article|site|website|web ?page|post|story|document|tab|text)\b/i;
-  if (/^(?:summari[sz]e|sum up|tl;?dr|give me (?:a|the) (?:summary|gist|tl;?dr))\b(?: (?:this|it|that|the (?:page|article)))?/i.test(t) && (onPage.test(t) || /^(?:summari[sz]e|sum up|tl;?dr)(?: (?:this|it|that))?$/i.test(t) || /^give me/i.test(t))) {
+  if (
+    /^(?:summari[sz]e|sum up|tl;?dr|give me (?:a|the) (?:summary|gist|tl;?dr))\b(?: (?:this|it|that|the (?:page|article)))?/i.test(
+      t,
+    ) &&
+    (onPage.test(t) || /^(?:summari[sz]e|sum up|tl;?dr)(?: (?:this|it|that))?$/i.test(t) || /^give me/i.test(t))
+  ) {
     return { kind: 'page', mode: 'summary', question: t };
   }
   if (/^what(?:'s| is) (?:this|the|that) (?:page|article|site|website|post|story|document|tab)(?: (?:about|saying))?$/i.test(t)) {
     return { kind: 'page', mode: 'summary', question: t };
   }
   if (/^what(?:'s| is) (?:this|it) about$/i.test(t)) return { kind: 'page', mode: 'summary', question: t };
-  const says = /^(?:what|how) does (?:it|this|this page|the page|the article|this article|the site|the text|the author) (?:say|mention|claim|write)(?: about)? (.+)$/i.exec(t);
+  const says =
+    /^(?:what|how) does (?:it|this|this page|the page|the article|this article|the site|the text|the author) (?:say|mention|claim|write)(?: about)? (.+)$/i.exec(
+      t,
+    );
   if (says) return { kind: 'page', mode: 'question', question: t };
-  if (onPage.test(t) && /\b(?:in|on|from|according to) (?:this|the|current) (?:page|article|site|website|web ?page|post|document|tab|text)\b/i.test(t)) {
+  if (
+    onPage.test(t) &&
+    /\b(?:in|on|from|according to) (?:this|the|current) (?:page|article|site|website|web ?page|post|document|tab|text)\b/i.test(t)
+  ) {
     return { kind: 'page', mode: 'question', question: t };
   }
   return null;
 }
 
 function weatherRoute(t: string): Route | null {
-  if (!/\b(?:weather|forecast|temperature|rain(?:ing|y)?|snow(?:ing)?|sunny|umbrella|how (?:hot|cold|warm))\b/i.test(t)) return null;
+  if (!/\b(?:weather|forecast|temperature|rain(?:ing|y)?|snow(?:ing)?|sunny|umbrella|how (?:hot|cold|warm))\b/i.test(t))
+    return null;
   const when = /\btomorrow\b/i.test(t) ? 'tomorrow' : /\btoday|tonight\b/i.test(t) ? 'today' : undefined;
   const m = /\b(?:in|at|for|near) (?!the (?:morning|afternoon|evening)\b)([\p{L}][\p{L}\p{M}'., -]*)$/iu.exec(t);
   const place = m?.[1]
@@ -70,10 +81,16 @@ function weatherRoute(t: string): Route | null {
 }
 
 function timeRoute(t: string): Route | null {
-  const time = /^(?:what(?:'s| is)?|tell me) (?:the )?(?:current )?(?:local )?time(?: is it)?(?: (?:right )?now)?(?: (?:in|at) (.+))?$/i.exec(t)
-    ?? /^what time is it(?: (?:right )?now)?(?: (?:in|at) (.+))?$/i.exec(t);
+  const time =
+    /^(?:what(?:'s| is)?|tell me) (?:the )?(?:current )?(?:local )?time(?: is it)?(?: (?:right )?now)?(?: (?:in|at) (.+))?$/i.exec(
+      t,
+    ) ?? /^what time is it(?: (?:right )?now)?(?: (?:in|at) (.+))?$/i.exec(t);
   if (time) return tool('get_time', time[1] ? { location: time[1] } : {});
-  if (/^(?:what(?:'s| is)? (?:the )?(?:date|day)(?: is it)?(?: today)?|what(?:'s| is) today(?:'s date)?|what day is (?:it|today))$/i.test(t)) {
+  if (
+    /^(?:what(?:'s| is)? (?:the )?(?:date|day)(?: is it)?(?: today)?|what(?:'s| is) today(?:'s date)?|what day is (?:it|today))$/i.test(
+      t,
+    )
+  ) {
     return tool('get_time', {});
   }
   return null;
@@ -103,7 +120,12 @@ function wikipediaRoute(t: string): Route | null {
   const topic = m[1].replace(/\s+(?:on|in|from) wikipedia$/i, '').trim();
   if (!topic || DEICTIC.test(topic.toLowerCase())) return null;
   // Open questions ("what is the best way to…") are the LLM's job; a topic is a short noun phrase.
-  if (!explicit && (topic.split(' ').length > 6 || /\b(?:i|you|we|should|can|could|would|do|does|best|way|difference|meaning of life)\b/i.test(topic))) return null;
+  if (
+    !explicit &&
+    (topic.split(' ').length > 6 ||
+      /\b(?:i|you|we|should|can|could|would|do|does|best|way|difference|meaning of life)\b/i.test(topic))
+  )
+    return null;
   return tool('wikipedia_lookup', { topic: topic.replace(/^(?:a|an|the) (?=\p{Lu})/u, '') });
 }
 

@@ -3,19 +3,51 @@
 import { failureSpeech, type Clock, type TimeCard, type ToolResult } from './types';
 
 const ZONES: Record<string, string> = {
-  london: 'Europe/London', paris: 'Europe/Paris', berlin: 'Europe/Berlin', madrid: 'Europe/Madrid',
-  rome: 'Europe/Rome', amsterdam: 'Europe/Amsterdam', moscow: 'Europe/Moscow', istanbul: 'Europe/Istanbul',
-  dubai: 'Asia/Dubai', mumbai: 'Asia/Kolkata', delhi: 'Asia/Kolkata', 'new delhi': 'Asia/Kolkata',
-  india: 'Asia/Kolkata', beijing: 'Asia/Shanghai', shanghai: 'Asia/Shanghai', china: 'Asia/Shanghai',
-  'hong kong': 'Asia/Hong_Kong', singapore: 'Asia/Singapore', tokyo: 'Asia/Tokyo', japan: 'Asia/Tokyo',
-  seoul: 'Asia/Seoul', sydney: 'Australia/Sydney', melbourne: 'Australia/Melbourne', auckland: 'Pacific/Auckland',
-  'new york': 'America/New_York', 'new york city': 'America/New_York', boston: 'America/New_York',
-  washington: 'America/New_York', chicago: 'America/Chicago', denver: 'America/Denver',
-  'los angeles': 'America/Los_Angeles', 'san francisco': 'America/Los_Angeles', seattle: 'America/Los_Angeles',
-  toronto: 'America/Toronto', vancouver: 'America/Vancouver', 'mexico city': 'America/Mexico_City',
-  'sao paulo': 'America/Sao_Paulo', 'são paulo': 'America/Sao_Paulo', 'buenos aires': 'America/Argentina/Buenos_Aires',
-  cairo: 'Africa/Cairo', lagos: 'Africa/Lagos', nairobi: 'Africa/Nairobi', johannesburg: 'Africa/Johannesburg',
-  utc: 'UTC', gmt: 'UTC',
+  london: 'Europe/London',
+  paris: 'Europe/Paris',
+  berlin: 'Europe/Berlin',
+  madrid: 'Europe/Madrid',
+  rome: 'Europe/Rome',
+  amsterdam: 'Europe/Amsterdam',
+  moscow: 'Europe/Moscow',
+  istanbul: 'Europe/Istanbul',
+  dubai: 'Asia/Dubai',
+  mumbai: 'Asia/Kolkata',
+  delhi: 'Asia/Kolkata',
+  'new delhi': 'Asia/Kolkata',
+  india: 'Asia/Kolkata',
+  beijing: 'Asia/Shanghai',
+  shanghai: 'Asia/Shanghai',
+  china: 'Asia/Shanghai',
+  'hong kong': 'Asia/Hong_Kong',
+  singapore: 'Asia/Singapore',
+  tokyo: 'Asia/Tokyo',
+  japan: 'Asia/Tokyo',
+  seoul: 'Asia/Seoul',
+  sydney: 'Australia/Sydney',
+  melbourne: 'Australia/Melbourne',
+  auckland: 'Pacific/Auckland',
+  'new york': 'America/New_York',
+  'new york city': 'America/New_York',
+  boston: 'America/New_York',
+  washington: 'America/New_York',
+  chicago: 'America/Chicago',
+  denver: 'America/Denver',
+  'los angeles': 'America/Los_Angeles',
+  'san francisco': 'America/Los_Angeles',
+  seattle: 'America/Los_Angeles',
+  toronto: 'America/Toronto',
+  vancouver: 'America/Vancouver',
+  'mexico city': 'America/Mexico_City',
+  'sao paulo': 'America/Sao_Paulo',
+  'são paulo': 'America/Sao_Paulo',
+  'buenos aires': 'America/Argentina/Buenos_Aires',
+  cairo: 'Africa/Cairo',
+  lagos: 'Africa/Lagos',
+  nairobi: 'Africa/Nairobi',
+  johannesburg: 'Africa/Johannesburg',
+  utc: 'UTC',
+  gmt: 'UTC',
 };
 
 export function isValidTimeZone(zone: string): boolean {
@@ -47,7 +79,11 @@ export interface TimeRequest {
 
 export function createTimeTool(opts: TimeToolOptions) {
   async function resolve(location: string, locale: string, signal?: AbortSignal) {
-    const key = location.toLowerCase().replace(/[?.!]/g, '').replace(/^the\s+/, '').trim();
+    const key = location
+      .toLowerCase()
+      .replace(/[?.!]/g, '')
+      .replace(/^the\s+/, '')
+      .trim();
     if (ZONES[key]) return { zone: ZONES[key], name: location.trim() };
     if (key.includes('/') && isValidTimeZone(location.trim())) return { zone: location.trim(), name: location.trim() };
     if (!opts.geocode) return null;
@@ -64,12 +100,18 @@ export function createTimeTool(opts: TimeToolOptions) {
     if (req.location && req.location.trim()) {
       const r = await resolve(req.location, req.locale, req.signal);
       if (!r) {
-        return { ok: false, tool: 'get_time', kind: 'not_found', speech: `I don't know the time zone for ${req.location.trim()}.` };
+        return {
+          ok: false,
+          tool: 'get_time',
+          kind: 'not_found',
+          speech: `I don't know the time zone for ${req.location.trim()}.`,
+        };
       }
       if ('error' in r) {
-        const kind = (['offline', 'timeout', 'rate_limited', 'server_error', 'malformed', 'cancelled', 'not_found'] as const).find(
-          (k) => k === r.error,
-        ) ?? 'server_error';
+        const kind =
+          (['offline', 'timeout', 'rate_limited', 'server_error', 'malformed', 'cancelled', 'not_found'] as const).find(
+            (k) => k === r.error,
+          ) ?? 'server_error';
         return { ok: false, tool: 'get_time', kind, speech: failureSpeech(kind, 'the place lookup') };
       }
       zone = r.zone;

@@ -4,14 +4,7 @@
 export type ToolName = 'get_weather' | 'wikipedia_lookup' | 'calculate' | 'get_time';
 
 export type FailureKind =
-  | 'offline'
-  | 'rate_limited'
-  | 'server_error'
-  | 'timeout'
-  | 'not_found'
-  | 'malformed'
-  | 'invalid_input'
-  | 'cancelled';
+  'offline' | 'rate_limited' | 'server_error' | 'timeout' | 'not_found' | 'malformed' | 'invalid_input' | 'cancelled';
 
 export interface WeatherDay {
   date: string;

@@ -54,10 +54,11 @@ export interface GeocodedPlace {
 
 /** Words that are never a place on their own; a candidate made only of these is not geocoded. */
 const NON_PLACE_WORDS = new Set(
-  ('the a an in at for of on to and or is it its this that these those here there me my our your please like ' +
+  (
+    'the a an in at for of on to and or is it its this that these those here there me my our your please like ' +
     'now today tonight tomorrow week weekend weather forecast outside right current currently be will what how ' +
-    'going next later morning afternoon evening day days rain snow sun hot cold temperature there\'s it\'s')
-    .split(/\s+/),
+    "going next later morning afternoon evening day days rain snow sun hot cold temperature there's it's"
+  ).split(/\s+/),
 );
 
 /** Candidate names to try, longest first, with leading/trailing function words removed. */
@@ -93,12 +94,34 @@ export function unitsForLocale(locale: string): UnitSystem {
 }
 
 const WMO: Record<number, string> = {
-  0: 'clear sky', 1: 'mainly clear', 2: 'partly cloudy', 3: 'overcast', 45: 'fog', 48: 'freezing fog',
-  51: 'light drizzle', 53: 'drizzle', 55: 'heavy drizzle', 56: 'freezing drizzle', 57: 'freezing drizzle',
-  61: 'light rain', 63: 'rain', 65: 'heavy rain', 66: 'freezing rain', 67: 'freezing rain',
-  71: 'light snow', 73: 'snow', 75: 'heavy snow', 77: 'snow grains', 80: 'light showers', 81: 'showers',
-  82: 'heavy showers', 85: 'snow showers', 86: 'heavy snow showers', 95: 'thunderstorms',
-  96: 'thunderstorms with hail', 99: 'thunderstorms with hail',
+  0: 'clear sky',
+  1: 'mainly clear',
+  2: 'partly cloudy',
+  3: 'overcast',
+  45: 'fog',
+  48: 'freezing fog',
+  51: 'light drizzle',
+  53: 'drizzle',
+  55: 'heavy drizzle',
+  56: 'freezing drizzle',
+  57: 'freezing drizzle',
+  61: 'light rain',
+  63: 'rain',
+  65: 'heavy rain',
+  66: 'freezing rain',
+  67: 'freezing rain',
+  71: 'light snow',
+  73: 'snow',
+  75: 'heavy snow',
+  77: 'snow grains',
+  80: 'light showers',
+  81: 'showers',
+  82: 'heavy showers',
+  85: 'snow showers',
+  86: 'heavy snow showers',
+  95: 'thunderstorms',
+  96: 'thunderstorms with hail',
+  99: 'thunderstorms with hail',
 };
 
 export function describeWeatherCode(code: number): string {
@@ -141,9 +164,7 @@ export function createWeatherClient(opts: WeatherClientOptions) {
       if (!hit) continue;
       const place: GeocodedPlace = {
         name: hit.name,
-        label: [hit.name, hit.admin1 && hit.admin1 !== hit.name ? hit.admin1 : null, hit.country]
-          .filter(Boolean)
-          .join(', '),
+        label: [hit.name, hit.admin1 && hit.admin1 !== hit.name ? hit.admin1 : null, hit.country].filter(Boolean).join(', '),
         latitude: hit.latitude,
         longitude: hit.longitude,
         timezone: hit.timezone ?? null,
@@ -171,8 +192,7 @@ export function createWeatherClient(opts: WeatherClientOptions) {
     const params = new URLSearchParams({
       latitude: String(geo.place.latitude),
       longitude: String(geo.place.longitude),
-      current:
-        'temperature_2m,apparent_temperature,relative_humidity_2m,weather_code,wind_speed_10m,precipitation',
+      current: 'temperature_2m,apparent_temperature,relative_humidity_2m,weather_code,wind_speed_10m,precipitation',
       daily: 'temperature_2m_max,temperature_2m_min,precipitation_probability_max,weather_code',
       timezone: 'auto',
       forecast_days: String(toolTunables.forecastDays),
@@ -190,7 +210,10 @@ export function createWeatherClient(opts: WeatherClientOptions) {
       latitude: geo.place.latitude,
       longitude: geo.place.longitude,
       timezone: f.timezone,
-      units: { temperature: units.temperature === 'fahrenheit' ? '°F' : '°C', windSpeed: units.windSpeed === 'mph' ? 'mph' : 'km/h' },
+      units: {
+        temperature: units.temperature === 'fahrenheit' ? '°F' : '°C',
+        windSpeed: units.windSpeed === 'mph' ? 'mph' : 'km/h',
+      },
       current: {
         temperature: f.current.temperature_2m,
         apparentTemperature: f.current.apparent_temperature,

@@ -190,7 +190,10 @@ export function createWikipediaClient(opts: WikipediaClientOptions) {
   }
 
   async function lookup(req: WikipediaRequest): Promise<WikipediaResult> {
-    const topic = req.topic.replace(/\s+/g, ' ').trim().replace(/[?.!]+$/, '');
+    const topic = req.topic
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/[?.!]+$/, '');
     if (significantWords(topic).length === 0) {
       return fail('invalid_input', 'empty topic', 'What should I look up on Wikipedia?');
     }

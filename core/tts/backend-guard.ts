@@ -7,13 +7,17 @@ import { isFrameHealthy } from './audio-health';
 
 export type TtsBackend = 'wasm' | 'webgpu';
 
-export type GuardDecision = { action: 'play' } | { action: 'switch'; to: 'wasm'; reason: string } | { action: 'fail'; reason: string };
+export type GuardDecision =
+  { action: 'play' } | { action: 'switch'; to: 'wasm'; reason: string } | { action: 'fail'; reason: string };
 
 export class BackendGuard {
   private current: TtsBackend;
   private switchedAt: number | null = null;
 
-  constructor(initial: TtsBackend, private readonly maxPeak: () => number) {
+  constructor(
+    initial: TtsBackend,
+    private readonly maxPeak: () => number,
+  ) {
     this.current = initial;
   }
 

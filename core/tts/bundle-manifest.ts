@@ -9,7 +9,18 @@ import { z } from 'zod';
 export const stateDtypeSchema = z.enum(['float32', 'int64', 'bool']);
 export type StateDtype = z.infer<typeof stateDtypeSchema>;
 /** What the v2 exporter can write: the torch dtype name without "torch." (docs/tts.md). */
-const exportedDtypeSchema = z.enum(['float32', 'float16', 'bfloat16', 'float64', 'int64', 'int32', 'int16', 'int8', 'uint8', 'bool']);
+const exportedDtypeSchema = z.enum([
+  'float32',
+  'float16',
+  'bfloat16',
+  'float64',
+  'int64',
+  'int32',
+  'int16',
+  'int8',
+  'uint8',
+  'bool',
+]);
 /** Fills the exporter writes; "mixed" (a tensor no single value describes) cannot be rebuilt from the manifest. */
 const exportedFillSchema = z.enum(['nan', 'zeros', 'ones', 'empty', 'mixed']);
 
@@ -39,24 +50,24 @@ export const stateEntrySchema = z.object({
 export type StateEntry = z.infer<typeof stateEntrySchema>;
 
 const bundleFields = {
-    schema_version: z.literal(2),
-    bundle_name: z.string(),
-    language: z.string(),
-    sample_rate: z.number().int().positive(),
-    frame_rate: z.number().positive(),
-    samples_per_frame: z.number().int().positive(),
-    latent_dim: z.number().int().positive(),
-    conditioning_dim: z.number().int().positive(),
-    pad_with_spaces_for_short_inputs: z.boolean(),
-    remove_semicolons: z.boolean(),
-    model_recommended_frames_after_eos: z.number().int().nonnegative().nullable(),
-    max_token_per_chunk: z.number().int().positive(),
-    insert_bos_before_voice: z.boolean(),
-    tokenizer_file: z.string(),
-    bos_before_voice_file: z.string().nullable().optional(),
-    predefined_voices: z.array(z.string()),
-    flow_lm_state_manifest: z.array(exportedEntrySchema),
-    mimi_state_manifest: z.array(exportedEntrySchema),
+  schema_version: z.literal(2),
+  bundle_name: z.string(),
+  language: z.string(),
+  sample_rate: z.number().int().positive(),
+  frame_rate: z.number().positive(),
+  samples_per_frame: z.number().int().positive(),
+  latent_dim: z.number().int().positive(),
+  conditioning_dim: z.number().int().positive(),
+  pad_with_spaces_for_short_inputs: z.boolean(),
+  remove_semicolons: z.boolean(),
+  model_recommended_frames_after_eos: z.number().int().nonnegative().nullable(),
+  max_token_per_chunk: z.number().int().positive(),
+  insert_bos_before_voice: z.boolean(),
+  tokenizer_file: z.string(),
+  bos_before_voice_file: z.string().nullable().optional(),
+  predefined_voices: z.array(z.string()),
+  flow_lm_state_manifest: z.array(exportedEntrySchema),
+  mimi_state_manifest: z.array(exportedEntrySchema),
 };
 /** Keys the exporter may add later are kept, not rejected (it updates an existing bundle.json in place). */
 export const bundleSchema = z.object(bundleFields).loose();
@@ -85,7 +96,7 @@ export function parseBundleJson(json: unknown): PocketBundle {
         throw new BundleError(`${name}[${i}] names ${e.input_name}/${e.output_name}`);
       }
       if (e.path !== `${e.module}/${e.key}`) throw new BundleError(`${name}[${i}] path ${e.path} ≠ module/key`);
-      if ((e.fill === 'empty') !== (e.shape.some((d) => d === 0))) {
+      if ((e.fill === 'empty') !== e.shape.some((d) => d === 0)) {
         throw new BundleError(`${name}[${i}] fill "${e.fill}" does not match shape [${e.shape}]`);
       }
     });
@@ -97,10 +108,15 @@ export function parseBundleJson(json: unknown): PocketBundle {
   const runnable = (name: string, manifest: ExportedBundle['flow_lm_state_manifest']): StateEntry[] =>
     manifest.map((e) => {
       const entry = stateEntrySchema.safeParse(e);
-      if (!entry.success) throw new BundleError(`${name} state ${e.path} (${e.dtype}, fill ${e.fill}) is not supported by this player`);
+      if (!entry.success)
+        throw new BundleError(`${name} state ${e.path} (${e.dtype}, fill ${e.fill}) is not supported by this player`);
       return entry.data;
     });
-  return { ...b, flow_lm_state_manifest: runnable('flow_lm', b.flow_lm_state_manifest), mimi_state_manifest: runnable('mimi', b.mimi_state_manifest) };
+  return {
+    ...b,
+    flow_lm_state_manifest: runnable('flow_lm', b.flow_lm_state_manifest),
+    mimi_state_manifest: runnable('mimi', b.mimi_state_manifest),
+  };
 }
 
 export function elementCount(shape: readonly number[]): number {

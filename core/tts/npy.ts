@@ -21,10 +21,15 @@ export function parseNpyFloat32(buffer: ArrayBuffer | Uint8Array): { dims: numbe
   if (!/'fortran_order':\s*False/.test(header)) throw new NpyError('Fortran order is not supported');
   const shapeMatch = /'shape':\s*\(([^)]*)\)/.exec(header);
   if (!shapeMatch) throw new NpyError('no shape in header');
-  const dims = shapeMatch[1]!.split(',').map((s) => s.trim()).filter(Boolean).map(Number);
+  const dims = shapeMatch[1]!
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(Number);
   const count = dims.reduce((a, d) => a * d, 1);
   const dataStart = start + headerLen;
-  if (bytes.length - dataStart !== count * 4) throw new NpyError(`expected ${count * 4} data bytes, got ${bytes.length - dataStart}`);
+  if (bytes.length - dataStart !== count * 4)
+    throw new NpyError(`expected ${count * 4} data bytes, got ${bytes.length - dataStart}`);
   const data = new Float32Array(new Uint8Array(bytes.subarray(dataStart)).buffer);
   return { dims, data };
 }

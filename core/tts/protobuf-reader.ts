@@ -4,10 +4,7 @@
  */
 
 export type WireValue =
-  | { wire: 0; value: bigint }
-  | { wire: 1; bytes: Uint8Array }
-  | { wire: 2; bytes: Uint8Array }
-  | { wire: 5; bytes: Uint8Array };
+  { wire: 0; value: bigint } | { wire: 1; bytes: Uint8Array } | { wire: 2; bytes: Uint8Array } | { wire: 5; bytes: Uint8Array };
 
 export interface WireField {
   field: number;

@@ -10,8 +10,7 @@ import { frameStats, type FrameStats } from './audio-health';
 export type SelfTestFailure = 'no-audio' | 'non-finite' | 'silent' | 'overflow' | 'noisy' | 'mismatch';
 
 export type SelfTestVerdict =
-  | { pass: true; stats: FrameStats; snrDb: number | null }
-  | { pass: false; reason: SelfTestFailure; detail: string };
+  { pass: true; stats: FrameStats; snrDb: number | null } | { pass: false; reason: SelfTestFailure; detail: string };
 
 function concat(frames: readonly Float32Array[]): Float32Array {
   const out = new Float32Array(frames.reduce((a, f) => a + f.length, 0));

@@ -48,7 +48,11 @@ export class SentencePieceTokenizer {
   private readonly maxPieceChars: number;
   private readonly unkScore: number;
 
-  constructor(pieces: Piece[], normalizer: NormalizerSpec, opts: { unkId: number; bosId: number; eosId: number; byteFallback: boolean }) {
+  constructor(
+    pieces: Piece[],
+    normalizer: NormalizerSpec,
+    opts: { unkId: number; bosId: number; eosId: number; byteFallback: boolean },
+  ) {
     if (pieces.length === 0) throw new TokenizerModelError('tokenizer has no pieces');
     this.pieces = pieces;
     this.normalizer = normalizer;
@@ -79,7 +83,12 @@ export class SentencePieceTokenizer {
   static fromModelBytes(bytes: Uint8Array): SentencePieceTokenizer {
     try {
       const pieces: Piece[] = [];
-      const normalizer: NormalizerSpec = { name: '', addDummyPrefix: true, removeExtraWhitespaces: true, escapeWhitespaces: true };
+      const normalizer: NormalizerSpec = {
+        name: '',
+        addDummyPrefix: true,
+        removeExtraWhitespaces: true,
+        escapeWhitespaces: true,
+      };
       const trainer = { modelType: 1, byteFallback: false, unkId: 0, bosId: 1, eosId: 2 };
       for (const f of readFields(bytes)) {
         if (f.field === 1) {
@@ -111,7 +120,8 @@ export class SentencePieceTokenizer {
       return new SentencePieceTokenizer(pieces, normalizer, trainer);
     } catch (e) {
       if (e instanceof TokenizerModelError) throw e;
-      if (e instanceof ProtobufError || e instanceof TypeError) throw new TokenizerModelError(`not a tokenizer.model: ${e.message}`);
+      if (e instanceof ProtobufError || e instanceof TypeError)
+        throw new TokenizerModelError(`not a tokenizer.model: ${e.message}`);
       throw e;
     }
   }

@@ -59,7 +59,8 @@ export function parseVoiceSafetensors(buffer: ArrayBuffer | Uint8Array): Map<str
   if (bytes.byteLength < 8) throw new VoiceFileError('not a safetensors file (too short)');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const headerLen = Number(view.getBigUint64(0, true));
-  if (headerLen > MAX_HEADER_BYTES || 8 + headerLen > bytes.byteLength) throw new VoiceFileError(`header of ${headerLen} bytes does not fit`);
+  if (headerLen > MAX_HEADER_BYTES || 8 + headerLen > bytes.byteLength)
+    throw new VoiceFileError(`header of ${headerLen} bytes does not fit`);
   let header: unknown;
   try {
     header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + headerLen)));
@@ -73,15 +74,22 @@ export function parseVoiceSafetensors(buffer: ArrayBuffer | Uint8Array): Map<str
     if (name === '__metadata__') continue;
     const entry = entrySchema.safeParse(value);
     if (!entry.success) throw new VoiceFileError(`tensor ${name}: malformed header entry`);
-    const { dtype, shape, data_offsets: [begin, end] } = entry.data;
+    const {
+      dtype,
+      shape,
+      data_offsets: [begin, end],
+    } = entry.data;
     const stored = STORED[dtype];
     if (!stored) throw new VoiceFileError(`tensor ${name}: dtype ${dtype} is not supported`);
     const count = shape.reduce((a, d) => a * d, 1);
-    if (end < begin || end > data.byteLength) throw new VoiceFileError(`tensor ${name}: data [${begin}, ${end}) is outside the file`);
-    if (end - begin !== count * stored.bytes) throw new VoiceFileError(`tensor ${name}: ${end - begin} bytes, shape says ${count * stored.bytes}`);
+    if (end < begin || end > data.byteLength)
+      throw new VoiceFileError(`tensor ${name}: data [${begin}, ${end}) is outside the file`);
+    if (end - begin !== count * stored.bytes)
+      throw new VoiceFileError(`tensor ${name}: ${end - begin} bytes, shape says ${count * stored.bytes}`);
     const raw = data.subarray(begin, end);
     const values = dtype === 'F16' || dtype === 'BF16' ? widen(dtype, raw) : fromBytes(stored.host, raw);
-    if (values.length * BYTES_PER_ELEMENT[stored.host] !== count * BYTES_PER_ELEMENT[stored.host]) throw new VoiceFileError(`tensor ${name}: size mismatch`);
+    if (values.length * BYTES_PER_ELEMENT[stored.host] !== count * BYTES_PER_ELEMENT[stored.host])
+      throw new VoiceFileError(`tensor ${name}: size mismatch`);
     tensors.set(name, { dtype: stored.host, dims: [...shape], data: values });
   }
   if (tensors.size === 0) throw new VoiceFileError('no tensors');

@@ -81,7 +81,16 @@ const headerSchema = z.object({
 
 export function serializeVoice(voice: StoredVoice): Uint8Array {
   const header = new TextEncoder().encode(
-    JSON.stringify(headerSchema.parse({ id: voice.id, name: voice.name, bundleId: voice.bundleId, createdAt: voice.createdAt, consent: voice.consent, synthetic: voice.synthetic })),
+    JSON.stringify(
+      headerSchema.parse({
+        id: voice.id,
+        name: voice.name,
+        bundleId: voice.bundleId,
+        createdAt: voice.createdAt,
+        consent: voice.consent,
+        synthetic: voice.synthetic,
+      }),
+    ),
   );
   const payload = writeVoicesBin([{ name: voice.id, tensors: voice.tensors }]);
   const out = new Uint8Array(MAGIC.length + 2 + 4 + header.length + payload.length);
@@ -96,8 +105,10 @@ export function serializeVoice(voice: StoredVoice): Uint8Array {
 
 export function deserializeVoice(buffer: ArrayBuffer | Uint8Array): StoredVoice {
   const bytes = buffer instanceof Uint8Array ? buffer : new Uint8Array(buffer);
-  if (bytes.length > MAX_VOICE_FILE_BYTES) throw new VoiceFileError(`voice file is ${bytes.length} bytes (limit ${MAX_VOICE_FILE_BYTES})`);
-  if (bytes.length < 13 || new TextDecoder().decode(bytes.subarray(0, 7)) !== MAGIC) throw new VoiceFileError('not a Sidetalk voice file');
+  if (bytes.length > MAX_VOICE_FILE_BYTES)
+    throw new VoiceFileError(`voice file is ${bytes.length} bytes (limit ${MAX_VOICE_FILE_BYTES})`);
+  if (bytes.length < 13 || new TextDecoder().decode(bytes.subarray(0, 7)) !== MAGIC)
+    throw new VoiceFileError('not a Sidetalk voice file');
   const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = v.getUint16(7, true);
   if (version !== VOICE_FILE_VERSION) throw new VoiceFileError(`unsupported voice file version ${version}`);

@@ -88,7 +88,9 @@ export function prepareVoiceImport(file: Uint8Array, ctx: ImportContext): Prepar
     throw err;
   }
   if (ctx.bundleId !== null && voice.bundleId !== ctx.bundleId) {
-    throw new Error(`That voice was made with another voice model (${voice.bundleId}); this Sidetalk speaks with ${ctx.bundleId}.`);
+    throw new Error(
+      `That voice was made with another voice model (${voice.bundleId}); this Sidetalk speaks with ${ctx.bundleId}.`,
+    );
   }
   // Never overwrite: a file whose id is in use (the same voice imported twice, or a clash) becomes a new voice.
   let id = voice.id;
@@ -106,7 +108,8 @@ export function prepareVoiceImport(file: Uint8Array, ctx: ImportContext): Prepar
 /** The user's sentence for a VoiceFileError (whose header message is a raw zod dump). */
 function importProblem(reason: string, file: Uint8Array): string {
   if (reason === 'not a Sidetalk voice file') return 'That file isn’t a Sidetalk voice file.';
-  if (reason.startsWith('unsupported voice file version')) return `That voice file comes from another version of Sidetalk (${reason}).`;
+  if (reason.startsWith('unsupported voice file version'))
+    return `That voice file comes from another version of Sidetalk (${reason}).`;
   if (reason.startsWith('voice file is')) return `That file is too large to be a voice (${reason}).`;
   if (reason.startsWith('bad header')) {
     return lacksConsent(file)

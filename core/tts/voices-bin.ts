@@ -56,7 +56,8 @@ export function parseVoicesBin(buffer: ArrayBuffer | Uint8Array): VoiceTensors[]
       const dims = Array.from({ length: ndim }, () => u32());
       const byteCount = u32();
       const expected = dims.reduce((a, d) => a * d, 1) * BYTES_PER_ELEMENT[dtype];
-      if (byteCount !== expected) throw new VoicesBinError(`voice ${name}: tensor ${key} has ${byteCount} bytes, dims say ${expected}`);
+      if (byteCount !== expected)
+        throw new VoicesBinError(`voice ${name}: tensor ${key} has ${byteCount} bytes, dims say ${expected}`);
       need(byteCount);
       tensors.set(key, { dtype, dims, data: fromBytes(dtype, bytes.subarray(pos, pos + byteCount)) });
       pos += byteCount;

@@ -56,7 +56,12 @@ export function decodeWav(buffer: ArrayBuffer | Uint8Array): DecodedAudio {
       if (size < 16) throw new WavError('fmt chunk too short');
       let format = v.getUint16(body, true);
       if (format === 0xfffe && size >= 26) format = v.getUint16(body + 24, true); // WAVE_FORMAT_EXTENSIBLE subformat
-      fmt = { format, channels: v.getUint16(body + 2, true), rate: v.getUint32(body + 4, true), bits: v.getUint16(body + 14, true) };
+      fmt = {
+        format,
+        channels: v.getUint16(body + 2, true),
+        rate: v.getUint32(body + 4, true),
+        bits: v.getUint16(body + 14, true),
+      };
     } else if (id === 'data') {
       if (!fmt) throw new WavError('data chunk before fmt');
       const { format, channels, rate, bits } = fmt;

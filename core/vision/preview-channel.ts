@@ -8,9 +8,18 @@ import { z } from 'zod';
 
 export const VISION_PREVIEW_CHANNEL = 'sidetalk-vision-preview';
 
-const BoxSchema = z.object({ x0: z.number().min(0).max(1), y0: z.number().min(0).max(1), x1: z.number().min(0).max(1), y1: z.number().min(0).max(1) });
+const BoxSchema = z.object({
+  x0: z.number().min(0).max(1),
+  y0: z.number().min(0).max(1),
+  x1: z.number().min(0).max(1),
+  y1: z.number().min(0).max(1),
+});
 
-export const PreviewObjectSchema = z.object({ label: z.string().min(1).max(64), score: z.number().min(0).max(1), box: BoxSchema });
+export const PreviewObjectSchema = z.object({
+  label: z.string().min(1).max(64),
+  score: z.number().min(0).max(1),
+  box: BoxSchema,
+});
 export type PreviewObject = z.infer<typeof PreviewObjectSchema>;
 
 export const VisionPreviewMessageSchema = z.discriminatedUnion('kind', [

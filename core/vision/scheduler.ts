@@ -15,9 +15,7 @@ import { visionTunables } from '../tunables';
 
 export type SpeechStage = 'utterance' | 'asr' | 'llm' | 'tts' | 'playback';
 
-export type AdmitResult =
-  | { run: true }
-  | { run: false; reason: 'off' | 'speech' | 'stale' | 'busy' };
+export type AdmitResult = { run: true } | { run: false; reason: 'off' | 'speech' | 'stale' | 'busy' };
 
 export interface VisionSchedulerStats {
   ran: number;
@@ -88,7 +86,10 @@ export class VisionScheduler {
     const now = this.now();
     if (!this.enabled) return Number.POSITIVE_INFINITY;
     if (this.speechHoldsGpu()) {
-      const graceEnd = this.activeStages.size === 0 ? this.speechEndedAt + visionTunables.resumeAfterSpeechMs : now + visionTunables.retryAfterSkipMs;
+      const graceEnd =
+        this.activeStages.size === 0
+          ? this.speechEndedAt + visionTunables.resumeAfterSpeechMs
+          : now + visionTunables.retryAfterSkipMs;
       return Math.max(this.nextDue, graceEnd);
     }
     return Math.max(this.nextDue, now);

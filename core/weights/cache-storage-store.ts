@@ -102,7 +102,10 @@ export class CacheStorageByteStore implements ByteStore {
     const idx = await this.index();
     const list = (idx.parts.get(key) ?? []).filter((p) => p.index !== index);
     list.push({ index, size: body.byteLength, url });
-    idx.parts.set(key, list.sort((a, b) => a.index - b.index));
+    idx.parts.set(
+      key,
+      list.sort((a, b) => a.index - b.index),
+    );
   }
 
   /** Parts of `key` with their cache URLs, sorted by index. */
@@ -179,7 +182,11 @@ export class CacheStorageByteStore implements ByteStore {
       if (res) out.push({ key: req.url, complete: true, bytes: sizeOf(res) });
     }
     const partial = new Map<string, number>();
-    for (const [key, list] of (await this.index()).parts) partial.set(key, list.reduce((sum, p) => sum + p.size, 0));
+    for (const [key, list] of (await this.index()).parts)
+      partial.set(
+        key,
+        list.reduce((sum, p) => sum + p.size, 0),
+      );
     for (const [key, bytes] of partial) out.push({ key, complete: false, bytes });
     return out;
   }

@@ -84,7 +84,14 @@ export class WeightsDownloader {
       const report = (fileBytes: number, force = false) => {
         held.set(file.path, fileBytes);
         meter.report(
-          { bundleId: bundle.id, path: file.path, fileBytes, fileTotal: file.size, bytes: heldOthers(file.path) + fileBytes, total },
+          {
+            bundleId: bundle.id,
+            path: file.path,
+            fileBytes,
+            fileTotal: file.size,
+            bytes: heldOthers(file.path) + fileBytes,
+            total,
+          },
           force,
         );
       };
@@ -144,7 +151,8 @@ export class WeightsDownloader {
           if (actual !== expected.toLowerCase()) {
             await store.deleteParts(key);
             report(0, true);
-            if (integrityRetried) throw new WeightsError('integrity', `sha256 ${actual} is not the pinned ${expected}, twice`, file.path);
+            if (integrityRetried)
+              throw new WeightsError('integrity', `sha256 ${actual} is not the pinned ${expected}, twice`, file.path);
             integrityRetried = true;
             this.opts.onEvent?.({ type: 'retry', bundleId: bundle.id, path: file.path, reason: 'integrity', attempt: 1 });
             continue;
@@ -157,7 +165,13 @@ export class WeightsDownloader {
         if (err.code === 'not_found' && file.optional) return 'absent';
         if (err.code === 'network' && networkRetries < this.settings.networkRetries && !signal?.aborted) {
           networkRetries += 1;
-          this.opts.onEvent?.({ type: 'retry', bundleId: bundle.id, path: file.path, reason: 'network', attempt: networkRetries });
+          this.opts.onEvent?.({
+            type: 'retry',
+            bundleId: bundle.id,
+            path: file.path,
+            reason: 'network',
+            attempt: networkRetries,
+          });
           try {
             await this.opts.sleep(this.settings.retryBaseDelayMs * 2 ** (networkRetries - 1), signal);
           } catch (sleepErr) {

@@ -2,21 +2,14 @@
 // as is, so it says what happened and what to do, and never includes URLs with credentials or user content.
 
 export type WeightsErrorCode =
-  | 'not_found'
-  | 'network'
-  | 'integrity'
-  | 'quota'
-  | 'html_instead_of_file'
-  | 'aborted'
-  | 'bad_mirror';
+  'not_found' | 'network' | 'integrity' | 'quota' | 'html_instead_of_file' | 'aborted' | 'bad_mirror';
 
 const USER_MESSAGES: Record<WeightsErrorCode, string> = {
   not_found: 'A model file was not found on the server. Check the mirror URL or try again later.',
   network: 'The download was interrupted. Already downloaded parts are kept; it will resume where it stopped.',
   integrity: 'A downloaded file did not match its expected checksum or size, so it was discarded.',
   quota: 'There is not enough storage space for the model. Free some space or delete another model.',
-  html_instead_of_file:
-    'The server sent a web page instead of a model file (often a login or error page). Check the mirror URL.',
+  html_instead_of_file: 'The server sent a web page instead of a model file (often a login or error page). Check the mirror URL.',
   aborted: 'The download was paused. Already downloaded parts are kept.',
   bad_mirror: 'The mirror URL is not valid. Use https:// (or http:// only for localhost) and no user name or password.',
 };

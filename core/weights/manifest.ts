@@ -21,7 +21,10 @@ const fileSchema = z
   .object({
     role: z.string().regex(/^[a-z0-9_.-]+$/),
     repo: z.string().min(1),
-    path: z.string().min(1).refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'a relative path inside the repo'),
+    path: z
+      .string()
+      .min(1)
+      .refine((p) => !p.startsWith('/') && !p.split('/').includes('..'), 'a relative path inside the repo'),
     size: z.number().int().positive(),
     /** Stored through Git LFS (or Xet) on the hub: the resolve URL redirects to a CDN and the tree lists its sha256. */
     lfs: z.boolean(),
@@ -102,18 +105,16 @@ export function manifestBundles(m: WeightsManifest): ModelBundle[] {
     backends: [...b.backends],
     license: b.license,
     default: b.default,
-    files: b.files.map(
-      (f): BundleFile => ({
-        role: f.role,
-        repo: hubRepo(m, f.repo),
-        path: f.path,
-        size: f.size,
-        ...(f.sha256 ? { sha256: f.sha256 } : {}),
-        ...(f.optional ? { optional: true } : {}),
-        ...(f.license ? { license: f.license } : {}),
-        ...(f.attribution ? { attribution: f.attribution } : {}),
-      }),
-    ),
+    files: b.files.map((f): BundleFile => ({
+      role: f.role,
+      repo: hubRepo(m, f.repo),
+      path: f.path,
+      size: f.size,
+      ...(f.sha256 ? { sha256: f.sha256 } : {}),
+      ...(f.optional ? { optional: true } : {}),
+      ...(f.license ? { license: f.license } : {}),
+      ...(f.attribution ? { attribution: f.attribution } : {}),
+    })),
   }));
 }
 

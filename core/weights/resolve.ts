@@ -78,10 +78,18 @@ function compare(file: BundleFile, listed: TreeEntry | undefined, where: string)
   }
   const size = listed.lfs?.size ?? listed.size;
   if (size !== file.size) {
-    throw new WeightsError('integrity', `${where} lists ${file.path} with ${size} bytes; the manifest pins ${file.size}`, file.path);
+    throw new WeightsError(
+      'integrity',
+      `${where} lists ${file.path} with ${size} bytes; the manifest pins ${file.size}`,
+      file.path,
+    );
   }
   if (file.sha256 && listed.lfs && listed.lfs.oid !== file.sha256) {
-    throw new WeightsError('integrity', `${where} lists ${file.path} with sha256 ${listed.lfs.oid}; the manifest pins ${file.sha256}`, file.path);
+    throw new WeightsError(
+      'integrity',
+      `${where} lists ${file.path} with sha256 ${listed.lfs.oid}; the manifest pins ${file.sha256}`,
+      file.path,
+    );
   }
 }
 

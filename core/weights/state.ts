@@ -19,11 +19,7 @@ export async function bundleState(bundle: ModelBundle, store: ByteStore, baseUrl
   // Optional files (a 404 is allowed) never keep a bundle from being complete.
   const required = files.filter((_, i) => !bundle.files[i]?.optional);
   const bytesStored = files.reduce((s, f) => s + f.bytes, 0);
-  const status = required.every((f) => f.status === 'complete')
-    ? 'complete'
-    : bytesStored > 0
-      ? 'partial'
-      : 'missing';
+  const status = required.every((f) => f.status === 'complete') ? 'complete' : bytesStored > 0 ? 'partial' : 'missing';
   return { id: bundle.id, status, bytesStored, totalBytes: bundleTotalBytes(bundle), files };
 }
 

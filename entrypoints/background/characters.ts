@@ -12,7 +12,16 @@ import { eventMessage, sendRequest, type EventMessage, type Handlers, type Send 
 export const CHARACTERS_KEY = 'characters';
 
 /** Pocket TTS English presets (docs/tts.md): a character file naming one of these keeps its voice on import. */
-export const PRESET_VOICE_IDS: readonly string[] = ['alba', 'azelma', 'cosette', 'eponine', 'fantine', 'javert', 'jean', 'marius'];
+export const PRESET_VOICE_IDS: readonly string[] = [
+  'alba',
+  'azelma',
+  'cosette',
+  'eponine',
+  'fantine',
+  'javert',
+  'jean',
+  'marius',
+];
 
 /** Minimal chrome.storage.local surface, so unit tests pass a fake. */
 export interface LocalStorageArea {
@@ -59,7 +68,12 @@ function fileName(characters: readonly Character[], ids: readonly string[] | und
   const date = new Date(now).toISOString().slice(0, 10);
   if (ids?.length === 1) {
     const name = characters.find((c) => c.id === ids[0])?.name ?? 'character';
-    const safe = name.replace(/[^A-Za-z0-9 _-]+/g, '').trim().replace(/\s+/g, '-').slice(0, 40) || 'character';
+    const safe =
+      name
+        .replace(/[^A-Za-z0-9 _-]+/g, '')
+        .trim()
+        .replace(/\s+/g, '-')
+        .slice(0, 40) || 'character';
     return `sidetalk-${safe}-${date}.json`;
   }
   return `sidetalk-characters-${date}.json`;

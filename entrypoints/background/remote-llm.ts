@@ -16,7 +16,9 @@ export async function loadRemoteLlmConfig(area: LocalStorageArea): Promise<Remot
   return checked.ok ? checked.config : null;
 }
 
-export function createRemoteLlmHandlers(area: LocalStorageArea): Pick<Handlers<'background'>, 'remote-llm/get' | 'remote-llm/set'> {
+export function createRemoteLlmHandlers(
+  area: LocalStorageArea,
+): Pick<Handlers<'background'>, 'remote-llm/get' | 'remote-llm/set'> {
   return {
     'remote-llm/get': async () => ({ config: await loadRemoteLlmConfig(area) }),
     'remote-llm/set': async ({ settings }) => {

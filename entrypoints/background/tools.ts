@@ -37,7 +37,9 @@ async function executor() {
     fetch: fetchFn,
     clock: systemClock,
     userAgent: USER_AGENT,
-    ...(wikiBase ? { baseUrl: (lang: string) => wikiBase.replace(encodeURIComponent('{lang}'), lang).replace('{lang}', lang) } : {}),
+    ...(wikiBase
+      ? { baseUrl: (lang: string) => wikiBase.replace(encodeURIComponent('{lang}'), lang).replace('{lang}', lang) }
+      : {}),
   });
   const time = createTimeTool({
     clock: systemClock,

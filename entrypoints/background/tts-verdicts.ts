@@ -24,7 +24,9 @@ export function createTtsVerdictHandlers(area: LocalStorageArea): Pick<Handlers<
     'tts/verdicts': () => load(area),
     'tts/verdict': async ({ key, verdict }) => {
       const all = { ...(await load(area)), [key]: verdict };
-      const kept = Object.entries(all).sort((a, b) => b[1].at - a[1].at).slice(0, MAX_VERDICTS);
+      const kept = Object.entries(all)
+        .sort((a, b) => b[1].at - a[1].at)
+        .slice(0, MAX_VERDICTS);
       await area.set({ [TTS_VERDICTS_KEY]: Object.fromEntries(kept) });
       return {};
     },

@@ -1,10 +1,4 @@
-import {
-  sendRequest,
-  type EventMessage,
-  type RequestPayload,
-  type RequestResult,
-  type RequestType,
-} from '../../core/protocol';
+import { sendRequest, type EventMessage, type RequestPayload, type RequestResult, type RequestType } from '../../core/protocol';
 import { configuredMirror, parseSnapshot, type WeightsSnapshot } from '../../core/weights';
 import { loadSettings } from './settings-store';
 

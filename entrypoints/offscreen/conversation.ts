@@ -5,7 +5,13 @@ import { createResponder, type PageRead } from '../../core/conversation/responde
 import { DuplexEngine } from '../../core/engine/duplex-engine';
 import type { PlaybackEvent } from '../../core/engine/types';
 import { FactMemory } from '../../core/memory/fact-memory';
-import { AUDIO_CHANNEL_NAME, eventMessage, sendRequest, type AudioChannelMessage, type ModelChoiceValue } from '../../core/protocol';
+import {
+  AUDIO_CHANNEL_NAME,
+  eventMessage,
+  sendRequest,
+  type AudioChannelMessage,
+  type ModelChoiceValue,
+} from '../../core/protocol';
 import { PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protocol/playback';
 import type { ToolCall, ToolResult } from '../../core/tools/types';
 import type { MicCapture } from '../../models/audio/mic-capture';
@@ -57,13 +63,20 @@ export class Conversation {
 
   constructor(private readonly options: ConversationOptions) {
     this.tts = options.voices.tts;
-    this.vision = new VisionService(() => this.speech.visionPort(), options.modelsReady, (m) => notice('error', m));
+    this.vision = new VisionService(
+      () => this.speech.visionPort(),
+      options.modelsReady,
+      (m) => notice('error', m),
+    );
     void sendRequest(send, 'memory/get', {}, 5_000).then((r) => r.ok && this.setMemory(r.data));
     this.speech.onRestart = (ready) => {
-      void ready.then(() => this.vision.restart()).catch((err: unknown) => notice('error', err instanceof Error ? err.message : String(err)));
+      void ready
+        .then(() => this.vision.restart())
+        .catch((err: unknown) => notice('error', err instanceof Error ? err.message : String(err)));
     };
     this.speech.onEvent = (event) => {
-      if (event.type === 'backend') notice('info', 'The GPU stopped responding, so Sidetalk moved to the CPU. Replies will be slower.');
+      if (event.type === 'backend')
+        notice('info', 'The GPU stopped responding, so Sidetalk moved to the CPU. Replies will be slower.');
     };
     // Access revoked or the microphone unplugged: say so and turn hands-free off (the background tells every panel).
     options.mic.onEnded = (message) => {
@@ -97,7 +110,8 @@ export class Conversation {
         respond: (turn, signal) => responder.respond(turn, signal),
         route: (turn) => responder.route(turn),
         speak: (sentence, signal, meta) => this.speak(sentence, signal, meta.turnId),
-        audioComplete: (turnId) => this.audioOut.postMessage({ kind: 'end', turnId: String(turnId) } satisfies AudioChannelMessage),
+        audioComplete: (turnId) =>
+          this.audioOut.postMessage({ kind: 'end', turnId: String(turnId) } satisfies AudioChannelMessage),
       },
     });
     this.engine.on((event) => {
@@ -106,8 +120,7 @@ export class Conversation {
         emit(eventMessage('event/caption', { role: event.role, text: event.text, final: event.final, turnId: event.turnId }));
         // The engine observes the user's words for facts right after their caption: report what it now remembers.
         if (event.role === 'user') queueMicrotask(() => this.reportMemory());
-      }
-      else {
+      } else {
         this.marks.push({ name: event.name, at: event.at, turnId: event.turnId });
         this.vision.onEngineMark(event.name);
         if (this.marks.length > 2000) this.marks.splice(0, 1000);
@@ -180,7 +193,12 @@ export class Conversation {
       await this.speech.load(`${host}/`, models.asr, ['asr', 'llm'], device);
       await this.options.voices.ensureLoaded(baseUrl);
       this.loadedFor = key;
-      emit(eventMessage('event/engine-state', { state: this.engine.state, detail: `Models ready (${this.speech.backend === 'webgpu' ? 'WebGPU' : 'CPU'})` }));
+      emit(
+        eventMessage('event/engine-state', {
+          state: this.engine.state,
+          detail: `Models ready (${this.speech.backend === 'webgpu' ? 'WebGPU' : 'CPU'})`,
+        }),
+      );
     })().finally(() => {
       this.loading = null;
     });
@@ -280,24 +298,26 @@ export class Conversation {
     this.options.voices.stopPreview();
     let first = true;
     signal.addEventListener('abort', () => this.stopAudio(turnId), { once: true });
-    await this.tts.speak(spoken, voiceId, signal, (frame) => {
-      if (signal.aborted) return;
-      const msg: AudioChannelMessage = {
-        kind: 'chunk',
-        turnId: String(turnId),
-        seq: this.audioSeq++,
-        sampleRate: frame.sampleRate,
-        samples: frame.pcm as Float32Array<ArrayBuffer>,
-        final: false,
-        voiceId,
-        ...(first ? { text: sentence } : {}),
-      };
-      first = false;
-      this.audioOut.postMessage(msg);
-    }).catch((err: unknown) => {
-      notice('error', `The voice failed: ${err instanceof Error ? err.message : String(err)}`);
-      throw err;
-    });
+    await this.tts
+      .speak(spoken, voiceId, signal, (frame) => {
+        if (signal.aborted) return;
+        const msg: AudioChannelMessage = {
+          kind: 'chunk',
+          turnId: String(turnId),
+          seq: this.audioSeq++,
+          sampleRate: frame.sampleRate,
+          samples: frame.pcm as Float32Array<ArrayBuffer>,
+          final: false,
+          voiceId,
+          ...(first ? { text: sentence } : {}),
+        };
+        first = false;
+        this.audioOut.postMessage(msg);
+      })
+      .catch((err: unknown) => {
+        notice('error', `The voice failed: ${err instanceof Error ? err.message : String(err)}`);
+        throw err;
+      });
   }
 
   /** A failing model stream ends the reply (the engine says a short line); the user also sees why. */
@@ -313,7 +333,8 @@ export class Conversation {
   private async runTool(call: ToolCall, signal: AbortSignal): Promise<ToolResult> {
     const reply = await sendRequest(send, 'tools/run', { call }, 20_000);
     if (signal.aborted) return { ok: false, tool: call.name, kind: 'cancelled', speech: '' };
-    if (!reply.ok) return { ok: false, tool: call.name, kind: 'offline', speech: "Sorry, I couldn't reach that service right now." };
+    if (!reply.ok)
+      return { ok: false, tool: call.name, kind: 'offline', speech: "Sorry, I couldn't reach that service right now." };
     return reply.data as unknown as ToolResult;
   }
 

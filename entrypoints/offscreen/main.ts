@@ -1,10 +1,4 @@
-import {
-  createRequestRouter,
-  eventMessage,
-  sendRequest,
-  type OffscreenStatus,
-  type ProtocolError,
-} from '../../core/protocol';
+import { createRequestRouter, eventMessage, sendRequest, type OffscreenStatus, type ProtocolError } from '../../core/protocol';
 import { MicCapture } from '../../models/audio/mic-capture';
 import { readGpuInfo } from './gpu-info';
 import { Conversation } from './conversation';
@@ -120,10 +114,12 @@ const router = createRequestRouter(
     'offscreen/status': () => status(),
     'mic/probe': ({ durationMs }) => probeMic(durationMs),
     ...weights.handlers,
-    'conversation/start': ({ baseUrl, characterId, models }) => guarded(() => talk().start(baseUrl ?? undefined, characterId, models)),
+    'conversation/start': ({ baseUrl, characterId, models }) =>
+      guarded(() => talk().start(baseUrl ?? undefined, characterId, models)),
     'conversation/stop': () => guarded(() => conversation?.stop()),
     'conversation/ptt': ({ down, baseUrl, models }) => guarded(() => talk().pushToTalk(down, baseUrl ?? undefined, models)),
-    'vision/set': ({ on, baseUrl }) => guarded(() => (on || conversation ? talk().setVision(on, baseUrl ?? undefined) : undefined)),
+    'vision/set': ({ on, baseUrl }) =>
+      guarded(() => (on || conversation ? talk().setVision(on, baseUrl ?? undefined) : undefined)),
     'conversation/text': ({ text, baseUrl, characterId, models }) =>
       guarded(() => talk().text(text, baseUrl ?? undefined, characterId, models)),
     'vad/probe': ({ durationMs }) => talk().probeVad(durationMs),
@@ -142,7 +138,8 @@ const router = createRequestRouter(
     'debug/gpu-stats': () => conversation?.gpuStats() ?? { backend: 'wasm' as const, buffers: 0, bytes: 0 },
     'debug/fault': async ({ fault }) => {
       const settings = await sendRequest(runtimeSend, 'settings/get', {}, 5_000);
-      if (!settings.ok || !settings.data.debugPanel) throw new Error('Fault injection needs the debug panel (Settings → Models).');
+      if (!settings.ok || !settings.data.debugPanel)
+        throw new Error('Fault injection needs the debug panel (Settings → Models).');
       if (fault === 'lose-gpu') {
         if (!conversation) throw new Error('no conversation is running');
         conversation.loseGpu();
@@ -176,6 +173,8 @@ chrome.runtime.onMessage.addListener((raw: unknown, sender, sendResponse) => {
 function connect(): void {
   const port = chrome.runtime.connect({ name: 'offscreen' });
   port.onDisconnect.addListener(() => setTimeout(connect, 250));
-  void status().then((s) => chrome.runtime.sendMessage(eventMessage('event/offscreen-ready', { status: s })).catch(() => undefined));
+  void status().then((s) =>
+    chrome.runtime.sendMessage(eventMessage('event/offscreen-ready', { status: s })).catch(() => undefined),
+  );
 }
 connect();

@@ -21,7 +21,12 @@ export class LanguageModel {
     return reply.ok ? reply.data.config : null;
   }
 
-  async *generate(messages: LlmMessage[], signal: AbortSignal, tools: Record<string, unknown>[] | undefined, deps: TurnDeps): AsyncGenerator<string> {
+  async *generate(
+    messages: LlmMessage[],
+    signal: AbortSignal,
+    tools: Record<string, unknown>[] | undefined,
+    deps: TurnDeps,
+  ): AsyncGenerator<string> {
     const config = await this.config();
     if (!config) {
       yield* deps.local(messages, signal, tools);

@@ -116,7 +116,11 @@ export class SpeechClient {
     });
   }
 
-  async transcribe(pcm: Float32Array, signal: AbortSignal, language?: string): Promise<{ text: string; confidence: number | null }> {
+  async transcribe(
+    pcm: Float32Array,
+    signal: AbortSignal,
+    language?: string,
+  ): Promise<{ text: string; confidence: number | null }> {
     await this.restarting;
     const id = `asr-${++this.jobSeq}`;
     return new Promise((resolve, reject) => {

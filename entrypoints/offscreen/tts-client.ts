@@ -114,13 +114,21 @@ export class TtsClient {
         this.loadWaiter = null;
         reject(new LoadTimeout(`the voice model did not load within ${Math.round(timeoutMs / 1000)} s`));
       }, timeoutMs);
-      const settle = <T>(fn: (v: T) => void) => (v: T) => {
-        clearTimeout(timer);
-        fn(v);
-      };
+      const settle =
+        <T>(fn: (v: T) => void) =>
+        (v: T) => {
+          clearTimeout(timer);
+          fn(v);
+        };
       this.loadWaiter = { resolve: settle(resolve), reject: settle(reject) };
       // WASM runs the int8 graphs; 'auto' may put the fp32 graphs on WebGPU after the self-test (docs/tts.md).
-      this.post({ type: 'load', files, backend: options.backend ?? 'wasm', verdicts: options.verdicts ?? {}, ...(numThreads ? { numThreads } : {}) });
+      this.post({
+        type: 'load',
+        files,
+        backend: options.backend ?? 'wasm',
+        verdicts: options.verdicts ?? {},
+        ...(numThreads ? { numThreads } : {}),
+      });
     });
   }
 
@@ -143,11 +151,18 @@ export class TtsClient {
   }
 
   /** Consent-gated cloning in the worker; resolves with the voice (now speakable) and its serialized bytes to store. */
-  clone(audio: Float32Array<ArrayBuffer>, sampleRate: number, name: string, consent: VoiceConsent): Promise<{ voice: VoiceInfo; bytes: Uint8Array }> {
+  clone(
+    audio: Float32Array<ArrayBuffer>,
+    sampleRate: number,
+    name: string,
+    consent: VoiceConsent,
+  ): Promise<{ voice: VoiceInfo; bytes: Uint8Array }> {
     const requestId = `clone-${++this.seq}`;
     return new Promise((resolve, reject) => {
       this.clones.set(requestId, { resolve, reject });
-      this.worker.postMessage({ type: 'clone', requestId, audio, sampleRate, name, consent } satisfies TtsWorkerRequest, [audio.buffer]);
+      this.worker.postMessage({ type: 'clone', requestId, audio, sampleRate, name, consent } satisfies TtsWorkerRequest, [
+        audio.buffer,
+      ]);
     });
   }
 

@@ -8,7 +8,11 @@ export interface VadProbeResult {
 }
 
 /** Runs the VAD on the live microphone for `durationMs`: how much of it was speech and what a frame cost. */
-export async function probeVad(mic: MicCapture, vad: (pcm: Float32Array) => Promise<number>, durationMs: number): Promise<VadProbeResult> {
+export async function probeVad(
+  mic: MicCapture,
+  vad: (pcm: Float32Array) => Promise<number>,
+  durationMs: number,
+): Promise<VadProbeResult> {
   const wasOn = mic.capturing;
   await mic.start();
   const started = performance.now();

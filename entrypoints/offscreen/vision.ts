@@ -11,15 +11,30 @@ import type { MarkName } from '../../core/engine/types';
 const STAGE_MARKS: Partial<Record<MarkName, [SpeechStage, boolean][]>> = {
   'speech-start': [['utterance', true]],
   endpoint: [['utterance', false]],
-  discarded: [['utterance', false], ['asr', false]],
-  'speculation-discarded': [['asr', false], ['llm', false]],
+  discarded: [
+    ['utterance', false],
+    ['asr', false],
+  ],
+  'speculation-discarded': [
+    ['asr', false],
+    ['llm', false],
+  ],
   'asr-start': [['asr', true]],
   'asr-done': [['asr', false]],
   'llm-start': [['llm', true]],
   'first-speak': [['tts', true]],
   'playback-started': [['playback', true]],
-  'reply-done': [['llm', false], ['tts', false], ['playback', false], ['utterance', false]],
-  'barge-in': [['llm', false], ['tts', false], ['playback', false]],
+  'reply-done': [
+    ['llm', false],
+    ['tts', false],
+    ['playback', false],
+    ['utterance', false],
+  ],
+  'barge-in': [
+    ['llm', false],
+    ['tts', false],
+    ['playback', false],
+  ],
 };
 
 /**

@@ -105,4 +105,3 @@ export class IdbVoiceStore implements VoiceStore {
     return had;
   }
 }
-

@@ -72,7 +72,10 @@ export class VoiceService {
       } catch (err) {
         // The voice encoder is optional (the gated checkpoint): without it the bundle speaks but cannot clone.
         if (!TTS_OPTIONAL_ROLES.some((role) => role in files)) throw err;
-        await this.tts.load(Object.fromEntries(Object.entries(files).filter(([role]) => !TTS_OPTIONAL_ROLES.includes(role))), options);
+        await this.tts.load(
+          Object.fromEntries(Object.entries(files).filter(([role]) => !TTS_OPTIONAL_ROLES.includes(role))),
+          options,
+        );
         this.canClone = false;
       }
       await this.restoreClones();
@@ -88,7 +91,11 @@ export class VoiceService {
   /** Where the voice runs now, for the status line (null before the voice model is loaded). */
   backendStatus(): { backend: 'wasm' | 'webgpu'; threads: number; reason?: string } | null {
     if (!this.tts.backend) return null;
-    return { backend: this.tts.backend, threads: this.tts.threads ?? 1, ...(this.tts.backendReason ? { reason: this.tts.backendReason } : {}) };
+    return {
+      backend: this.tts.backend,
+      threads: this.tts.threads ?? 1,
+      ...(this.tts.backendReason ? { reason: this.tts.backendReason } : {}),
+    };
   }
 
   private async gpuGraphsUsable(baseUrl: string | undefined): Promise<boolean> {
@@ -211,7 +218,9 @@ export class VoiceService {
       try {
         audio = decodeWav(base64ToBytes(wavBase64));
       } catch (err) {
-        throw new Error(err instanceof WavError ? `That recording could not be read: ${err.message}` : 'That recording could not be read.');
+        throw new Error(
+          err instanceof WavError ? `That recording could not be read: ${err.message}` : 'That recording could not be read.',
+        );
       }
       try {
         const { bytes } = await this.tts.clone(audio.samples as Float32Array<ArrayBuffer>, audio.sampleRate, name, consent);
@@ -219,7 +228,8 @@ export class VoiceService {
       } catch (err) {
         if (err instanceof TtsWorkerError) {
           if (err.code === 'consent-required') throw new Error(CONSENT_MISSING);
-          if (err.code === 'cloning-unavailable') throw new Error('This voice model can’t clone voices (it has no voice encoder).');
+          if (err.code === 'cloning-unavailable')
+            throw new Error('This voice model can’t clone voices (it has no voice encoder).');
           if (err.code === 'bad-audio') throw new Error(`That recording can’t be used: ${err.message}.`);
         }
         throw err;

@@ -25,8 +25,8 @@ export function PermissionsApp() {
     <main style={{ maxWidth: '520px', margin: '48px auto', padding: '0 16px', display: 'grid', gap: '16px' }}>
       <h1>Let Sidetalk hear (and see) you</h1>
       <p>
-        Sidetalk listens through your microphone to understand what you say. The camera is used only while you turn
-        on webcam vision in the popup. Audio and video are processed on this computer and never sent anywhere.
+        Sidetalk listens through your microphone to understand what you say. The camera is used only while you turn on webcam
+        vision in the popup. Audio and video are processed on this computer and never sent anywhere.
       </p>
       <div style={{ display: 'flex', gap: '12px', flexWrap: 'wrap' }}>
         <button type="button" class="button primary" onClick={() => void grant('microphone')} data-testid="grant-mic">

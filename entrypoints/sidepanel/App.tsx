@@ -36,7 +36,10 @@ export function SidePanelApp() {
   const vision = useVisionPreview();
   const [userAvatar, setUserAvatar] = useState<StoredAvatar | null>(null);
   useEffect(() => {
-    loadUserAvatar().then((a) => setUserAvatar(a ?? null), () => setUserAvatar(null));
+    loadUserAvatar().then(
+      (a) => setUserAvatar(a ?? null),
+      () => setUserAvatar(null),
+    );
   }, []);
   // A new object only when the avatar really changes: the Avatar component reloads on a new source.
   const avatarSource = useMemo(() => (userAvatar ? { bytes: userAvatar.bytes } : undefined), [userAvatar]);
@@ -97,15 +100,19 @@ export function SidePanelApp() {
           <SettingsTabs
             models={
               <>
-          <ModelsPanel
-            catalog={MODEL_BUNDLES}
-            settings={settings}
-            onMirrorSave={(url) => updateSettings({ mirrorBaseUrl: url.trim() })}
-          />
-          <ComputeSettings settings={settings} onChange={(patch) => void updateSettings(patch)} voice={status?.offscreen?.tts ?? null} />
-          <AvatarSettings current={userAvatar} onChange={setUserAvatar} />
-          <MemoryPanel />
-          {settings?.debugPanel && <TunablesPanel />}
+                <ModelsPanel
+                  catalog={MODEL_BUNDLES}
+                  settings={settings}
+                  onMirrorSave={(url) => updateSettings({ mirrorBaseUrl: url.trim() })}
+                />
+                <ComputeSettings
+                  settings={settings}
+                  onChange={(patch) => void updateSettings(patch)}
+                  voice={status?.offscreen?.tts ?? null}
+                />
+                <AvatarSettings current={userAvatar} onChange={setUserAvatar} />
+                <MemoryPanel />
+                {settings?.debugPanel && <TunablesPanel />}
               </>
             }
           />

@@ -5,7 +5,12 @@
  * Returns the text and a confidence = exp(mean token log-prob), measured by TokenLogProbRecorder on the logits the
  * decoder actually chose from. Never logs transcripts.
  */
-import { AutoModelForSpeechSeq2Seq, AutomaticSpeechRecognitionPipeline, BaseStreamer, LogitsProcessorList } from '@huggingface/transformers';
+import {
+  AutoModelForSpeechSeq2Seq,
+  AutomaticSpeechRecognitionPipeline,
+  BaseStreamer,
+  LogitsProcessorList,
+} from '@huggingface/transformers';
 import { loadPinnedSpeechProcessor, loadPinnedTokenizer } from '../pinned-hub';
 import { asrTunables } from '../../core/tunables';
 import { AbortSignalCriteria } from '../llm/abort-criteria';

@@ -12,7 +12,14 @@
  *   load models with device: rt.backend ('webgpu' | 'wasm'); on rt.onDeviceLost(...) reload them with 'wasm'.
  */
 import { trackBuffers, type GpuBufferCount } from './buffer-ledger';
-import { BUFFER_USAGE, MAP_MODE_READ, type GpuAdapterLike, type GpuDeviceLike, type GpuDeviceLostInfo, type GpuLike } from './webgpu-types';
+import {
+  BUFFER_USAGE,
+  MAP_MODE_READ,
+  type GpuAdapterLike,
+  type GpuDeviceLike,
+  type GpuDeviceLostInfo,
+  type GpuLike,
+} from './webgpu-types';
 
 export type Backend = 'webgpu' | 'wasm';
 
@@ -75,7 +82,9 @@ export interface GpuRuntime {
   dispose(): void;
 }
 
-export function threadCount(options: Pick<GpuRuntimeOptions, 'crossOriginIsolated' | 'hardwareConcurrency' | 'maxThreads'>): number {
+export function threadCount(
+  options: Pick<GpuRuntimeOptions, 'crossOriginIsolated' | 'hardwareConcurrency' | 'maxThreads'>,
+): number {
   if (!options.crossOriginIsolated) return 1;
   const cores = options.hardwareConcurrency ?? 2;
   // Leave a core for the audio/UI threads; ORT gains little beyond 4 threads for these model sizes.
@@ -137,7 +146,8 @@ function watchNewDevices(onDevice: (d: GpuDeviceLike) => void): void {
   const proto = (globalThis as unknown as { GPUAdapter?: { prototype: Record<string | symbol, unknown> } }).GPUAdapter?.prototype;
   if (!proto) return;
   const mark = Symbol.for('sidetalk.watchNewDevices');
-  const original = (proto[mark] as GpuAdapterLike['requestDevice'] | undefined) ?? (proto.requestDevice as GpuAdapterLike['requestDevice']);
+  const original =
+    (proto[mark] as GpuAdapterLike['requestDevice'] | undefined) ?? (proto.requestDevice as GpuAdapterLike['requestDevice']);
   proto[mark] = original;
   proto.requestDevice = async function (this: GpuAdapterLike, descriptor?: Parameters<GpuAdapterLike['requestDevice']>[0]) {
     const d = await original.call(this, descriptor);

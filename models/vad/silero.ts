@@ -60,7 +60,8 @@ export class SileroVad {
 
   /** P(speech) for one 512-sample 16 kHz frame; frames must be fed in order (the model is recurrent). */
   async process(frame: Float32Array): Promise<number> {
-    if (frame.length !== FRAME_SAMPLES) throw new Error(`Silero VAD: frame must be ${FRAME_SAMPLES} samples, got ${frame.length}`);
+    if (frame.length !== FRAME_SAMPLES)
+      throw new Error(`Silero VAD: frame must be ${FRAME_SAMPLES} samples, got ${frame.length}`);
     this.input.set(this.context, 0);
     this.input.set(frame, SILERO_CONTEXT_SAMPLES);
     const out = await this.session.run({

@@ -81,9 +81,13 @@ export class CameraCapture {
     let stream: MediaStream;
     try {
       // A low resolution is enough for a 640×640 detector and keeps the camera's USB bandwidth and power low.
-      stream = await this.deps.getUserMedia({ video: { width: { ideal: 640 }, height: { ideal: 480 }, frameRate: { ideal: 15 } }, audio: false });
+      stream = await this.deps.getUserMedia({
+        video: { width: { ideal: 640 }, height: { ideal: 480 }, frameRate: { ideal: 15 } },
+        audio: false,
+      });
     } catch (error) {
-      if (generation === this.generation) this.set({ kind: 'error', code: cameraErrorCode(error), message: String((error as Error)?.message ?? error) });
+      if (generation === this.generation)
+        this.set({ kind: 'error', code: cameraErrorCode(error), message: String((error as Error)?.message ?? error) });
       return;
     }
     if (generation !== this.generation) {

@@ -4,7 +4,14 @@
  * not the pipeline's softmax post-processing). Runs wherever it is constructed: the vision worker in the extension,
  * plain Node in tests. Pixels are only ever in memory for the duration of one call.
  */
-import { AutoModelForObjectDetection, PretrainedConfig, RawImage, RTDetrImageProcessor, type PreTrainedModel, type Tensor } from '@huggingface/transformers';
+import {
+  AutoModelForObjectDetection,
+  PretrainedConfig,
+  RawImage,
+  RTDetrImageProcessor,
+  type PreTrainedModel,
+  type Tensor,
+} from '@huggingface/transformers';
 import { decodeDetections, labelsFromConfig } from '../../core/vision/decode';
 import type { Detection } from '../../core/vision/types';
 import { visionTunables } from '../../core/tunables';
@@ -62,7 +69,8 @@ export class Detector {
     const config = model.config as unknown as { id2label?: Record<string, string>; num_labels?: number };
     const classes = config.num_labels ?? Object.keys(config.id2label ?? {}).length;
     const detector = new Detector(processor, model, labelsFromConfig(config.id2label, classes), options.device);
-    if (options.warmUp ?? true) await detector.detect({ data: new Uint8ClampedArray(32 * 32 * 4).fill(128), width: 32, height: 32 });
+    if (options.warmUp ?? true)
+      await detector.detect({ data: new Uint8ClampedArray(32 * 32 * 4).fill(128), width: 32, height: 32 });
     return detector;
   }
 

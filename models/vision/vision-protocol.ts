@@ -22,15 +22,17 @@ export const VisionWorkerRequestSchema = z.discriminatedUnion('type', [
     repo: z.string().optional(),
     revision: z.string().optional(),
   }),
-  z.object({
-    type: z.literal('detect'),
-    id: Id,
-    width: z.number().int().positive().max(4096),
-    height: z.number().int().positive().max(4096),
-    data: z.instanceof(Uint8ClampedArray),
-    /** When the frame was grabbed (offscreen clock); echoed back so the caller can match results to frames. */
-    capturedAt: z.number(),
-  }).refine((m) => m.data.length === m.width * m.height * 4, 'data must be width × height × 4 bytes (RGBA)'),
+  z
+    .object({
+      type: z.literal('detect'),
+      id: Id,
+      width: z.number().int().positive().max(4096),
+      height: z.number().int().positive().max(4096),
+      data: z.instanceof(Uint8ClampedArray),
+      /** When the frame was grabbed (offscreen clock); echoed back so the caller can match results to frames. */
+      capturedAt: z.number(),
+    })
+    .refine((m) => m.data.length === m.width * m.height * 4, 'data must be width × height × 4 bytes (RGBA)'),
   z.object({ type: z.literal('dispose'), id: Id }),
 ]);
 export type VisionWorkerRequest = z.infer<typeof VisionWorkerRequestSchema>;
@@ -38,7 +40,13 @@ export type VisionWorkerRequest = z.infer<typeof VisionWorkerRequestSchema>;
 export const VisionWorkerReplySchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('loaded'), id: Id, device: z.enum(['webgpu', 'wasm', 'cpu']), ms: z.number() }),
   z.object({ type: z.literal('progress'), id: Id, file: z.string(), loaded: z.number(), total: z.number() }),
-  z.object({ type: z.literal('detections'), id: Id, capturedAt: z.number(), ms: z.number(), detections: z.array(DetectionSchema) }),
+  z.object({
+    type: z.literal('detections'),
+    id: Id,
+    capturedAt: z.number(),
+    ms: z.number(),
+    detections: z.array(DetectionSchema),
+  }),
   z.object({ type: z.literal('disposed'), id: Id }),
   z.object({
     type: z.literal('error'),

@@ -16,7 +16,10 @@ type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 type Pending = { resolve: (reply: VisionWorkerReply) => void };
 
 export class VisionWorkerError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'VisionWorkerError';
   }
@@ -53,7 +56,10 @@ export class VisionWorkerClient {
     });
   }
 
-  private static check<T extends VisionWorkerReply['type']>(reply: VisionWorkerReply, type: T): Extract<VisionWorkerReply, { type: T }> {
+  private static check<T extends VisionWorkerReply['type']>(
+    reply: VisionWorkerReply,
+    type: T,
+  ): Extract<VisionWorkerReply, { type: T }> {
     if (reply.type === 'error') throw new VisionWorkerError(reply.code, reply.message);
     if (reply.type !== type) throw new VisionWorkerError('bad-reply', `expected ${type}, got ${reply.type}`);
     return reply as Extract<VisionWorkerReply, { type: T }>;
@@ -65,7 +71,13 @@ export class VisionWorkerClient {
 
   async detect(frame: RgbaFrame, capturedAt: number): Promise<Detection[]> {
     const reply = await this.request(
-      { type: 'detect', width: frame.width, height: frame.height, data: frame.data as Uint8ClampedArray<ArrayBuffer>, capturedAt },
+      {
+        type: 'detect',
+        width: frame.width,
+        height: frame.height,
+        data: frame.data as Uint8ClampedArray<ArrayBuffer>,
+        capturedAt,
+      },
       [frame.data.buffer as ArrayBuffer],
     );
     return VisionWorkerClient.check(reply, 'detections').detections;

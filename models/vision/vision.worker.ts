@@ -10,7 +10,11 @@ import type { GpuLike } from '../gpu/webgpu-types';
 import { createVisionWorkerHandler } from './vision-worker-handler';
 import type { VisionWorkerReply } from './vision-protocol';
 
-declare const self: { postMessage(message: unknown): void; onmessage: ((event: MessageEvent) => void) | null; crossOriginIsolated?: boolean };
+declare const self: {
+  postMessage(message: unknown): void;
+  onmessage: ((event: MessageEvent) => void) | null;
+  crossOriginIsolated?: boolean;
+};
 
 let runtime: GpuRuntime | null = null;
 

@@ -89,7 +89,9 @@ export class SpeechHost {
         hardwareConcurrency: this.deps.hardwareConcurrency,
       });
       applyToTransformers(env as never, this.runtime);
-      this.runtime.onDeviceLost((info) => void this.recoverOnWasm(String((info as { message?: unknown }).message ?? 'device lost')));
+      this.runtime.onDeviceLost(
+        (info) => void this.recoverOnWasm(String((info as { message?: unknown }).message ?? 'device lost')),
+      );
       // VAD stays on the CPU: 32 ms frames must never wait behind a GPU queue.
       this.vad = await SileroVad.create(this.deps.ort as unknown as OrtLike, await this.deps.fetchBytes(vadModelUrl), {
         executionProviders: ['wasm'],
@@ -119,7 +121,8 @@ export class SpeechHost {
     const device = forced ?? this.runtime.backend;
     const progress = (part: 'asr' | 'llm') => (e: unknown) => {
       const p = e as { status?: string; file?: string; loaded?: number; total?: number };
-      if (p.status === 'progress' && p.file) this.deps.post({ type: 'load-progress', part, file: p.file, loaded: p.loaded ?? 0, total: p.total ?? 0 });
+      if (p.status === 'progress' && p.file)
+        this.deps.post({ type: 'load-progress', part, file: p.file, loaded: p.loaded ?? 0, total: p.total ?? 0 });
     };
     try {
       if (parts.includes('asr')) {

@@ -57,7 +57,15 @@ export type SpeechEvent =
   | { type: 'loaded'; parts: ('asr' | 'llm')[]; device: 'webgpu' | 'wasm' }
   | { type: 'asr-result'; id: string; text: string; confidence: number | null }
   | { type: 'llm-delta'; id: string; text: string }
-  | { type: 'llm-done'; id: string; text: string; promptTokens: number; cachedTokens: number; newTokens: number; aborted: boolean }
+  | {
+      type: 'llm-done';
+      id: string;
+      text: string;
+      promptTokens: number;
+      cachedTokens: number;
+      newTokens: number;
+      aborted: boolean;
+    }
   | { type: 'backend'; backend: 'wasm'; reason: string }
   | { type: 'gpu-stats'; backend: 'webgpu' | 'wasm'; buffers: number; bytes: number }
   | { type: 'error'; id?: string; code: SpeechErrorCode; message: string };

@@ -36,28 +36,50 @@ export function weightBySegments(part: Part, segs: Segment[]): Part {
 
 /** A tapered tube along a bone's local +Y, from y0 to y1, moved to world space. */
 function tube(m: THREE.Matrix4, y0: number, y1: number, r0: number, r1: number, color: (t: number) => Rgb): Part {
-  const part = gridPart(18, 10, (u, v) => {
-    const a = u * Math.PI * 2;
-    // Rounded ends: radius eases to ~0 at both caps.
-    const cap = Math.sqrt(Math.max(0, Math.sin(Math.PI * Math.min(1, Math.max(0, v * 1.12 - 0.06)))));
-    const r = (r0 + (r1 - r0) * v) * (0.25 + 0.75 * Math.min(1, cap * 1.6));
-    return { p: [r * Math.sin(a), y0 + (y1 - y0) * v, r * Math.cos(a)], c: color(v) };
-  }, { wrapU: true, flip: true });
+  const part = gridPart(
+    18,
+    10,
+    (u, v) => {
+      const a = u * Math.PI * 2;
+      // Rounded ends: radius eases to ~0 at both caps.
+      const cap = Math.sqrt(Math.max(0, Math.sin(Math.PI * Math.min(1, Math.max(0, v * 1.12 - 0.06)))));
+      const r = (r0 + (r1 - r0) * v) * (0.25 + 0.75 * Math.min(1, cap * 1.6));
+      return { p: [r * Math.sin(a), y0 + (y1 - y0) * v, r * Math.cos(a)], c: color(v) };
+    },
+    { wrapU: true, flip: true },
+  );
   return transformPart(part, m);
 }
 
 function blob(c: THREE.Vector3, r: Vec3, color: (dy: number) => Rgb): Part {
-  return gridPart(16, 10, (u, v) => {
-    const th = (u - 0.5) * Math.PI * 2;
-    const ph = v * Math.PI;
-    const dy = Math.cos(ph);
-    return { p: [c.x + Math.sin(ph) * Math.sin(th) * r[0], c.y + dy * r[1], c.z + Math.sin(ph) * Math.cos(th) * r[2]], c: color(dy) };
-  }, { wrapU: true });
+  return gridPart(
+    16,
+    10,
+    (u, v) => {
+      const th = (u - 0.5) * Math.PI * 2;
+      const ph = v * Math.PI;
+      const dy = Math.cos(ph);
+      return {
+        p: [c.x + Math.sin(ph) * Math.sin(th) * r[0], c.y + dy * r[1], c.z + Math.sin(ph) * Math.cos(th) * r[2]],
+        c: color(dy),
+      };
+    },
+    { wrapU: true },
+  );
 }
 
 const TORSO: Array<[y: number, r: number]> = [
-  [0.84, 0.1], [0.9, 0.132], [0.97, 0.14], [1.06, 0.133], [1.16, 0.13], [1.26, 0.145], [1.33, 0.165],
-  [1.38, 0.168], [1.42, 0.14], [1.45, 0.09], [1.465, 0.055],
+  [0.84, 0.1],
+  [0.9, 0.132],
+  [0.97, 0.14],
+  [1.06, 0.133],
+  [1.16, 0.13],
+  [1.26, 0.145],
+  [1.33, 0.165],
+  [1.38, 0.168],
+  [1.42, 0.14],
+  [1.45, 0.09],
+  [1.465, 0.055],
 ];
 
 function torsoRadius(t: number): [number, number] {
@@ -75,25 +97,54 @@ export function buildBody(rig: Rig): Part {
   const seg = (bone: string, to: string): Segment => ({ bone: rig.index(bone), a: P(bone), b: P(to) });
   const spineZ = P('Spine1').z;
 
-  const torso = gridPart(36, 30, (u, v) => {
-    const a = u * Math.PI * 2;
-    const [y, r] = torsoRadius(v);
-    const hem = y > 0.935 && y < 0.975;
-    const c = y < 0.94 ? PALETTE.pants : hem ? PALETTE.sweaterDark : mixRgb(PALETTE.sweater, PALETTE.sweaterDark, 0.15 * Math.sin(a * 10) ** 2);
-    return { p: [r * Math.sin(a), y, spineZ + 0.01 + r * 0.74 * Math.cos(a)], c };
-  }, { wrapU: true, flip: true });
-  const collar = gridPart(28, 6, (u, v) => {
-    const a = u * Math.PI * 2;
-    const b = v * Math.PI * 2;
-    const R = 0.064;
-    const r = 0.011;
-    const n = P('Neck');
-    return { p: [n.x + (R + r * Math.cos(b)) * Math.sin(a), n.y - 0.012 + r * Math.sin(b), n.z + 0.004 + (R + r * Math.cos(b)) * Math.cos(a) * 0.9], c: PALETTE.collar };
-  }, { wrapU: true });
+  const torso = gridPart(
+    36,
+    30,
+    (u, v) => {
+      const a = u * Math.PI * 2;
+      const [y, r] = torsoRadius(v);
+      const hem = y > 0.935 && y < 0.975;
+      const c =
+        y < 0.94
+          ? PALETTE.pants
+          : hem
+            ? PALETTE.sweaterDark
+            : mixRgb(PALETTE.sweater, PALETTE.sweaterDark, 0.15 * Math.sin(a * 10) ** 2);
+      return { p: [r * Math.sin(a), y, spineZ + 0.01 + r * 0.74 * Math.cos(a)], c };
+    },
+    { wrapU: true, flip: true },
+  );
+  const collar = gridPart(
+    28,
+    6,
+    (u, v) => {
+      const a = u * Math.PI * 2;
+      const b = v * Math.PI * 2;
+      const R = 0.064;
+      const r = 0.011;
+      const n = P('Neck');
+      return {
+        p: [
+          n.x + (R + r * Math.cos(b)) * Math.sin(a),
+          n.y - 0.012 + r * Math.sin(b),
+          n.z + 0.004 + (R + r * Math.cos(b)) * Math.cos(a) * 0.9,
+        ],
+        c: PALETTE.collar,
+      };
+    },
+    { wrapU: true },
+  );
   const neck = tube(rig.world('Neck'), -0.04, 0.12, 0.054, 0.05, () => PALETTE.skin);
   const torsoPart = weightBySegments(mergeParts([torso, collar, neck]), [
-    seg('Hips', 'Spine'), seg('Spine', 'Spine1'), seg('Spine1', 'Spine2'), seg('Spine2', 'Neck'), seg('Neck', 'Head'),
-    seg('LeftShoulder', 'LeftArm'), seg('RightShoulder', 'RightArm'), seg('LeftUpLeg', 'LeftLeg'), seg('RightUpLeg', 'RightLeg'),
+    seg('Hips', 'Spine'),
+    seg('Spine', 'Spine1'),
+    seg('Spine1', 'Spine2'),
+    seg('Spine2', 'Neck'),
+    seg('Neck', 'Head'),
+    seg('LeftShoulder', 'LeftArm'),
+    seg('RightShoulder', 'RightArm'),
+    seg('LeftUpLeg', 'LeftLeg'),
+    seg('RightUpLeg', 'RightLeg'),
   ]);
 
   const limbs: Part[] = [];
@@ -103,13 +154,21 @@ export function buildBody(rig: Rig): Part {
       blob(P(`${s}Arm`), [0.046, 0.047, 0.045], () => PALETTE.sweater),
       tube(rig.world(`${s}Arm`), -0.02, 0.26, 0.047, 0.041, () => PALETTE.sweater),
       tube(rig.world(`${s}ForeArm`), -0.01, 0.22, 0.041, 0.035, cuff),
-      transformPart(blob(new THREE.Vector3(0, 0.055, 0), [0.03, 0.058, 0.034], () => PALETTE.skin), rig.world(`${s}Hand`)),
+      transformPart(
+        blob(new THREE.Vector3(0, 0.055, 0), [0.03, 0.058, 0.034], () => PALETTE.skin),
+        rig.world(`${s}Hand`),
+      ),
       blob(P(`${s}HandThumb2`), [0.014, 0.022, 0.014], () => PALETTE.skin),
     ]);
-    limbs.push(weightBySegments(arm, [
-      seg(`${s}Shoulder`, `${s}Arm`), seg(`${s}Arm`, `${s}ForeArm`), seg(`${s}ForeArm`, `${s}Hand`),
-      seg(`${s}Hand`, `${s}HandMiddle1`), seg('Spine2', 'Neck'),
-    ]));
+    limbs.push(
+      weightBySegments(arm, [
+        seg(`${s}Shoulder`, `${s}Arm`),
+        seg(`${s}Arm`, `${s}ForeArm`),
+        seg(`${s}ForeArm`, `${s}Hand`),
+        seg(`${s}Hand`, `${s}HandMiddle1`),
+        seg('Spine2', 'Neck'),
+      ]),
+    );
     const foot = P(`${s}Foot`);
     const toe = P(`${s}ToeBase`);
     const shoeC = new THREE.Vector3((foot.x + toe.x) / 2, 0.055, (foot.z + toe.z) / 2 + 0.01);
@@ -118,9 +177,14 @@ export function buildBody(rig: Rig): Part {
       tube(rig.world(`${s}Leg`), -0.02, 0.44, 0.056, 0.046, () => PALETTE.pants),
       blob(shoeC, [0.056, 0.06, 0.12], (dy) => (dy < -0.45 ? PALETTE.sole : PALETTE.shoe)),
     ]);
-    limbs.push(weightBySegments(leg, [
-      seg(`${s}UpLeg`, `${s}Leg`), seg(`${s}Leg`, `${s}Foot`), seg(`${s}Foot`, `${s}ToeBase`), seg('Hips', 'Spine'),
-    ]));
+    limbs.push(
+      weightBySegments(leg, [
+        seg(`${s}UpLeg`, `${s}Leg`),
+        seg(`${s}Leg`, `${s}Foot`),
+        seg(`${s}Foot`, `${s}ToeBase`),
+        seg('Hips', 'Spine'),
+      ]),
+    );
   }
   return mergeParts([torsoPart, ...limbs]);
 }

@@ -17,7 +17,12 @@ export async function browserCheck(): Promise<{ ok: boolean; report: string[] }>
   const report: string[] = [];
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--autoplay-policy=no-user-gesture-required'],
+    args: [
+      '--no-sandbox',
+      '--use-angle=swiftshader',
+      '--enable-unsafe-swiftshader',
+      '--autoplay-policy=no-user-gesture-required',
+    ],
   });
   let ok = true;
   const check = (cond: boolean, what: string): void => {
@@ -28,13 +33,18 @@ export async function browserCheck(): Promise<{ ok: boolean; report: string[] }>
     const page = await browser.newPage({ viewport: { width: 400, height: 560 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error' && !/404/.test(m.text())) errors.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/404/.test(m.text())) errors.push(m.text());
+    });
     await page.goto(`${server.url}/index.html`);
-    await page.waitForFunction(() => !!(window as unknown as { harness: { handle?: unknown } }).harness.handle, null, { timeout: 60_000 });
+    await page.waitForFunction(() => !!(window as unknown as { harness: { handle?: unknown } }).harness.handle, null, {
+      timeout: 60_000,
+    });
     await page.waitForTimeout(800);
     await page.screenshot({ path: resolve(out, 'component-idle.png') });
     await page.evaluate(async () => {
-      const h = (window as unknown as { harness: { handle: { speakChunk(p: Float32Array, t: string): Promise<void> } } }).harness.handle;
+      const h = (window as unknown as { harness: { handle: { speakChunk(p: Float32Array, t: string): Promise<void> } } }).harness
+        .handle;
       // Speech-like test signal: a 140 Hz buzz with formant-ish harmonics, ~4 syllables per second.
       const make = (sec: number): Float32Array => {
         const sr = 24000;
@@ -42,7 +52,10 @@ export async function browserCheck(): Promise<{ ok: boolean; report: string[] }>
         for (let i = 0; i < pcm.length; i++) {
           const t = i / sr;
           const syl = Math.max(0, Math.sin(Math.PI * 4 * t)) ** 0.6;
-          pcm[i] = 0.25 * syl * (Math.sin(2 * Math.PI * 140 * t) + 0.5 * Math.sin(2 * Math.PI * 700 * t) + 0.3 * Math.sin(2 * Math.PI * 1200 * t));
+          pcm[i] =
+            0.25 *
+            syl *
+            (Math.sin(2 * Math.PI * 140 * t) + 0.5 * Math.sin(2 * Math.PI * 700 * t) + 0.3 * Math.sin(2 * Math.PI * 1200 * t));
         }
         return pcm;
       };
@@ -59,10 +72,15 @@ export async function browserCheck(): Promise<{ ok: boolean; report: string[] }>
     check(mid.maxLevel > 0.01, `level events while speaking (max RMS ${mid.maxLevel.toFixed(3)})`);
     await page.evaluate(() => (window as unknown as { harness: { handle: { interrupt(): void } } }).harness.handle.interrupt());
     await page.waitForTimeout(300);
-    const end = await page.evaluate(() => (window as unknown as { harness: { log: Array<{ type: string; v?: unknown }> } }).harness.log);
+    const end = await page.evaluate(
+      () => (window as unknown as { harness: { log: Array<{ type: string; v?: unknown }> } }).harness.log,
+    );
     const ended = end.filter((e) => e.type === 'ended');
     check(ended.length === 1, `exactly one ended event (${ended.length})`);
-    check(JSON.stringify(ended[0]?.v) === '{"interrupted":true}', `ended reports the interruption (${JSON.stringify(ended[0]?.v)})`);
+    check(
+      JSON.stringify(ended[0]?.v) === '{"interrupted":true}',
+      `ended reports the interruption (${JSON.stringify(ended[0]?.v)})`,
+    );
     check(errors.length === 0, `no page errors (${errors.join(' | ').slice(0, 300)})`);
   } finally {
     await browser.close();
@@ -72,11 +90,14 @@ export async function browserCheck(): Promise<{ ok: boolean; report: string[] }>
 }
 
 if (process.argv[1] && /browser-check\.ts$/.test(process.argv[1])) {
-  browserCheck().then(({ ok, report }) => {
-    console.log(report.join('\n'));
-    process.exit(ok ? 0 : 1);
-  }, (e: unknown) => {
-    console.error(e);
-    process.exit(1);
-  });
+  browserCheck().then(
+    ({ ok, report }) => {
+      console.log(report.join('\n'));
+      process.exit(ok ? 0 : 1);
+    },
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
 }

@@ -31,7 +31,11 @@ export function buildAvatarScene(): THREE.Object3D {
 
   const skinMat = new THREE.MeshStandardMaterial({ name: 'Skin', vertexColors: true, roughness: 0.72, metalness: 0 });
   const clothMat = new THREE.MeshStandardMaterial({
-    name: 'Cloth', vertexColors: true, roughness: 0.85, metalness: 0, side: THREE.DoubleSide,
+    name: 'Cloth',
+    vertexColors: true,
+    roughness: 0.85,
+    metalness: 0,
+    side: THREE.DoubleSide,
   });
   const glossMat = new THREE.MeshStandardMaterial({ name: 'Gloss', vertexColors: true, roughness: 0.18, metalness: 0 });
 

@@ -29,8 +29,11 @@ export async function buildPreview(): Promise<string> {
 }
 
 if (process.argv[1] && /build-preview\.ts$/.test(process.argv[1])) {
-  buildPreview().then((d) => console.log(`preview built in ${d}`), (e: unknown) => {
-    console.error(e);
-    process.exit(1);
-  });
+  buildPreview().then(
+    (d) => console.log(`preview built in ${d}`),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
 }

@@ -43,23 +43,33 @@ function rotateAbout(c: Vec3, p: Vec3, ax: number, ay: number): Vec3 {
 
 /** A cap around the +Z axis of the eyeball, tilted by (tx, ty), of cone angle `angle`. */
 function cap(c: Vec3, r: number, angle: number, tx: number, ty: number, color: (t: number, a: number) => Vec3): Part {
-  return gridPart(32, 8, (u, v) => {
-    const a = u * Math.PI * 2;
-    const b = v * angle;
-    const local: Vec3 = [c[0] + r * Math.sin(b) * Math.cos(a), c[1] + r * Math.sin(b) * Math.sin(a), c[2] + r * Math.cos(b)];
-    return { p: rotateAbout(c, local, tx, ty), c: color(v, a) };
-  }, { wrapU: true });
+  return gridPart(
+    32,
+    8,
+    (u, v) => {
+      const a = u * Math.PI * 2;
+      const b = v * angle;
+      const local: Vec3 = [c[0] + r * Math.sin(b) * Math.cos(a), c[1] + r * Math.sin(b) * Math.sin(a), c[2] + r * Math.cos(b)];
+      return { p: rotateAbout(c, local, tx, ty), c: color(v, a) };
+    },
+    { wrapU: true },
+  );
 }
 
 function eyeball(side: 1 | -1): { ball: Part; lids: Part } {
   const c = eyeCenter(side);
-  const sclera = gridPart(28, 16, (u, v) => {
-    const theta = (u - 0.5) * Math.PI * 2;
-    const phi = v * Math.PI;
-    // A faint shadow under the upper lid keeps the white from looking flat.
-    const shade = smoothstep(0.25, 0.45, v) * 0.15;
-    return { p: sph(c, R, phi, theta), c: mixRgb(PALETTE.irisDark, PALETTE.sclera, 0.85 + shade) };
-  }, { wrapU: true });
+  const sclera = gridPart(
+    28,
+    16,
+    (u, v) => {
+      const theta = (u - 0.5) * Math.PI * 2;
+      const phi = v * Math.PI;
+      // A faint shadow under the upper lid keeps the white from looking flat.
+      const shade = smoothstep(0.25, 0.45, v) * 0.15;
+      return { p: sph(c, R, phi, theta), c: mixRgb(PALETTE.irisDark, PALETTE.sclera, 0.85 + shade) };
+    },
+    { wrapU: true },
+  );
   // Lifted 3.5 %: a morph interpolates rotation linearly (a chord), which sinks a half-turned iris by up to ~3 %
   // into the sclera; the lift keeps it on top at every influence.
   const iris = cap(c, R * 1.035, IRIS_ANGLE, 0, 0, (t, a) => {
@@ -99,19 +109,23 @@ function eyeball(side: 1 | -1): { ball: Part; lids: Part } {
     return { p: sph(c, lowerR, e + v * (Math.PI - e), theta), c: mixRgb(PALETTE.skin, PALETTE.blush, rim) };
   });
   const nu = 31;
-  const moveUpper = (front: number) => (_p: Vec3, i: number): Vec3 => {
-    const u = (i % nu) / 30;
-    const v = Math.floor(i / nu) / 8;
-    const theta = (u - 0.5) * 2 * span;
-    return sph(c, upperR, v * edge(front, theta), theta);
-  };
-  const moveLower = (front: number) => (_p: Vec3, i: number): Vec3 => {
-    const u = (i % nu) / 30;
-    const v = Math.floor(i / nu) / 6;
-    const theta = (u - 0.5) * 2 * span;
-    const e = edge(front, theta);
-    return sph(c, lowerR, e + v * (Math.PI - e), theta);
-  };
+  const moveUpper =
+    (front: number) =>
+    (_p: Vec3, i: number): Vec3 => {
+      const u = (i % nu) / 30;
+      const v = Math.floor(i / nu) / 8;
+      const theta = (u - 0.5) * 2 * span;
+      return sph(c, upperR, v * edge(front, theta), theta);
+    };
+  const moveLower =
+    (front: number) =>
+    (_p: Vec3, i: number): Vec3 => {
+      const u = (i % nu) / 30;
+      const v = Math.floor(i / nu) / 6;
+      const theta = (u - 0.5) * 2 * span;
+      const e = edge(front, theta);
+      return sph(c, lowerR, e + v * (Math.PI - e), theta);
+    };
   addMorph(upper, `eyeBlink${s}`, moveUpper(0.625 * Math.PI));
   addMorph(lower, `eyeBlink${s}`, moveLower(0.6 * Math.PI));
   addMorph(upper, `eyeWide${s}`, moveUpper(0.2 * Math.PI));
@@ -134,4 +148,3 @@ export function buildEyes(): { balls: Part; lids: Part } {
   const r = eyeball(-1);
   return { balls: mergeParts([l.ball, r.ball]), lids: mergeParts([l.lids, r.lids]) };
 }
-

@@ -58,11 +58,7 @@ function jaw(dy: number): number {
 export function headPoint(dx: number, dy: number, dz: number, inflate = 0): Vec3 {
   const ry = dy >= 0 ? HEAD.ryUp : HEAD.ryDown;
   const [cx, cy, cz] = HEAD.center;
-  return [
-    cx + dx * (HEAD.rx + inflate) * jaw(dy),
-    cy + dy * (ry + inflate),
-    cz + dz * (HEAD.rz + inflate),
-  ];
+  return [cx + dx * (HEAD.rx + inflate) * jaw(dy), cy + dy * (ry + inflate), cz + dz * (HEAD.rz + inflate)];
 }
 
 /** Front surface depth at (x, y) plus `offset` along +Z (offset keeps decals just above the skin). */

@@ -111,11 +111,16 @@ function blend(side: 1 | -1 | undefined, x: number): number {
 }
 
 export function buildMouth(): Part {
-  const part = gridPart(NA, NR, (u, v) => {
-    const a = u * Math.PI * 2;
-    const r = 1 - v;
-    return { p: shapePoint(REST, a, r), c: colorAt(a, r) };
-  }, { wrapU: true, flip: true });
+  const part = gridPart(
+    NA,
+    NR,
+    (u, v) => {
+      const a = u * Math.PI * 2;
+      const r = 1 - v;
+      return { p: shapePoint(REST, a, r), c: colorAt(a, r) };
+    },
+    { wrapU: true, flip: true },
+  );
   const coords: Array<[number, number]> = [];
   for (let j = 0; j <= NR; j++) for (let i = 0; i < NA; i++) coords.push([(i / NA) * Math.PI * 2, 1 - j / NR]);
   for (const [name, tweak, side] of TARGETS) {

@@ -9,7 +9,13 @@ import { chromium } from 'playwright-core';
 import { buildPreview } from './build-preview';
 import { serveDir } from './static-server';
 
-const DEFAULT_SHOTS = ['view=upper', 'view=head', 'view=head&morph=viseme_aa:1', 'view=head&morph=eyeBlinkLeft:1,eyeBlinkRight:1,mouthSmileLeft:1,mouthSmileRight:1', 'view=full'];
+const DEFAULT_SHOTS = [
+  'view=upper',
+  'view=head',
+  'view=head&morph=viseme_aa:1',
+  'view=head&morph=eyeBlinkLeft:1,eyeBlinkRight:1,mouthSmileLeft:1,mouthSmileRight:1',
+  'view=full',
+];
 
 export async function screenshots(queries: string[]): Promise<string[]> {
   const dir = await buildPreview();
@@ -18,12 +24,19 @@ export async function screenshots(queries: string[]): Promise<string[]> {
   mkdirSync(outDir, { recursive: true });
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--autoplay-policy=no-user-gesture-required'],
+    args: [
+      '--no-sandbox',
+      '--use-angle=swiftshader',
+      '--enable-unsafe-swiftshader',
+      '--autoplay-policy=no-user-gesture-required',
+    ],
   });
   const files: string[] = [];
   try {
     const page = await browser.newPage({ viewport: { width: 400, height: 560 } });
-    page.on('console', (m) => { if (m.type() === 'error') console.log('[page]', m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') console.log('[page]', m.text());
+    });
     page.on('pageerror', (e) => console.log('[pageerror]', e.message));
     for (const [i, q] of queries.entries()) {
       await page.goto(`${server.url}/look.html?${q}`);
@@ -42,8 +55,11 @@ export async function screenshots(queries: string[]): Promise<string[]> {
 
 if (process.argv[1] && /screenshot\.ts$/.test(process.argv[1])) {
   const qs = process.argv.slice(2);
-  screenshots(qs.length ? qs : DEFAULT_SHOTS).then((f) => console.log(f.join('\n')), (e: unknown) => {
-    console.error(e);
-    process.exit(1);
-  });
+  screenshots(qs.length ? qs : DEFAULT_SHOTS).then(
+    (f) => console.log(f.join('\n')),
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
 }

@@ -59,7 +59,10 @@ export function boneSpecs(eyeLeft: Vec3): BoneSpec[] {
     { name: 'LeftEye', parent: 'Head', offset: eyeLeft },
     { name: 'RightEye', parent: 'Head', offset: [-eyeLeft[0], eyeLeft[1], eyeLeft[2]] },
   ];
-  for (const [side, sx] of [['Left', 1], ['Right', -1]] as const) {
+  for (const [side, sx] of [
+    ['Left', 1],
+    ['Right', -1],
+  ] as const) {
     specs.push(
       { name: `${side}Shoulder`, parent: 'Spine2', offset: [0.055 * sx, 0.1, 0.0] },
       { name: `${side}Arm`, parent: `${side}Shoulder`, offset: [0, 0.11, 0] },

@@ -4,8 +4,12 @@ import { createServer, type Server } from 'node:http';
 import { extname, join, normalize } from 'node:path';
 
 const TYPES: Record<string, string> = {
-  '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.glb': 'model/gltf-binary',
-  '.css': 'text/css', '.json': 'application/json',
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.glb': 'model/gltf-binary',
+  '.css': 'text/css',
+  '.json': 'application/json',
 };
 
 export async function serveDir(dir: string): Promise<{ url: string; close: () => Promise<void> }> {

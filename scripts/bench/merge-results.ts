@@ -19,7 +19,15 @@ const merged: StagesDoc = {
     ...base.meta,
     merged: [
       ...((base.meta.merged as unknown[]) ?? []),
-      { date: extra.meta.date, host: extra.meta.host, adapter: (extra.meta.adapter as { description?: string } | null)?.description, versions: extra.meta.versions, jobs: [...ids], replaced, note: note ?? '' },
+      {
+        date: extra.meta.date,
+        host: extra.meta.host,
+        adapter: (extra.meta.adapter as { description?: string } | null)?.description,
+        versions: extra.meta.versions,
+        jobs: [...ids],
+        replaced,
+        note: note ?? '',
+      },
     ],
   },
   results: [...base.results.filter((r) => !ids.has(r.id)), ...extra.results],

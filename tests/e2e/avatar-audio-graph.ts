@@ -17,7 +17,8 @@ export function installAudioGraphRecorder(): void {
   proto.connect = function (this: AudioNode, ...args: unknown[]) {
     const result = connect.apply(this, args);
     const [to, output = 0, input = 0] = args as [AudioNode | AudioParam, number?, number?];
-    if (!edges.some((e) => e.from === this && e.to === to && e.output === output && e.input === input)) edges.push({ from: this, to, output, input });
+    if (!edges.some((e) => e.from === this && e.to === to && e.output === output && e.input === input))
+      edges.push({ from: this, to, output, input });
     return result;
   };
   proto.disconnect = function (this: AudioNode, ...args: unknown[]) {
@@ -35,7 +36,9 @@ export function installAudioGraphRecorder(): void {
     return result;
   };
   /** Routes from every AudioWorkletNode to its context's destination, counted over audio (not AudioParam) edges. */
-  (globalThis as unknown as { __sidetalkAudioRoutes: () => { worklets: number; routes: number[]; edges: number } }).__sidetalkAudioRoutes = () => {
+  (
+    globalThis as unknown as { __sidetalkAudioRoutes: () => { worklets: number; routes: number[]; edges: number } }
+  ).__sidetalkAudioRoutes = () => {
     const worklets = [...new Set(edges.map((e) => e.from))].filter((n) => n instanceof AudioWorkletNode);
     const count = (node: AudioNode, dest: AudioNode, depth: number): number => {
       if (node === dest) return 1;

@@ -10,7 +10,8 @@ type ProbeElement = HTMLElement & { sidetalkAvatar?: AvatarProbeHost };
 /** Starts (or restarts, cleared) the avatar's frame probe. */
 export async function startProbe(page: Page): Promise<void> {
   await page.evaluate(() => {
-    const el = [...document.querySelectorAll('.sidetalk-avatar div')].find((d) => (d as ProbeElement).sidetalkAvatar) as ProbeElement | undefined;
+    const el = [...document.querySelectorAll('.sidetalk-avatar div')].find((d) => (d as ProbeElement).sidetalkAvatar) as
+      ProbeElement | undefined;
     if (!el?.sidetalkAvatar) throw new Error('the avatar exposes no probe (WebGL avatar not loaded?)');
     el.sidetalkAvatar.probe().clear();
   });
@@ -18,7 +19,9 @@ export async function startProbe(page: Page): Promise<void> {
 
 export function probeSnapshot(page: Page): Promise<AvatarProbeSnapshot> {
   return page.evaluate(() => {
-    const el = [...document.querySelectorAll('.sidetalk-avatar div')].find((d) => (d as ProbeElement).sidetalkAvatar) as ProbeElement;
+    const el = [...document.querySelectorAll('.sidetalk-avatar div')].find(
+      (d) => (d as ProbeElement).sidetalkAvatar,
+    ) as ProbeElement;
     return el.sidetalkAvatar!.probe().snapshot();
   });
 }
@@ -34,7 +37,15 @@ export function playUtterance(page: Page, pcm: number[], text: string, turnId: s
       const frame = 1920;
       for (let i = 0, seq = 0; i < pcm.length; i += frame, seq++) {
         const samples = Float32Array.from(pcm.slice(i, i + frame));
-        channel.postMessage({ kind: 'chunk', turnId, seq, sampleRate: 24000, samples, final: false, ...(i === 0 ? { text } : {}) });
+        channel.postMessage({
+          kind: 'chunk',
+          turnId,
+          seq,
+          sampleRate: 24000,
+          samples,
+          final: false,
+          ...(i === 0 ? { text } : {}),
+        });
         await new Promise((r) => setTimeout(r, 80 / speedup));
       }
       channel.close();

@@ -28,8 +28,16 @@ beforeAll(async () => {
   await session.context.addInitScript(installAudioGraphRecorder);
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 860 });
-  await poll(() => panel.locator('.sidetalk-avatar').getAttribute('data-status'), (s) => s === 'ready', 90_000, 250);
-  await poll(() => panel.getByTestId('engine-state').getAttribute('data-ready'), (s) => s === 'yes');
+  await poll(
+    () => panel.locator('.sidetalk-avatar').getAttribute('data-status'),
+    (s) => s === 'ready',
+    90_000,
+    250,
+  );
+  await poll(
+    () => panel.getByTestId('engine-state').getAttribute('data-ready'),
+    (s) => s === 'yes',
+  );
 });
 
 afterAll(async () => {
@@ -41,7 +49,8 @@ function writeArtifact(name: string, data: unknown): void {
   writeFileSync(join(ARTIFACTS_DIR, name), JSON.stringify(data));
 }
 
-const routes = () => panel.evaluate(() => (globalThis as unknown as { __sidetalkAudioRoutes: () => AudioRoutes }).__sidetalkAudioRoutes());
+const routes = () =>
+  panel.evaluate(() => (globalThis as unknown as { __sidetalkAudioRoutes: () => AudioRoutes }).__sidetalkAudioRoutes());
 const AUDIBLE = 0.01;
 const REST = 0.02;
 
@@ -58,17 +67,27 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
     expect(await screenshotColours(panel, 'avatar-idle')).toBeGreaterThan(50);
     await startProbe(panel);
     const played = playUtterance(panel, utterance, SENTENCE, '7001');
-    await poll(() => probeSnapshot(panel), (s) => s.frames.some((f) => f.audible > AUDIBLE), 20_000, 100);
+    await poll(
+      () => probeSnapshot(panel),
+      (s) => s.frames.some((f) => f.audible > AUDIBLE),
+      20_000,
+      100,
+    );
     await panel.waitForTimeout(1200);
     expect(await screenshotColours(panel, 'avatar-speaking')).toBeGreaterThan(50);
     await played;
     const audioMs = (utterance.length / 24000) * 1000;
     // Wait until the audio has drained and the stream ended (the avatar stops counting itself as speaking).
-    const snap = await poll(() => probeSnapshot(panel), (s) => {
-      const last = s.frames.at(-1);
-      const lastLoud = [...s.frames].reverse().find((f) => f.audible > AUDIBLE);
-      return !!last && !!lastLoud && !last.speaking && last.at - lastLoud.at > 700;
-    }, audioMs + 20_000, 200);
+    const snap = await poll(
+      () => probeSnapshot(panel),
+      (s) => {
+        const last = s.frames.at(-1);
+        const lastLoud = [...s.frames].reverse().find((f) => f.audible > AUDIBLE);
+        return !!last && !!lastLoud && !last.speaking && last.at - lastLoud.at > 700;
+      },
+      audioMs + 20_000,
+      200,
+    );
 
     writeArtifact('avatar-probe-utterance.json', snap);
     // One playback worklet, and exactly one route from it to the destination (the stock graph has two: +6 dB echo).
@@ -104,20 +123,38 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
       new BroadcastChannel('sidetalk-playback').onmessage = (e) => g.__playback.push(e.data);
     });
     const played = playUtterance(panel, utterance, SENTENCE, '7002');
-    await poll(() => probeSnapshot(panel), (s) => s.frames.filter((f) => f.audible > AUDIBLE).length > 25, 20_000, 100);
+    await poll(
+      () => probeSnapshot(panel),
+      (s) => s.frames.filter((f) => f.audible > AUDIBLE).length > 25,
+      20_000,
+      100,
+    );
     const sentBefore = await panel.evaluate(() => performance.now());
     await panel.evaluate(() => new BroadcastChannel('sidetalk-audio').postMessage({ kind: 'stop', turnId: '7002' }));
     // The rest of the turn's chunks keep arriving after the stop; the panel must drop them.
     await played;
     const sentAfter = await panel.evaluate(() => performance.now());
     expect(sentAfter - sentBefore).toBeGreaterThan(300);
-    const snap = await poll(() => probeSnapshot(panel), (s) => s.events.some((e) => e.name === 'interrupt') && s.frames.filter((f) => f.at > s.events.find((e) => e.name === 'interrupt')!.at).length > 12, 10_000, 100);
+    const snap = await poll(
+      () => probeSnapshot(panel),
+      (s) =>
+        s.events.some((e) => e.name === 'interrupt') &&
+        s.frames.filter((f) => f.at > s.events.find((e) => e.name === 'interrupt')!.at).length > 12,
+      10_000,
+      100,
+    );
     writeArtifact('avatar-probe-interrupt.json', snap);
     const at = snap.events.find((e) => e.name === 'interrupt')!.at;
     const before = snap.frames.filter((f) => f.at < at).slice(-6);
     expect(before.some((f) => f.mouth > 0.08 && f.audible > AUDIBLE)).toBe(true);
     const next = snap.frames.filter((f) => f.at > at);
-    const frameMs = Math.max(...snap.frames.slice(1).map((f, i) => f.at - snap.frames[i]!.at).slice(-20, -1), 1000 / 30);
+    const frameMs = Math.max(
+      ...snap.frames
+        .slice(1)
+        .map((f, i) => f.at - snap.frames[i]!.at)
+        .slice(-20, -1),
+      1000 / 30,
+    );
     // The mouth (main-thread state) is shut on the very first frame drawn after the interrupt.
     expect(next[0]!.mouth).toBeLessThan(REST);
     // Audio stops on the audio thread: silent on every frame from one frame interval after the interrupt.
@@ -127,7 +164,11 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
     }
     // Later chunks of the interrupted turn are dropped, and the engine heard an interrupted end.
     const events = await poll(
-      () => panel.evaluate(() => (globalThis as unknown as { __playback: Array<{ type: string; interrupted?: boolean; turnId?: string }> }).__playback),
+      () =>
+        panel.evaluate(
+          () =>
+            (globalThis as unknown as { __playback: Array<{ type: string; interrupted?: boolean; turnId?: string }> }).__playback,
+        ),
       (ev) => ev.some((e) => e.type === 'ended'),
     );
     expect(events.find((e) => e.type === 'ended')).toMatchObject({ turnId: '7002', interrupted: true });

@@ -24,7 +24,10 @@ const marks = async () => {
 /** Records every audio chunk the offscreen document sends to the side panel: turn, peak level and caption text. */
 async function listenToAudio(page: Page): Promise<void> {
   await page.evaluate(() => {
-    const w = window as unknown as { __chunks: { turnId: string; peak: number; voiceId?: string; text?: string }[]; __bc?: BroadcastChannel };
+    const w = window as unknown as {
+      __chunks: { turnId: string; peak: number; voiceId?: string; text?: string }[];
+      __bc?: BroadcastChannel;
+    };
     w.__chunks = [];
     w.__bc = new BroadcastChannel('sidetalk-audio');
     w.__bc.onmessage = (e: MessageEvent) => {
@@ -32,7 +35,12 @@ async function listenToAudio(page: Page): Promise<void> {
       if (m.kind !== 'chunk') return;
       let peak = 0;
       for (const x of m.samples) peak = Math.max(peak, Math.abs(x));
-      w.__chunks.push({ turnId: m.turnId, peak, ...(m.voiceId ? { voiceId: m.voiceId } : {}), ...(m.text ? { text: m.text } : {}) });
+      w.__chunks.push({
+        turnId: m.turnId,
+        peak,
+        ...(m.voiceId ? { voiceId: m.voiceId } : {}),
+        ...(m.text ? { text: m.text } : {}),
+      });
     };
     // Notices are cleared from the panel by the next caption, so they are recorded as they arrive.
     const n = window as unknown as { __notices: string[] };
@@ -43,7 +51,9 @@ async function listenToAudio(page: Page): Promise<void> {
   });
 }
 const audioChunks = (page: Page) =>
-  page.evaluate(() => (window as unknown as { __chunks: { turnId: string; peak: number; voiceId?: string; text?: string }[] }).__chunks.slice());
+  page.evaluate(() =>
+    (window as unknown as { __chunks: { turnId: string; peak: number; voiceId?: string; text?: string }[] }).__chunks.slice(),
+  );
 
 async function openSettingsTab(tab: 'models' | 'characters' | 'voices' | 'server'): Promise<void> {
   if ((await panel.locator('#settings-drawer').count()) === 0) await panel.getByTestId('settings-button').click();
@@ -89,7 +99,10 @@ afterAll(async () => {
 describe('characters in the side panel', () => {
   it('lists the built-in characters in the header switcher and in Settings → Characters', async () => {
     const switcher = panel.getByTestId('character-switcher');
-    await poll(() => switcher.locator('option').allInnerTexts(), (o) => o.includes('Sidetalk') && o.includes('Professor Marius'));
+    await poll(
+      () => switcher.locator('option').allInnerTexts(),
+      (o) => o.includes('Sidetalk') && o.includes('Professor Marius'),
+    );
     expect(await switcher.inputValue()).toBe('builtin:sidetalk');
     await openSettingsTab('characters');
     const list = panel.getByTestId('characters-settings');
@@ -121,7 +134,9 @@ describe('characters in the side panel', () => {
     expect(median(greeting.map((c) => c.peak))).toBeGreaterThan(0.01);
     expect(await panel.getByTestId('character-switcher').inputValue()).toBe('builtin:marius');
     // Persisted in chrome.storage.local by the background.
-    const stored = (await session.worker.evaluate(() => chrome.storage.local.get('characters'))) as { characters?: { activeId?: string } };
+    const stored = (await session.worker.evaluate(() => chrome.storage.local.get('characters'))) as {
+      characters?: { activeId?: string };
+    };
     expect(stored.characters?.activeId).toBe('builtin:marius');
   });
 
@@ -139,7 +154,10 @@ describe('characters in the side panel', () => {
     await form.getByLabel('Say word 1 as', { exact: true }).fill('Ay da');
     await form.getByRole('button', { name: 'Save' }).click();
     await list.getByText('Captain Ada').waitFor();
-    await poll(() => panel.getByTestId('character-switcher').locator('option').allInnerTexts(), (o) => o.includes('Captain Ada'));
+    await poll(
+      () => panel.getByTestId('character-switcher').locator('option').allInnerTexts(),
+      (o) => o.includes('Captain Ada'),
+    );
 
     const download = panel.waitForEvent('download');
     await list.getByRole('button', { name: 'Export Captain Ada' }).click();
@@ -152,9 +170,14 @@ describe('characters in the side panel', () => {
 
     await list.getByRole('button', { name: 'Delete Captain Ada' }).click();
     await panel.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
-    await poll(() => list.locator('.chars-item').count(), (n) => n === 2);
+    await poll(
+      () => list.locator('.chars-item').count(),
+      (n) => n === 2,
+    );
 
-    await list.locator('input[type=file]').setInputFiles({ name: 'ada.json', mimeType: 'application/json', buffer: Buffer.from(text) });
+    await list
+      .locator('input[type=file]')
+      .setInputFiles({ name: 'ada.json', mimeType: 'application/json', buffer: Buffer.from(text) });
     await list.getByText('Imported Captain Ada.').waitFor();
     await list.getByText('Captain Ada').first().waitFor();
     const all = (await sendFromPage<Reply<{ characters: { name: string; builtIn: boolean; pronunciations: unknown[] }[] }>>(
@@ -168,14 +191,30 @@ describe('characters in the side panel', () => {
   it('a bad import file shows a readable error and changes nothing', async () => {
     const list = panel.getByTestId('characters-settings');
     const count = await list.locator('.chars-item').count();
-    await list.locator('input[type=file]').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"not": json') });
-    await poll(() => list.getByRole('alert').innerText().catch(() => ''), (t) => t.includes("isn't valid JSON"));
+    await list
+      .locator('input[type=file]')
+      .setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"not": json') });
+    await poll(
+      () =>
+        list
+          .getByRole('alert')
+          .innerText()
+          .catch(() => ''),
+      (t) => t.includes("isn't valid JSON"),
+    );
     await list.locator('input[type=file]').setInputFiles({
       name: 'other.json',
       mimeType: 'application/json',
       buffer: Buffer.from(JSON.stringify({ format: 'something-else', version: 1 })),
     });
-    await poll(() => list.getByRole('alert').innerText().catch(() => ''), (t) => t.includes("isn't a Sidetalk characters file"));
+    await poll(
+      () =>
+        list
+          .getByRole('alert')
+          .innerText()
+          .catch(() => ''),
+      (t) => t.includes("isn't a Sidetalk characters file"),
+    );
     expect(await list.locator('.chars-item').count()).toBe(count);
   });
 });
@@ -254,9 +293,16 @@ describe('bring your own model server', () => {
     const asked = await panel.evaluate(() => (window as unknown as { __permissionRequests: unknown[] }).__permissionRequests);
     expect(asked).toEqual([{ origins: [`${proxy.url}/*`] }, { origins: [`${proxy.url}/*`] }]);
     const stored = (await session.worker.evaluate(() => chrome.storage.local.get('remoteLlm'))) as { remoteLlm: unknown };
-    expect(stored.remoteLlm).toMatchObject({ baseUrl: `${proxy.url}/v1`, model: 'qwen2.5:7b', apiKey: 'sk-test-secret', fallbackToLocal: true });
+    expect(stored.remoteLlm).toMatchObject({
+      baseUrl: `${proxy.url}/v1`,
+      model: 'qwen2.5:7b',
+      apiKey: 'sk-test-secret',
+      fallbackToLocal: true,
+    });
     // Never in page-visible storage.
-    expect(await panel.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }))).not.toContain('sk-test');
+    expect(await panel.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }))).not.toContain(
+      'sk-test',
+    );
   });
 
   it('answers a typed question from the server, spoken like a local reply', async () => {
@@ -268,7 +314,12 @@ describe('bring your own model server', () => {
     expect(await turnMarks(marksBefore)).toEqual(expect.arrayContaining(['first-speak', 'playback-started', 'reply-done']));
     const sent = openai.requests.slice(before).find((r) => r.path === '/v1/chat/completions')!;
     expect(sent.headers.authorization).toBe('Bearer sk-test-secret');
-    const body = sent.json as { model: string; stream: boolean; messages: { role: string; content: string }[]; tools?: unknown[] };
+    const body = sent.json as {
+      model: string;
+      stream: boolean;
+      messages: { role: string; content: string }[];
+      tools?: unknown[];
+    };
     expect(body).toMatchObject({ model: 'qwen2.5:7b', stream: true });
     // The active character's persona is the system prompt (Marius since the switch above).
     expect(body.messages[0]).toMatchObject({ role: 'system' });
@@ -278,7 +329,9 @@ describe('bring your own model server', () => {
   });
 
   it('runs a tool the server asks for through its tool-calling fields and speaks the follow-up', async () => {
-    const call = chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'calculate', arguments: '' } }] });
+    const call = chunk({
+      tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'calculate', arguments: '' } }],
+    });
     const args = chunk({ tool_calls: [{ index: 0, function: { arguments: '{"expression":"12 * 12"}' } }] });
     openai.scriptChat(
       { kind: 'sse', pieces: sseText([call, args], { finishReason: 'tool_calls' }) },
@@ -290,9 +343,15 @@ describe('bring your own model server', () => {
     await panel.getByTestId('card-calculation').waitFor({ state: 'visible' });
     const chats = openai.requests.slice(before).filter((r) => r.path === '/v1/chat/completions');
     expect(chats).toHaveLength(2);
-    const follow = chats[1]!.json as { messages: { role: string; content: string | null; tool_call_id?: string; tool_calls?: unknown[] }[]; tools?: unknown };
+    const follow = chats[1]!.json as {
+      messages: { role: string; content: string | null; tool_call_id?: string; tool_calls?: unknown[] }[];
+      tools?: unknown;
+    };
     expect(follow.tools).toBeUndefined();
-    expect(follow.messages.at(-2)).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_1', function: { name: 'calculate' } }] });
+    expect(follow.messages.at(-2)).toMatchObject({
+      role: 'assistant',
+      tool_calls: [{ id: 'call_1', function: { name: 'calculate' } }],
+    });
     expect(follow.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_1' });
     expect(follow.messages.at(-1)!.content).toContain('144');
   });
@@ -302,21 +361,28 @@ describe('bring your own model server', () => {
     const marksBefore = (await marks()).length;
     await typeAndSend('tell me a story about the sea');
     const notices = () => panel.evaluate(() => (window as unknown as { __notices: string[] }).__notices.slice());
-    await poll(notices, (n) => n.some((t) => t === "My model server isn't answering. Is it running? Using the local model for now."), 60_000);
+    await poll(
+      notices,
+      (n) => n.some((t) => t === "My model server isn't answering. Is it running? Using the local model for now."),
+      60_000,
+    );
     const names = await turnMarks(marksBefore, 90_000);
     expect(names).toEqual(expect.arrayContaining(['llm-start', 'first-speak', 'reply-done']));
     expect(await lastAssistantLine()).not.toContain("isn't answering");
   });
 
   it('server down with fallback off: the assistant says so in a short spoken line', async () => {
-    const stored = (await session.worker.evaluate(() => chrome.storage.local.get('remoteLlm'))) as { remoteLlm: Record<string, unknown> };
+    const stored = (await session.worker.evaluate(() => chrome.storage.local.get('remoteLlm'))) as {
+      remoteLlm: Record<string, unknown>;
+    };
     // Through the settings form: untick the fallback and save again.
     await openSettingsTab('server');
     const form = panel.getByTestId('model-server-settings');
     await form.getByLabel('Fall back to the local model if the server fails').uncheck();
     await form.getByRole('button', { name: 'Save and use' }).click();
     await poll(
-      () => session.worker.evaluate(() => chrome.storage.local.get('remoteLlm')) as Promise<{ remoteLlm: Record<string, unknown> }>,
+      () =>
+        session.worker.evaluate(() => chrome.storage.local.get('remoteLlm')) as Promise<{ remoteLlm: Record<string, unknown> }>,
       (s) => s.remoteLlm.fallbackToLocal === false,
     );
     expect(stored.remoteLlm.baseUrl).toBe(`${proxy.url}/v1`);

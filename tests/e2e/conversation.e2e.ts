@@ -44,7 +44,11 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     await panel.getByTestId('composer').fill('what is 12 times 12');
     await panel.getByRole('button', { name: 'Send' }).click();
     const assistant = panel.locator('.line.assistant').first();
-    await poll(() => assistant.innerText().catch(() => ''), (t) => t.includes('144'), 90_000);
+    await poll(
+      () => assistant.innerText().catch(() => ''),
+      (t) => t.includes('144'),
+      90_000,
+    );
     await panel.getByTestId('card-calculation').waitFor({ state: 'visible' });
     expect(await panel.locator('.line.user').first().innerText()).toContain('12 times 12');
     // The audio went through the side panel's player: its playback events reached the engine and ended the reply.
@@ -58,8 +62,8 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     const before = (await marks()).length;
     await panel.getByTestId('composer').fill('tell me a story about the sea');
     await panel.getByRole('button', { name: 'Send' }).click();
-    const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === "reply-done"), 90_000, 250).catch(async (e) => {
-      console.log("MARKS-AFTER", JSON.stringify((await marks()).slice(before)));
+    const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'reply-done'), 90_000, 250).catch(async (e) => {
+      console.log('MARKS-AFTER', JSON.stringify((await marks()).slice(before)));
       throw e;
     });
     const names = all.slice(before).map((m) => m.name);
@@ -78,8 +82,8 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     await sendFromPage(panel, request('settings/set', 'background', { patch: { computeBackend: 'wasm' } }));
     const before = (await marks()).length;
     await panel.getByTestId('orb').click();
-    const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === "reply-done"), 90_000, 250).catch(async (e) => {
-      console.log("MARKS-AFTER", JSON.stringify((await marks()).slice(before)));
+    const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'reply-done'), 90_000, 250).catch(async (e) => {
+      console.log('MARKS-AFTER', JSON.stringify((await marks()).slice(before)));
       throw e;
     });
     const names = all.slice(before).map((m) => m.name);
@@ -90,7 +94,10 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     expect(at('speech-start')).toBeLessThan(at('end-of-speech'));
     expect(at('end-of-speech')).toBeLessThan(at('first-speak'));
     expect(at('first-speak')).toBeLessThan(at('playback-started'));
-    await poll(() => panel.locator('.line.user').count(), (n) => n >= 3);
+    await poll(
+      () => panel.locator('.line.user').count(),
+      (n) => n >= 3,
+    );
     await panel.getByTestId('orb').click(); // hands-free off: mic released
     await poll(
       () => session.worker.evaluate(() => chrome.storage.local.get('settings')),
@@ -100,7 +107,10 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
 
   it('push-to-talk: holding Space listens, letting go ends the turn at once', async () => {
     // Hands-free from the previous test must be fully off (panel and engine) before push-to-talk applies.
-    await poll(() => panel.getByTestId('orb').getAttribute('aria-pressed'), (v) => v === 'false');
+    await poll(
+      () => panel.getByTestId('orb').getAttribute('aria-pressed'),
+      (v) => v === 'false',
+    );
     await poll(
       () => sendFromPage<Reply<{ mic: { capturing: boolean } }>>(panel, request('offscreen/status', 'offscreen')),
       (r) => r.ok && !r.data.mic.capturing,
@@ -120,17 +130,32 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
 
   it('loads a user GLB avatar after validating it, rejects a broken file, and can go back to the built-in one', async () => {
     await panel.getByTestId('settings-button').click();
-    await panel.getByTestId('avatar-file').setInputFiles({ name: 'broken.glb', mimeType: 'model/gltf-binary', buffer: Buffer.from('not a glb at all') });
+    await panel
+      .getByTestId('avatar-file')
+      .setInputFiles({ name: 'broken.glb', mimeType: 'model/gltf-binary', buffer: Buffer.from('not a glb at all') });
     await panel.getByTestId('avatar-error').waitFor({ state: 'visible' });
     const glb = readFileSync('public/avatars/sidetalk-default.glb');
     await panel.getByTestId('avatar-file').setInputFiles({ name: 'my-avatar.glb', mimeType: 'model/gltf-binary', buffer: glb });
-    await poll(() => panel.getByTestId('avatar-current').innerText(), (t) => t.includes('my-avatar.glb'));
-    await poll(() => panel.locator('.sidetalk-avatar').getAttribute('data-status'), (s) => s === 'ready' || s === 'no-webgl', 60_000);
+    await poll(
+      () => panel.getByTestId('avatar-current').innerText(),
+      (t) => t.includes('my-avatar.glb'),
+    );
+    await poll(
+      () => panel.locator('.sidetalk-avatar').getAttribute('data-status'),
+      (s) => s === 'ready' || s === 'no-webgl',
+      60_000,
+    );
     await panel.reload();
     await panel.getByTestId('settings-button').click();
-    await poll(() => panel.getByTestId('avatar-current').innerText(), (t) => t.includes('my-avatar.glb')); // kept across reloads
+    await poll(
+      () => panel.getByTestId('avatar-current').innerText(),
+      (t) => t.includes('my-avatar.glb'),
+    ); // kept across reloads
     await panel.getByTestId('avatar-default').click();
-    await poll(() => panel.getByTestId('avatar-current').innerText(), (t) => t.includes('built-in'));
+    await poll(
+      () => panel.getByTestId('avatar-current').innerText(),
+      (t) => t.includes('built-in'),
+    );
     await panel.getByTestId('settings-button').click();
   });
 
@@ -139,16 +164,27 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     await panel.getByRole('button', { name: 'Send' }).click();
     await panel.getByTestId('settings-button').click();
     const facts = panel.getByTestId('memory-fact');
-    await poll(() => facts.allInnerTexts(), (t) => t.join(' ').includes('Ada'), 60_000);
+    await poll(
+      () => facts.allInnerTexts(),
+      (t) => t.join(' ').includes('Ada'),
+      60_000,
+    );
     expect((await facts.allInnerTexts()).join(' ')).toContain('Lisbon');
     const stored = await session.worker.evaluate(() => chrome.storage.local.get('memory'));
     expect(JSON.stringify(stored)).toContain('Ada');
     await panel.getByTestId('forget-all').click();
-    await poll(() => facts.count(), (n) => n === 0);
+    await poll(
+      () => facts.count(),
+      (n) => n === 0,
+    );
     const after = await session.worker.evaluate(() => chrome.storage.local.get('memory'));
     expect(JSON.stringify(after)).not.toContain('Ada');
     await panel.getByTestId('settings-button').click();
-    await poll(() => panel.getByTestId('engine-state').innerText(), (t) => !/Thinking|Speaking/.test(t), 60_000);
+    await poll(
+      () => panel.getByTestId('engine-state').innerText(),
+      (t) => !/Thinking|Speaking/.test(t),
+      60_000,
+    );
   });
 
   it('the debug panel changes an engine threshold live and rejects an out-of-range value', async () => {

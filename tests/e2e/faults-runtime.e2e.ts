@@ -21,7 +21,8 @@ let panel: Page;
 
 const modelsState = () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('models/state', 'background'));
 const bundleOf = (r: Reply<WeightsSnapshot | null>, id: string) => (r.ok ? r.data?.bundles.find((b) => b.id === id) : undefined);
-const fault = (name: 'lose-gpu' | 'end-mic' | 'end-camera') => sendFromPage<Reply<unknown>>(panel, request('debug/fault', 'offscreen', { fault: name }));
+const fault = (name: 'lose-gpu' | 'end-mic' | 'end-camera') =>
+  sendFromPage<Reply<unknown>>(panel, request('debug/fault', 'offscreen', { fault: name }));
 const settings = async () => {
   const r = await sendFromPage<Reply<Settings>>(panel, request('settings/get', 'background'));
   if (!r.ok) throw new Error('no settings');
@@ -40,7 +41,12 @@ async function say(text: string): Promise<void> {
 }
 
 async function assistantLine(before: number, ok: (t: string) => boolean, timeoutMs = 120_000): Promise<string> {
-  const lines = await poll(() => panel.locator('.line.assistant').allInnerTexts(), (all) => all.slice(before).some(ok), timeoutMs, 200);
+  const lines = await poll(
+    () => panel.locator('.line.assistant').allInnerTexts(),
+    (all) => all.slice(before).some(ok),
+    timeoutMs,
+    200,
+  );
   return lines.slice(before).find(ok)!;
 }
 
@@ -50,7 +56,8 @@ async function stopServiceWorker(cdp: CDPSession, extensionId: string): Promise<
   cdp.on('ServiceWorker.workerVersionUpdated', (e: { versions: typeof versions }) => versions.push(...e.versions));
   await cdp.send('ServiceWorker.enable');
   const running = await poll(
-    async () => versions.filter((v) => v.scriptURL.startsWith(`chrome-extension://${extensionId}/`) && v.runningStatus === 'running'),
+    async () =>
+      versions.filter((v) => v.scriptURL.startsWith(`chrome-extension://${extensionId}/`) && v.runningStatus === 'running'),
     (v) => v.length > 0,
     10_000,
   );
@@ -83,7 +90,12 @@ describe('browser faults in the built extension', () => {
     try {
       await sendFromPage(panel, request('models/download', 'background', { bundleIds: [bundle.id] }));
       // The big file has started streaming (~4 s in all): stop the worker a second into it.
-      await poll(async () => fixtures.hub.log.slice(before).some((e) => e.path.endsWith(`/${big.path}`)), (v) => v, 30_000, 50);
+      await poll(
+        async () => fixtures.hub.log.slice(before).some((e) => e.path.endsWith(`/${big.path}`)),
+        (v) => v,
+        30_000,
+        50,
+      );
       await new Promise((r) => setTimeout(r, 1000));
       expect(bundleOf(await modelsState(), bundle.id)?.status).not.toBe('complete');
       await session.worker.evaluate(() => ((globalThis as unknown as { __beforeStop: boolean }).__beforeStop = true));
@@ -110,7 +122,9 @@ describe('browser faults in the built extension', () => {
       async () => session.context.serviceWorkers().filter((w) => w.url().includes(session.extensionId)),
       (ws) => ws.length > 0,
     );
-    const marker = await current.at(-1)!.evaluate(() => (globalThis as unknown as { __beforeStop?: boolean }).__beforeStop ?? false);
+    const marker = await current
+      .at(-1)!
+      .evaluate(() => (globalThis as unknown as { __beforeStop?: boolean }).__beforeStop ?? false);
     expect(marker).toBe(false);
     expect(big.size).toBeGreaterThan(100_000);
   });
@@ -133,7 +147,12 @@ describe('browser faults in the built extension', () => {
 
     before = await panel.locator('.line.assistant').count();
     await say('tell me a long story about the sea');
-    await poll(() => panel.getByTestId('engine-state').innerText(), (t) => /think|speak/i.test(t), 30_000, 50);
+    await poll(
+      () => panel.getByTestId('engine-state').innerText(),
+      (t) => /think|speak/i.test(t),
+      30_000,
+      50,
+    );
     expect(await fault('lose-gpu')).toMatchObject({ ok: true });
     await poll(notices, (n) => n.some((t) => /GPU stopped responding/.test(t)), 30_000, 200);
     const after = await poll(
@@ -143,7 +162,12 @@ describe('browser faults in the built extension', () => {
       250,
     );
     expect(after.ok).toBe(true);
-    await poll(() => panel.getByTestId('engine-state').innerText(), (t) => !/think|speak/i.test(t), 120_000, 250);
+    await poll(
+      () => panel.getByTestId('engine-state').innerText(),
+      (t) => !/think|speak/i.test(t),
+      120_000,
+      250,
+    );
     before = await panel.locator('.line.assistant').count();
     await say('what is 12 times 12');
     await assistantLine(before, (t) => t.includes('144'));
@@ -156,7 +180,16 @@ describe('browser faults in the built extension', () => {
     await setSettings({ debugPanel: true, visionEnabled: true });
     await poll(offscreenStatus, (s) => (s?.camera?.live ?? 0) > 0, 60_000, 250);
     expect(await fault('end-camera')).toMatchObject({ ok: true });
-    await poll(() => panel.locator('[data-testid="camera-pip"]').innerText().catch(() => ''), (t) => /disconnected/i.test(t), 15_000, 200);
+    await poll(
+      () =>
+        panel
+          .locator('[data-testid="camera-pip"]')
+          .innerText()
+          .catch(() => ''),
+      (t) => /disconnected/i.test(t),
+      15_000,
+      200,
+    );
     await poll(offscreenStatus, (s) => (s?.camera?.live ?? 0) === 0, 15_000, 200);
     await setSettings({ visionEnabled: false });
   });
@@ -175,6 +208,4 @@ describe('browser faults in the built extension', () => {
     await setSettings({ debugPanel: false });
     expect(session.errors.filter((e) => /uncaught/i.test(e))).toEqual([]);
   });
-
-
 });

@@ -23,7 +23,8 @@ const marks = (page: Page = panel) =>
   // While the document is being re-created nobody answers (undefined): no marks yet.
   sendFromPage<Reply<Mark[]> | undefined>(page, request('conversation/marks', 'offscreen')).then((r) => (r?.ok ? r.data : []));
 const lastTurnOf = (all: Mark[]) => Math.max(-1, ...all.map((m) => m.turnId));
-const modelsState = (page: Page = panel) => sendFromPage<Reply<WeightsSnapshot | null>>(page, request('models/state', 'background'));
+const modelsState = (page: Page = panel) =>
+  sendFromPage<Reply<WeightsSnapshot | null>>(page, request('models/state', 'background'));
 const bundleOf = (r: Reply<WeightsSnapshot | null>, id: string) => (r.ok ? r.data?.bundles.find((b) => b.id === id) : undefined);
 
 const WHISPER = ASR_BUNDLES.whisper;
@@ -62,7 +63,10 @@ async function downloadWhisper(): Promise<void> {
 
 async function deleteWhisper(): Promise<void> {
   await sendFromPage(panel, request('models/delete', 'background', { bundleId: WHISPER.id }));
-  await poll(() => modelsState(), (r) => bundleOf(r, WHISPER.id)?.status === 'missing');
+  await poll(
+    () => modelsState(),
+    (r) => bundleOf(r, WHISPER.id)?.status === 'missing',
+  );
 }
 
 /** Files of the whisper fixture that the cache holds (complete entries), by repo path. */
@@ -71,7 +75,10 @@ async function cachedWhisperFiles(): Promise<string[]> {
   const prefix = config.url.slice(0, -config.path.length);
   return panel.evaluate(async (p) => {
     const cache = await caches.open('transformers-cache');
-    return (await cache.keys()).map((r) => r.url).filter((u) => u.startsWith(p)).map((u) => u.slice(p.length));
+    return (await cache.keys())
+      .map((r) => r.url)
+      .filter((u) => u.startsWith(p))
+      .map((u) => u.slice(p.length));
   }, prefix);
 }
 
@@ -124,8 +131,16 @@ describe('download faults (models panel)', () => {
     }
     const alert = panel.getByTestId('models-error');
     await downloadWhisper();
-    await poll(() => modelsState(), (r) => bundleOf(r, WHISPER.id)?.status === 'complete', 60_000, 250);
-    await poll(() => alert.count(), (n) => n === 0);
+    await poll(
+      () => modelsState(),
+      (r) => bundleOf(r, WHISPER.id)?.status === 'complete',
+      60_000,
+      250,
+    );
+    await poll(
+      () => alert.count(),
+      (n) => n === 0,
+    );
     await deleteWhisper();
   });
 
@@ -134,13 +149,22 @@ describe('download faults (models panel)', () => {
     try {
       await downloadWhisper();
       const alert = panel.getByTestId('models-error');
-      await poll(() => alert.innerText().catch(() => ''), (t) => /not found on the server/.test(t), 60_000);
+      await poll(
+        () => alert.innerText().catch(() => ''),
+        (t) => /not found on the server/.test(t),
+        60_000,
+      );
       expect(bundleOf(await modelsState(), WHISPER.id)?.status).not.toBe('complete');
     } finally {
       fixtures.hub.setFault(repoKey('preprocessor_config.json'), null);
     }
     await downloadWhisper();
-    await poll(() => modelsState(), (r) => bundleOf(r, WHISPER.id)?.status === 'complete', 60_000, 250);
+    await poll(
+      () => modelsState(),
+      (r) => bundleOf(r, WHISPER.id)?.status === 'complete',
+      60_000,
+      250,
+    );
     await deleteWhisper();
   });
 
@@ -149,7 +173,11 @@ describe('download faults (models panel)', () => {
     try {
       await downloadWhisper();
       const alert = panel.getByTestId('models-error');
-      await poll(() => alert.innerText().catch(() => ''), (t) => /encoder_model\.onnx did not match its pinned checksum.*everything else you downloaded is kept/.test(t), 60_000);
+      await poll(
+        () => alert.innerText().catch(() => ''),
+        (t) => /encoder_model\.onnx did not match its pinned checksum.*everything else you downloaded is kept/.test(t),
+        60_000,
+      );
       const state = await modelsState();
       const whisper = bundleOf(state, WHISPER.id)!;
       expect(whisper.status).not.toBe('complete');
@@ -165,7 +193,12 @@ describe('download faults (models panel)', () => {
     }
     const before = fixtures.hub.log.length;
     await downloadWhisper();
-    await poll(() => modelsState(), (r) => bundleOf(r, WHISPER.id)?.status === 'complete', 60_000, 250);
+    await poll(
+      () => modelsState(),
+      (r) => bundleOf(r, WHISPER.id)?.status === 'complete',
+      60_000,
+      250,
+    );
     // The retry only fetched what was missing: config.json (kept) was not downloaded again.
     expect(transfers(fixtures.hub.log.slice(before), fixtures.file(WHISPER.id, 'config'))).toEqual([]);
     await deleteWhisper();
@@ -179,7 +212,12 @@ describe('download faults (models panel)', () => {
     const before = fixtures.hub.log.length;
     try {
       await downloadWhisper();
-      await poll(() => modelsState(), (r) => bundleOf(r, WHISPER.id)?.status === 'complete', 90_000, 250);
+      await poll(
+        () => modelsState(),
+        (r) => bundleOf(r, WHISPER.id)?.status === 'complete',
+        90_000,
+        250,
+      );
     } finally {
       fixtures.hub.setFault(repoKey(decoder), null);
     }
@@ -191,7 +229,10 @@ describe('download faults (models panel)', () => {
     const retries = requests.slice(1).filter((e) => e.status === 200 || e.status === 206);
     expect(retries.length, `retry requests: ${JSON.stringify(requests)}`).toBeGreaterThan(0);
     const resumedFrom = retries.map((e) => (e.status === 206 ? Number(/^bytes=(\d+)-$/.exec(e.range ?? '')?.[1] ?? NaN) : 0));
-    expect(resumedFrom.every((start) => start >= 0 && start <= cut), `retry requests: ${JSON.stringify(requests)}`).toBe(true);
+    expect(
+      resumedFrom.every((start) => start >= 0 && start <= cut),
+      `retry requests: ${JSON.stringify(requests)}`,
+    ).toBe(true);
     const bytes = await panel.evaluate(async (url) => {
       const res = await (await caches.open('transformers-cache')).match(url);
       return res ? (await res.arrayBuffer()).byteLength : -1;
@@ -221,23 +262,43 @@ describe('tool API faults (short, honest answers)', () => {
     // Retry-After must be exposed to be readable cross-origin (the real API is a host permission, so CORS never hides it).
     [
       '429 with a long Retry-After',
-      () => api.script('/geo/v1/search', [{ status: 429, headers: { 'retry-after': '120', 'access-control-expose-headers': 'Retry-After' }, json: { error: true } }]),
+      () =>
+        api.script('/geo/v1/search', [
+          {
+            status: 429,
+            headers: { 'retry-after': '120', 'access-control-expose-headers': 'Retry-After' },
+            json: { error: true },
+          },
+        ]),
       /asking me to slow down/i,
       1,
     ],
     [
       'persistent 429s (retried with back-off, then given up)',
-      () => api.script('/geo/v1/search', Array.from({ length: 3 }, () => ({ status: 429, json: { error: true } }))),
+      () =>
+        api.script(
+          '/geo/v1/search',
+          Array.from({ length: 3 }, () => ({ status: 429, json: { error: true } })),
+        ),
       /asking me to slow down/i,
       3,
     ],
-    ['HTTP 500', () => api.script('/geo/v1/search', [{ status: 500, json: { error: true, reason: 'boom' } }]), /had a problem/i, 1],
+    [
+      'HTTP 500',
+      () => api.script('/geo/v1/search', [{ status: 500, json: { error: true, reason: 'boom' } }]),
+      /had a problem/i,
+      1,
+    ],
     ['malformed JSON', () => api.script('/geo/v1/search', [{ body: '{"results": [ {"name": "Berl' }]), /couldn't read/i, 1],
     ['a timeout', () => api.script('/geo/v1/search', [{ delayMs: 9_000, json: {} }]), /took too long/i, 1],
   ];
   for (const [label, inject, answer, geoRequests] of cases) {
     it(`weather with ${label}: the assistant says so in one short sentence`, async () => {
-      await poll(() => panel.locator('main.panel').getAttribute('data-state'), (s) => s === 'idle', 60_000);
+      await poll(
+        () => panel.locator('main.panel').getAttribute('data-state'),
+        (s) => s === 'idle',
+        60_000,
+      );
       inject();
       const requestsBefore = api.requests.length;
       const before = await panel.locator('.line.assistant').count();
@@ -247,11 +308,17 @@ describe('tool API faults (short, honest answers)', () => {
       expect(line.length).toBeLessThan(120);
       expect(line).not.toMatch(/undefined|null|\{|Error:|HTTP|127\.0\.0\.1/);
       // The question is still in the transcript, and no weather card pretends to have an answer.
-      expect((await panel.locator('.line.user').allInnerTexts()).slice(userBefore)).toEqual([expect.stringContaining('weather in Berlin')]);
+      expect((await panel.locator('.line.user').allInnerTexts()).slice(userBefore)).toEqual([
+        expect.stringContaining('weather in Berlin'),
+      ]);
       expect(await panel.getByTestId('card-weather').count()).toBe(0);
       expect(api.requests.slice(requestsBefore).filter((r) => r.path === '/geo/v1/search')).toHaveLength(geoRequests);
       // The turn finished (the engine is not stuck on the failed tool).
-      await poll(() => panel.locator('main.panel').getAttribute('data-state'), (s) => s === 'idle', 60_000);
+      await poll(
+        () => panel.locator('main.panel').getAttribute('data-state'),
+        (s) => s === 'idle',
+        60_000,
+      );
     });
   }
 
@@ -265,7 +332,11 @@ describe('tool API faults (short, honest answers)', () => {
 
 describe('context faults during a conversation', () => {
   it('the offscreen document is closed mid-turn: it comes back, the panel is not left hanging, the next turn answers', async () => {
-    await poll(() => panel.locator('main.panel').getAttribute('data-state'), (s) => s === 'idle', 60_000);
+    await poll(
+      () => panel.locator('main.panel').getAttribute('data-state'),
+      (s) => s === 'idle',
+      60_000,
+    );
     const userBefore = await panel.locator('.line.user').count();
     const lastTurn = lastTurnOf(await marks());
     await say(panel, 'tell me a long story about the sea');
@@ -276,8 +347,16 @@ describe('context faults during a conversation', () => {
     expect(atClose.some((x) => x.turnId === turn && x.name === 'reply-done')).toBe(false);
 
     // The background re-creates the document (a side panel is open); the panel leaves "Thinking…" and says why.
-    await poll(() => contextTypes(session.worker), (t) => t.includes('OFFSCREEN_DOCUMENT'), 30_000);
-    await poll(() => panel.locator('main.panel').getAttribute('data-state'), (s) => s === 'idle', 30_000);
+    await poll(
+      () => contextTypes(session.worker),
+      (t) => t.includes('OFFSCREEN_DOCUMENT'),
+      30_000,
+    );
+    await poll(
+      () => panel.locator('main.panel').getAttribute('data-state'),
+      (s) => s === 'idle',
+      30_000,
+    );
     expect(await panel.getByTestId('conversation-notice').innerText()).toMatch(/restarted/);
     // Nothing typed was lost.
     const userLines = await panel.locator('.line.user').allInnerTexts();
@@ -295,29 +374,56 @@ describe('context faults during a conversation', () => {
   }, 360_000);
 
   it('the side panel is closed mid-reply and reopened: the new panel works and the engine was not stuck', async () => {
-    await poll(() => panel.locator('main.panel').getAttribute('data-state'), (s) => s === 'idle', 60_000);
+    await poll(
+      () => panel.locator('main.panel').getAttribute('data-state'),
+      (s) => s === 'idle',
+      60_000,
+    );
     await say(panel, 'tell me a long story about a lighthouse');
-    await poll(() => panel.locator('main.panel').getAttribute('data-state'), (s) => s === 'speaking' || s === 'thinking', 60_000, 50);
+    await poll(
+      () => panel.locator('main.panel').getAttribute('data-state'),
+      (s) => s === 'speaking' || s === 'thinking',
+      60_000,
+      50,
+    );
     await panel.close();
     panel = await openPanel();
     // The engine finishes or abandons the orphaned reply on its own (its playback watchdog), then takes new turns.
-    await poll(() => panel.locator('main.panel').getAttribute('data-state'), (s) => s === 'idle', 90_000);
+    await poll(
+      () => panel.locator('main.panel').getAttribute('data-state'),
+      (s) => s === 'idle',
+      90_000,
+    );
     const lastTurn = lastTurnOf(await marks(panel));
     await say(panel, 'what is 7 times 8');
     expect(await assistantLine(panel, 0, (t) => t.includes('56'))).toContain('56');
-    await poll(() => marks(panel), (m) => m.some((x) => x.turnId > lastTurn && x.name === 'reply-done'), 90_000, 250);
+    await poll(
+      () => marks(panel),
+      (m) => m.some((x) => x.turnId > lastTurn && x.name === 'reply-done'),
+      90_000,
+      250,
+    );
   }, 240_000);
 
   it('two side panels open at once: both show the reply, and the conversation goes on', async () => {
     const second = await openPanel();
-    await poll(() => panel.locator('main.panel').getAttribute('data-state'), (s) => s === 'idle', 60_000);
+    await poll(
+      () => panel.locator('main.panel').getAttribute('data-state'),
+      (s) => s === 'idle',
+      60_000,
+    );
     const firstBefore = await panel.locator('.line.assistant').count();
     const lastTurn = lastTurnOf(await marks(panel));
     await say(second, 'what is 9 times 9');
     expect(await assistantLine(second, 0, (t) => t.includes('81'))).toContain('81');
     expect(await assistantLine(panel, firstBefore, (t) => t.includes('81'))).toContain('81');
     // Two players reported playback for the same turn; the engine still finished it exactly once and goes on.
-    const all = await poll(() => marks(panel), (m) => m.some((x) => x.turnId > lastTurn && x.name === 'reply-done'), 90_000, 250);
+    const all = await poll(
+      () => marks(panel),
+      (m) => m.some((x) => x.turnId > lastTurn && x.name === 'reply-done'),
+      90_000,
+      250,
+    );
     expect(all.filter((x) => x.turnId > lastTurn && x.name === 'reply-done')).toHaveLength(1);
     const again = await panel.locator('.line.assistant').count();
     await say(panel, 'what is 6 times 7');
@@ -343,7 +449,9 @@ describe('microphone permission not granted', () => {
       expect(await page.getByTestId('orb').getAttribute('title')).toMatch(/Grant microphone access first/);
       // The composer does not depend on the microphone.
       expect(await page.getByTestId('composer').isEditable()).toBe(true);
-      const state = await page.evaluate(async () => (await navigator.permissions.query({ name: 'microphone' as PermissionName })).state);
+      const state = await page.evaluate(
+        async () => (await navigator.permissions.query({ name: 'microphone' as PermissionName })).state,
+      );
       expect(state).not.toBe('granted');
     } finally {
       await noMic.close();

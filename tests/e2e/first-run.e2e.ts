@@ -22,7 +22,8 @@ let fixtures: FixtureHub;
 let panel: Page;
 
 const state = () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('models/state', 'background'));
-const statusOf = (r: Reply<WeightsSnapshot | null>, id: string) => (r.ok ? r.data?.bundles.find((b) => b.id === id)?.status : undefined);
+const statusOf = (r: Reply<WeightsSnapshot | null>, id: string) =>
+  r.ok ? r.data?.bundles.find((b) => b.id === id)?.status : undefined;
 
 beforeAll(async () => {
   fixtures = await startFixtureHub();
@@ -31,7 +32,10 @@ beforeAll(async () => {
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 900 });
   await waitForOffscreen(session, panel);
-  await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url, computeBackend: 'wasm' } }));
+  await sendFromPage(
+    panel,
+    request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url, computeBackend: 'wasm' } }),
+  );
 });
 
 afterAll(async () => {
@@ -67,21 +71,35 @@ describe('first run on a fresh profile, hub in the real layout', () => {
     expect(resolves.length).toBeGreaterThan(0);
     for (const e of resolves) expect(commits.has(e.path.split('/resolve/')[1]!.split('/')[0]!), e.path).toBe(true);
     // Every LFS file of the default set came from the CDN origin, once.
-    const lfs = fixtures.manifest.bundles.filter((b) => b.default).flatMap((b) => b.files.filter((f) => f.lfs).map((f) => ({ b, f })));
+    const lfs = fixtures.manifest.bundles
+      .filter((b) => b.default)
+      .flatMap((b) => b.files.filter((f) => f.lfs).map((f) => ({ b, f })));
     for (const { b, f } of lfs) {
       const got = transfers(fixtures.hub.log, fixtures.file(b.id, f.role));
-      expect(got.map((e) => e.path), f.path).toEqual([`/cdn/${fixtures.file(b.id, f.role).key}`]);
+      expect(
+        got.map((e) => e.path),
+        f.path,
+      ).toEqual([`/cdn/${fixtures.file(b.id, f.role).key}`]);
     }
-    await poll(() => panel.getByTestId('download-defaults').innerText(), (t) => /Ready to talk/.test(t));
+    await poll(
+      () => panel.getByTestId('download-defaults').innerText(),
+      (t) => /Ready to talk/.test(t),
+    );
   });
 
   it('holds a spoken turn with what it downloaded', async () => {
     await panel.getByTestId('settings-button').click(); // back to the conversation
     const before = (await engineMarks(panel)).length;
     await panel.getByTestId('orb').click();
-    const all = await poll(() => engineMarks(panel), (m) => m.slice(before).some((x) => x.name === 'reply-done'), 120_000, 250);
+    const all = await poll(
+      () => engineMarks(panel),
+      (m) => m.slice(before).some((x) => x.name === 'reply-done'),
+      120_000,
+      250,
+    );
     const names = all.slice(before).map((m) => m.name);
-    for (const name of ['speech-start', 'end-of-speech', 'asr-done', 'first-speak', 'playback-started', 'reply-done']) expect(names).toContain(name);
+    for (const name of ['speech-start', 'end-of-speech', 'asr-done', 'first-speak', 'playback-started', 'reply-done'])
+      expect(names).toContain(name);
     await panel.getByTestId('orb').click();
     await poll(
       () => session.worker.evaluate(() => chrome.storage.local.get('settings')),
@@ -97,10 +115,19 @@ describe('first run on a fresh profile, hub in the real layout', () => {
       const r = await poll(state, (x) => x.ok && x.data?.lastError?.bundleId === TTS_GPU_BUNDLE.id, 60_000, 250);
       const err = r.ok ? r.data?.lastError : null;
       expect(err?.code).toBe('integrity');
-      expect(err?.message).toMatch(/^mimi_decoder\.onnx did not match its pinned checksum or size, so it was discarded; everything else you downloaded is kept/);
+      expect(err?.message).toMatch(
+        /^mimi_decoder\.onnx did not match its pinned checksum or size, so it was discarded; everything else you downloaded is kept/,
+      );
       expect(err?.message).not.toMatch(/https?:/);
       await panel.getByTestId('settings-button').click();
-      await poll(() => panel.getByTestId('models-error').innerText().catch(() => ''), (t) => /mimi_decoder\.onnx did not match/.test(t));
+      await poll(
+        () =>
+          panel
+            .getByTestId('models-error')
+            .innerText()
+            .catch(() => ''),
+        (t) => /mimi_decoder\.onnx did not match/.test(t),
+      );
       const after = await state();
       expect(statusOf(after, TTS_GPU_BUNDLE.id)).not.toBe('complete');
       for (const b of defaults()) expect(statusOf(after, b.id), b.id).toBe('complete');

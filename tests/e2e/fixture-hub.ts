@@ -35,7 +35,10 @@ export interface PinnedFixture {
 /** GETs that moved bytes of a file: at the CDN for LFS files (the hub's 302 carries none), at the hub otherwise. */
 export function transfers(log: readonly HubLogEntry[], file: PinnedFixture): HubLogEntry[] {
   const resolvePath = decodeURIComponent(new URL(file.url).pathname);
-  return log.filter((e) => e.method === 'GET' && e.status !== 302 && (e.path === `/cdn/${file.key}` || decodeURIComponent(e.path) === resolvePath));
+  return log.filter(
+    (e) =>
+      e.method === 'GET' && e.status !== 302 && (e.path === `/cdn/${file.key}` || decodeURIComponent(e.path) === resolvePath),
+  );
 }
 
 /**

@@ -126,7 +126,11 @@ export async function screenshotColours(page: Page, name: string): Promise<numbe
 
 /** Waits until the offscreen document exists and answers (its context appears before its listener does). */
 export async function waitForOffscreen(session: ExtensionSession, page: Page): Promise<void> {
-  await poll(() => contextTypes(session.worker), (t) => t.includes('OFFSCREEN_DOCUMENT'), 20_000);
+  await poll(
+    () => contextTypes(session.worker),
+    (t) => t.includes('OFFSCREEN_DOCUMENT'),
+    20_000,
+  );
   await poll(
     () => sendFromPage<{ ok?: boolean } | undefined>(page, request('offscreen/ping', 'offscreen')).catch(() => undefined),
     (r) => r?.ok === true,

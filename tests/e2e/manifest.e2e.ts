@@ -13,12 +13,21 @@ const manifest = JSON.parse(readFileSync(join(EXTENSION_DIR, 'manifest.json'), '
 
 describe('production manifest', () => {
   it('asks only for the permissions Sidetalk needs', () => {
-    expect([...manifest.permissions].sort()).toEqual(['activeTab', 'offscreen', 'scripting', 'sidePanel', 'storage', 'unlimitedStorage']);
+    expect([...manifest.permissions].sort()).toEqual([
+      'activeTab',
+      'offscreen',
+      'scripting',
+      'sidePanel',
+      'storage',
+      'unlimitedStorage',
+    ]);
   });
 
   it('limits host permissions to the model hub, Open-Meteo and Wikipedia', () => {
     for (const host of manifest.host_permissions) {
-      expect(host).toMatch(/^https:\/\/(\*\.)?(huggingface\.co|hf\.co|geocoding-api\.open-meteo\.com|api\.open-meteo\.com|wikipedia\.org)\/\*$/);
+      expect(host).toMatch(
+        /^https:\/\/(\*\.)?(huggingface\.co|hf\.co|geocoding-api\.open-meteo\.com|api\.open-meteo\.com|wikipedia\.org)\/\*$/,
+      );
     }
   });
 
@@ -41,7 +50,12 @@ describe('production manifest', () => {
   });
 
   it('bundles the runtime files instead of loading them from a CDN', () => {
-    for (const file of ['ort/ort-wasm-simd-threaded.asyncify.wasm', 'ort/ort-wasm-simd-threaded.asyncify.mjs', 'vad/silero_vad_v5.onnx', 'worklets/mic-framer.js']) {
+    for (const file of [
+      'ort/ort-wasm-simd-threaded.asyncify.wasm',
+      'ort/ort-wasm-simd-threaded.asyncify.mjs',
+      'vad/silero_vad_v5.onnx',
+      'worklets/mic-framer.js',
+    ]) {
       expect(readFileSync(join(EXTENSION_DIR, file)).length).toBeGreaterThan(1000);
     }
   });

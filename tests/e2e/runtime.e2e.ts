@@ -4,7 +4,16 @@ import type { Reply } from '../../core/protocol';
 import { MODEL_BUNDLES, TTS_GPU_BUNDLE } from '../../models/registry';
 import { makeSilenceWav, makeSpeechWav } from '../fixtures/audio/make-wav';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import { downloadModels, engineMarks, launchExtension, poll, request, sendFromPage, waitForOffscreen, type ExtensionSession } from './harness';
+import {
+  downloadModels,
+  engineMarks,
+  launchExtension,
+  poll,
+  request,
+  sendFromPage,
+  waitForOffscreen,
+  type ExtensionSession,
+} from './harness';
 
 type VadProbe = { frames: number; speechFrames: number; firstSpeechMs: number | null; msPerFrame: number };
 
@@ -47,11 +56,27 @@ describe('speech runtimes in the built extension', () => {
 
   it('runs Whisper ASR and the LLM on the WASM backend when the user picks CPU only', async () => {
     const { session, panel } = await open(makeSpeechWav('wasm-turn', 'Please tell me a joke.', 1.5, 20));
-    await downloadModels(panel, fixtures!.hub.url, MODEL_BUNDLES.filter((b) => b.id !== TTS_GPU_BUNDLE.id).map((b) => b.id)); // the GPU voice has its own e2e (tts-gpu)
-    await sendFromPage(panel, request('settings/set', 'background', { patch: { computeBackend: 'wasm', asrModel: 'whisper-base' } }));
+    await downloadModels(
+      panel,
+      fixtures!.hub.url,
+      MODEL_BUNDLES.filter((b) => b.id !== TTS_GPU_BUNDLE.id).map((b) => b.id),
+    ); // the GPU voice has its own e2e (tts-gpu)
+    await sendFromPage(
+      panel,
+      request('settings/set', 'background', { patch: { computeBackend: 'wasm', asrModel: 'whisper-base' } }),
+    );
     await panel.getByTestId('orb').click();
-    await poll(() => panel.getByTestId('engine-state').innerText(), (t) => t.includes('Models ready (CPU)'), 60_000);
-    const all = await poll(() => engineMarks(panel), (m) => m.some((x) => x.name === 'reply-done'), 90_000, 250);
+    await poll(
+      () => panel.getByTestId('engine-state').innerText(),
+      (t) => t.includes('Models ready (CPU)'),
+      60_000,
+    );
+    const all = await poll(
+      () => engineMarks(panel),
+      (m) => m.some((x) => x.name === 'reply-done'),
+      90_000,
+      250,
+    );
     const names = all.map((m) => m.name);
     for (const name of ['speech-start', 'asr-done', 'llm-start', 'first-speak', 'reply-done']) expect(names).toContain(name);
     await panel.getByTestId('orb').click();

@@ -28,7 +28,10 @@ describe('built extension in headless Chromium', () => {
 
   it('opening the side panel creates the offscreen document, which reports WebGPU and cross-origin isolation', async () => {
     const panel = await session.openPage('sidepanel.html');
-    await poll(() => contextTypes(session.worker), (types) => types.includes('OFFSCREEN_DOCUMENT'));
+    await poll(
+      () => contextTypes(session.worker),
+      (types) => types.includes('OFFSCREEN_DOCUMENT'),
+    );
     const reply = await poll(
       () => sendFromPage<Reply<AppStatus>>(panel, request('status/get', 'background')),
       (r) => r.ok && r.data.offscreen !== null,
@@ -38,7 +41,10 @@ describe('built extension in headless Chromium', () => {
     expect(gpu.available).toBe(true);
     expect(gpu.architecture).toBe('swiftshader');
     expect(crossOriginIsolated).toBe(true);
-    await poll(() => panel.getByTestId('engine-status').innerText(), (t) => t.includes('WebGPU'));
+    await poll(
+      () => panel.getByTestId('engine-status').innerText(),
+      (t) => t.includes('WebGPU'),
+    );
     await panel.close();
   });
 
@@ -56,7 +62,10 @@ describe('built extension in headless Chromium', () => {
 
   it('re-creates the offscreen document after it is killed while a side panel is open', async () => {
     const panel = await session.openPage('sidepanel.html');
-    await poll(() => contextTypes(session.worker), (types) => types.includes('OFFSCREEN_DOCUMENT'));
+    await poll(
+      () => contextTypes(session.worker),
+      (types) => types.includes('OFFSCREEN_DOCUMENT'),
+    );
     const before = await sendFromPage<Reply<{ startedAt: number }>>(panel, request('offscreen/ping', 'offscreen'));
     if (!before.ok) throw new Error(before.error.message);
 
@@ -105,7 +114,10 @@ describe('built extension in headless Chromium', () => {
   it('round-trips the popup vision toggle through the background to storage and back', async () => {
     const popup = await session.openPage('popup.html');
     const toggle = popup.getByTestId('vision-toggle');
-    await poll(() => toggle.isEnabled(), (on) => on);
+    await poll(
+      () => toggle.isEnabled(),
+      (on) => on,
+    );
     expect(await toggle.isChecked()).toBe(false);
     await toggle.click();
     await poll(
@@ -113,7 +125,10 @@ describe('built extension in headless Chromium', () => {
       (s) => (s as { settings?: Settings }).settings?.visionEnabled === true,
     );
     await popup.reload();
-    await poll(() => popup.getByTestId('vision-toggle').isChecked(), (on) => on);
+    await poll(
+      () => popup.getByTestId('vision-toggle').isChecked(),
+      (on) => on,
+    );
     await popup.getByTestId('vision-toggle').click();
     await poll(
       () => session.worker.evaluate(() => chrome.storage.local.get('settings')),
@@ -125,7 +140,10 @@ describe('built extension in headless Chromium', () => {
   it('opens the real side panel from the popup button (a user gesture)', async () => {
     const popup = await session.openPage('popup.html');
     await popup.getByTestId('open-panel').click();
-    const types = await poll(() => contextTypes(session.worker), (t) => t.includes('SIDE_PANEL'));
+    const types = await poll(
+      () => contextTypes(session.worker),
+      (t) => t.includes('SIDE_PANEL'),
+    );
     expect(types).toContain('SIDE_PANEL');
   });
 

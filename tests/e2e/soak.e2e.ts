@@ -68,13 +68,19 @@ interface TurnRecord {
 function script(i: number): { text: string; expect: RegExp; expected: string } {
   if (i % 5 === 4) return { text: 'what time is it', expect: /\b\d{1,2}[:.]\d{2}\b|o'clock/i, expected: 'a clock time' };
   // The language model itself (the others are answered by the calculator and the clock): GPU sessions, KV cache.
-  if (i % 5 === 2) return { text: `tell me something about the sea, part ${i}`, expect: /\w{3,}.*\w{3,}/, expected: 'an LLM reply' };
+  if (i % 5 === 2)
+    return { text: `tell me something about the sea, part ${i}`, expect: /\w{3,}.*\w{3,}/, expected: 'an LLM reply' };
   const a = 3 + (i % 17);
   const b = 2 + ((i * 7) % 13);
   return { text: `what is ${a} times ${b}`, expect: new RegExp(`\\b${a * b}\\b`), expected: String(a * b) };
 }
 
-const lastAssistant = () => panel.locator('.line.assistant').last().innerText().catch(() => '');
+const lastAssistant = () =>
+  panel
+    .locator('.line.assistant')
+    .last()
+    .innerText()
+    .catch(() => '');
 
 async function sample(turn: number): Promise<Sample> {
   await cdp.send('HeapProfiler.collectGarbage');
@@ -87,7 +93,10 @@ async function sample(turn: number): Promise<Sample> {
     return { outside: all - inTranscript, lines: document.querySelectorAll('.line').length };
   });
   const off = await sendFromPage<Reply<OffscreenStatus> | undefined>(panel, request('offscreen/status', 'offscreen'));
-  const gpu = await sendFromPage<Reply<{ backend: string; buffers: number; bytes: number }> | undefined>(panel, request('debug/gpu-stats', 'offscreen'));
+  const gpu = await sendFromPage<Reply<{ backend: string; buffers: number; bytes: number }> | undefined>(
+    panel,
+    request('debug/gpu-stats', 'offscreen'),
+  );
   const app = await sendFromPage<Reply<AppStatus>>(panel, request('status/get', 'background'));
   return {
     turn,
@@ -155,7 +164,9 @@ describe('soak: a long typed conversation', () => {
         ).catch(async (err: unknown) => {
           const turnMarks = (await marks()).filter((x) => x.turnId > lastTurn).map((x) => x.name);
           const notice = await panel.getByTestId('conversation-notice').allInnerTexts();
-          throw new Error(`turn ${i + 1} "${q.text}" got no answer: marks ${JSON.stringify(turnMarks)}, notice ${JSON.stringify(notice)}; ${String(err)}`);
+          throw new Error(
+            `turn ${i + 1} "${q.text}" got no answer: marks ${JSON.stringify(turnMarks)}, notice ${JSON.stringify(notice)}; ${String(err)}`,
+          );
         });
         const answerMs = Date.now() - t0;
         await poll(marks, (all) => all.some((x) => x.turnId > lastTurn && x.name === 'reply-done'), 60_000, 50);
@@ -178,7 +189,20 @@ describe('soak: a long typed conversation', () => {
       };
       writeFileSync(
         join(ARTIFACTS_DIR, 'soak.json'),
-        JSON.stringify({ turnsRun: turns.length, turnsWanted: TURNS, stoppedBy, budgetMs: BUDGET_MS, wallMs: Date.now() - started, drift, samples, turns }, null, 2),
+        JSON.stringify(
+          {
+            turnsRun: turns.length,
+            turnsWanted: TURNS,
+            stoppedBy,
+            budgetMs: BUDGET_MS,
+            wallMs: Date.now() - started,
+            drift,
+            samples,
+            turns,
+          },
+          null,
+          2,
+        ),
       );
       console.log(`[soak] ${turns.length} turns (${stoppedBy}); drift ${JSON.stringify(drift)}`);
 
@@ -193,15 +217,19 @@ describe('soak: a long typed conversation', () => {
       const end = samples.at(-1)!;
       expect(end.turn).toBeGreaterThan(base.turn);
       const bounded = (key: keyof Sample, slack = 0) =>
-        expect(end[key] as number, `${key}: ${base[key]} at turn ${base.turn} → ${end[key]} at turn ${end.turn}`).toBeLessThanOrEqual(
-          1.5 * (base[key] as number) + slack,
-        );
+        expect(
+          end[key] as number,
+          `${key}: ${base[key]} at turn ${base.turn} → ${end[key]} at turn ${end.turn}`,
+        ).toBeLessThanOrEqual(1.5 * (base[key] as number) + slack);
       bounded('jsHeapUsedBytes');
       bounded('domElementsOutsideTranscript');
       bounded('audioHandlers', 4);
       bounded('jsEventListeners', 10);
       // The speech worker's GPU device (the LLM runs there on SwiftShader WebGPU): buffers and bytes stay bounded.
-      expect(samples.filter((x) => x.turn > 0).every((x) => x.gpuBackend === 'webgpu'), 'the models left WebGPU').toBe(true);
+      expect(
+        samples.filter((x) => x.turn > 0).every((x) => x.gpuBackend === 'webgpu'),
+        'the models left WebGPU',
+      ).toBe(true);
       expect(base.gpuBuffers).toBeGreaterThan(0);
       bounded('gpuBuffers', 16);
       bounded('gpuBytes', 16 * 1024 * 1024);
@@ -210,7 +238,7 @@ describe('soak: a long typed conversation', () => {
       expect(end.workerGlobalScopes).toBe(base.workerGlobalScopes);
       expect(end.transcriptLines).toBeLessThanOrEqual(200);
     },
-    (BUDGET_MS + 600_000),
+    BUDGET_MS + 600_000,
   );
 
   it('logged no console errors', () => {

@@ -29,17 +29,6 @@ async function say(text: string): Promise<void> {
   await panel.getByRole('button', { name: 'Send' }).click();
 }
 
-async function lastAssistantLine(after: number): Promise<string> {
-  return poll(
-    async () => {
-      const lines = await panel.locator('.line.assistant').allInnerTexts();
-      return lines.length > after ? (lines.at(-1) ?? '') : '';
-    },
-    (t) => t.length > 0,
-    90_000,
-  );
-}
-
 beforeAll(async () => {
   fixtures = await startFixtureHub();
   api = await startFakeApiServer();
@@ -48,7 +37,10 @@ beforeAll(async () => {
     route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: ARTICLE }),
   );
   // The Wikipedia card shows the article's thumbnail from Wikimedia's image host: serve a real PNG for it locally.
-  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  const png = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+    'base64',
+  );
   await session.context.route('https://upload.wikimedia.org/**', (route) =>
     route.fulfill({ status: 200, contentType: 'image/png', body: png, headers: { 'Access-Control-Allow-Origin': '*' } }),
   );
@@ -78,7 +70,7 @@ afterAll(async () => {
 
 describe('tools and page context in the built extension', () => {
   it('weather: a holding line, then the answer from Open-Meteo (local stand-in) with a card and attribution', async () => {
-    const before = (await panel.locator('.line.assistant').count());
+    const before = await panel.locator('.line.assistant').count();
     await say("what's the weather in Berlin");
     await panel.getByTestId('card-weather').waitFor({ state: 'visible', timeout: 90_000 });
     const answer = await poll(
@@ -91,15 +83,23 @@ describe('tools and page context in the built extension', () => {
     expect(await panel.getByTestId('card-weather').innerText()).toMatch(/Open-Meteo/);
     expect(api.requests.some((r) => r.path === '/geo/v1/search')).toBe(true);
     const names = (await marks()).map((m) => m.name);
-    expect(names).toEqual(expect.arrayContaining(['holding-line', 'background-start', 'background-done', 'background-delivered']));
+    expect(names).toEqual(
+      expect.arrayContaining(['holding-line', 'background-start', 'background-done', 'background-delivered']),
+    );
   });
 
   it('Wikipedia: answers from the page summary and shows a card with a link', async () => {
     const before = await panel.locator('.line.assistant').count();
     await say('tell me about Ada Lovelace');
     await panel.getByTestId('card-wikipedia').waitFor({ state: 'visible', timeout: 90_000 });
-    expect(await panel.getByTestId('card-wikipedia').locator('a').getAttribute('href')).toMatch(/^https:\/\/en\.wikipedia\.org\/wiki\//);
-    await poll(() => panel.locator('.line.assistant').count(), (n) => n >= before + 2, 90_000);
+    expect(await panel.getByTestId('card-wikipedia').locator('a').getAttribute('href')).toMatch(
+      /^https:\/\/en\.wikipedia\.org\/wiki\//,
+    );
+    await poll(
+      () => panel.locator('.line.assistant').count(),
+      (n) => n >= before + 2,
+      90_000,
+    );
     expect((await panel.locator('.line.assistant').allInnerTexts()).at(-1)).toMatch(/Lovelace/);
     const wiki = api.requests.filter((r) => r.path.startsWith('/wiki/'));
     expect(wiki.length).toBeGreaterThan(0);
@@ -108,7 +108,10 @@ describe('tools and page context in the built extension', () => {
 
   it('reads the page the user is on (not its own tab), answers about it, and page text never triggers a tool', async () => {
     // The built extractor, injected into the article tab (Sidetalk's own tab is skipped): readable text with headings.
-    const read = await sendFromPage<Reply<{ ok: boolean; page?: { title: string; text: string; url: string } }>>(panel, request('page/read', 'background'));
+    const read = await sendFromPage<Reply<{ ok: boolean; page?: { title: string; text: string; url: string } }>>(
+      panel,
+      request('page/read', 'background'),
+    );
     expect(read.ok && read.data.ok).toBe(true);
     if (read.ok && read.data.page) {
       expect(read.data.page.url).toBe('https://en.wikipedia.org/wiki/Tidal_pool');
@@ -118,7 +121,11 @@ describe('tools and page context in the built extension', () => {
     const geoBefore = api.requests.filter((r) => r.path === '/geo/v1/search').length;
     const before = await panel.locator('.line.assistant').count();
     await say('what is this page about?');
-    await poll(() => panel.locator('.line.assistant').count(), (n) => n >= before + 2, 120_000);
+    await poll(
+      () => panel.locator('.line.assistant').count(),
+      (n) => n >= before + 2,
+      120_000,
+    );
     const lines = await panel.locator('.line.assistant').allInnerTexts();
     expect(lines[before]).toMatch(/page/i); // the holding line
     const all = await marks();
@@ -134,7 +141,11 @@ describe('tools and page context in the built extension', () => {
     await panel.bringToFront();
     const before = await panel.locator('.line.assistant').count();
     await say('summarize this page');
-    await poll(() => panel.locator('.line.assistant').count(), (n) => n >= before + 2, 90_000);
+    await poll(
+      () => panel.locator('.line.assistant').count(),
+      (n) => n >= before + 2,
+      90_000,
+    );
     expect((await panel.locator('.line.assistant').allInnerTexts()).at(-1)).toMatch(/Chrome|can't|cannot/i);
     await settingsPage.close();
   });

@@ -55,7 +55,16 @@ async function listen(panel: Page): Promise<void> {
 /** The "where the voice runs" line in Settings → Models, once it says `ok`. */
 async function voiceLine(panel: Page, ok: RegExp): Promise<string> {
   if ((await panel.getByTestId('compute-settings').count()) === 0) await panel.getByTestId('settings-button').click();
-  return poll(() => panel.getByTestId('voice-backend').innerText().catch(() => ''), (t) => ok.test(t), 15_000, 200);
+  return poll(
+    () =>
+      panel
+        .getByTestId('voice-backend')
+        .innerText()
+        .catch(() => ''),
+    (t) => ok.test(t),
+    15_000,
+    200,
+  );
 }
 
 const chunks = (panel: Page) => panel.evaluate(() => (window as unknown as { __chunks: Chunk[] }).__chunks.slice());
@@ -82,7 +91,11 @@ describe('Pocket TTS on WebGPU in the built extension', () => {
     expect(v).toHaveLength(1);
     expect(v[0]![1].pass).toBe(true);
     expect(v[0]![0]).toContain('swiftshader');
-    const got = await poll(() => chunks(panel), (c) => c.length >= (reply.ok ? reply.data.frames : 1), 10_000);
+    const got = await poll(
+      () => chunks(panel),
+      (c) => c.length >= (reply.ok ? reply.data.frames : 1),
+      10_000,
+    );
     expect(got.length).toBeGreaterThan(5);
     expect(got.every((c) => c.finite)).toBe(true);
     expect(Math.max(...got.map((c) => c.peak))).toBeGreaterThan(0.05);
@@ -106,7 +119,11 @@ describe('Pocket TTS on WebGPU in the built extension', () => {
     const v = Object.values(await verdicts(panel));
     expect(v).toHaveLength(1);
     expect(v[0]).toMatchObject({ pass: false });
-    const got = await poll(() => chunks(panel), (c) => c.length >= (reply.ok ? reply.data.frames : 1), 10_000);
+    const got = await poll(
+      () => chunks(panel),
+      (c) => c.length >= (reply.ok ? reply.data.frames : 1),
+      10_000,
+    );
     expect(got.length).toBeGreaterThan(6);
     expect(got.every((c) => c.finite)).toBe(true);
     // Sampled speech (temperature 0.7) can have a quiet frame; the voice as a whole is not silent.

@@ -61,8 +61,16 @@ async function previewClone(name: string): Promise<Chunk[]> {
   const button = voicesPanel().getByRole('button', { name: `Preview ${name}`, exact: true });
   const before = (await chunks()).length;
   await button.click();
-  const played = await poll(async () => (await chunks()).slice(before), (c) => c.length >= 3, 60_000);
-  await poll(() => button.innerText(), (t) => t === 'Preview', 60_000);
+  const played = await poll(
+    async () => (await chunks()).slice(before),
+    (c) => c.length >= 3,
+    60_000,
+  );
+  await poll(
+    () => button.innerText(),
+    (t) => t === 'Preview',
+    60_000,
+  );
   return played;
 }
 
@@ -72,7 +80,10 @@ let exportedId: string;
 
 beforeAll(async () => {
   fixtures = await startFixtureHub();
-  session = await launchExtension({ extensionDir: fixtures.extensionDir, micWav: makeSpeechWav('voices-mic', 'This is my own voice, recorded for a clone.', 0.5, 1) });
+  session = await launchExtension({
+    extensionDir: fixtures.extensionDir,
+    micWav: makeSpeechWav('voices-mic', 'This is my own voice, recorded for a clone.', 0.5, 1),
+  });
   await openPanel();
   await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url } }));
   await sendFromPage(panel, request('models/download', 'background', { bundleIds: [TTS_BUNDLE.id] }));
@@ -100,14 +111,19 @@ describe('voices in settings', () => {
     // Preview turns are negative: the engine's turns count up from 1 and ignore them.
     expect(played.every((c) => Number(c.turnId) < 0)).toBe(true);
     expect(Math.max(...played.map((c) => c.peak))).toBeGreaterThan(0.01);
-    await voicesPanel().getByRole('button', { name: 'Preview Marius' }).filter({ hasText: 'Preview' }).waitFor({ timeout: 60_000 });
+    await voicesPanel()
+      .getByRole('button', { name: 'Preview Marius' })
+      .filter({ hasText: 'Preview' })
+      .waitFor({ timeout: 60_000 });
   });
 
   it('cloning needs the consent box: the button stays disabled until it is ticked', async () => {
     const form = voicesPanel().getByTestId('clone-form');
     const submit = form.getByTestId('clone-submit');
     expect(await submit.isDisabled()).toBe(true);
-    await form.getByTestId('clone-file').setInputFiles(makeSpeechWav('clone-upload', 'Hello, this is a sample of my voice for cloning.', 0.2, 0.2));
+    await form
+      .getByTestId('clone-file')
+      .setInputFiles(makeSpeechWav('clone-upload', 'Hello, this is a sample of my voice for cloning.', 0.2, 0.2));
     await form.getByTestId('clone-clip').waitFor();
     expect(await submit.isDisabled()).toBe(true); // audio, but no consent
     await form.getByTestId('clone-consent').check();
@@ -115,19 +131,33 @@ describe('voices in settings', () => {
     await form.getByTestId('clone-consent').uncheck();
     expect(await submit.isDisabled()).toBe(true);
     // The offscreen document refuses a clone without consent even if a sender skips the UI.
-    const reply = await sendFromPage<Reply<unknown>>(panel, request('voices/clone', 'offscreen', { name: 'x', wavBase64: 'UklGRg==' }));
+    const reply = await sendFromPage<Reply<unknown>>(
+      panel,
+      request('voices/clone', 'offscreen', { name: 'x', wavBase64: 'UklGRg==' }),
+    );
     expect(reply.ok).toBe(false);
   });
 
   it('a file that is not audio is refused with a readable message', async () => {
     const form = voicesPanel().getByTestId('clone-form');
-    await form.getByTestId('clone-file').setInputFiles({ name: 'notes.wav', mimeType: 'audio/wav', buffer: Buffer.from('these are not audio samples at all') });
-    await poll(() => form.getByRole('alert').innerText().catch(() => ''), (t) => t.includes('isn’t audio Sidetalk can read'));
+    await form
+      .getByTestId('clone-file')
+      .setInputFiles({ name: 'notes.wav', mimeType: 'audio/wav', buffer: Buffer.from('these are not audio samples at all') });
+    await poll(
+      () =>
+        form
+          .getByRole('alert')
+          .innerText()
+          .catch(() => ''),
+      (t) => t.includes('isn’t audio Sidetalk can read'),
+    );
   });
 
   it('clones an uploaded voice with consent: listed as synthetic, playable, renamable', async () => {
     const form = voicesPanel().getByTestId('clone-form');
-    await form.getByTestId('clone-file').setInputFiles(makeSpeechWav('clone-upload', 'Hello, this is a sample of my voice for cloning.', 0.2, 0.2));
+    await form
+      .getByTestId('clone-file')
+      .setInputFiles(makeSpeechWav('clone-upload', 'Hello, this is a sample of my voice for cloning.', 0.2, 0.2));
     await form.getByTestId('clone-clip').waitFor();
     await form.getByTestId('clone-name').fill('Test voice');
     await form.getByTestId('clone-consent').check();
@@ -147,7 +177,11 @@ describe('voices in settings', () => {
 
     const before = (await chunks()).length;
     await row.getByRole('button', { name: 'Preview Test voice' }).click();
-    const played = await poll(async () => (await chunks()).slice(before), (c) => c.length >= 3, 60_000);
+    const played = await poll(
+      async () => (await chunks()).slice(before),
+      (c) => c.length >= 3,
+      60_000,
+    );
     expect(new Set(played.map((c) => c.voiceId))).toEqual(new Set([clone.id]));
 
     await row.getByRole('button', { name: 'Rename Test voice' }).click();
@@ -163,7 +197,15 @@ describe('voices in settings', () => {
     await form.getByTestId('clone-record').filter({ hasText: 'Stop recording' }).waitFor();
     await new Promise((r) => setTimeout(r, 2_000));
     await form.getByTestId('clone-record').click();
-    const text = await poll(() => form.getByTestId('clone-clip').innerText().catch(() => ''), (t) => t.includes('s of audio ready'), 15_000);
+    const text = await poll(
+      () =>
+        form
+          .getByTestId('clone-clip')
+          .innerText()
+          .catch(() => ''),
+      (t) => t.includes('s of audio ready'),
+      15_000,
+    );
     expect(Number.parseFloat(text)).toBeGreaterThan(1);
   });
 
@@ -186,7 +228,11 @@ describe('voices in settings', () => {
     await list.getByRole('button', { name: 'Edit Sidetalk copy' }).click();
     const form = panel.locator('form.chars-form');
     const voice = form.locator('select');
-    await poll(() => voice.locator('option').allInnerTexts(), (o) => o.includes('Renamed voice (cloned, synthetic)'), 60_000);
+    await poll(
+      () => voice.locator('option').allInnerTexts(),
+      (o) => o.includes('Renamed voice (cloned, synthetic)'),
+      60_000,
+    );
     await voice.selectOption({ label: 'Renamed voice (cloned, synthetic)' });
     await form.getByRole('button', { name: 'Save' }).click();
     await list.getByText('Sidetalk copy').waitFor();
@@ -194,7 +240,10 @@ describe('voices in settings', () => {
       ok: true;
       data: { characters: { name: string; voice: { kind: string; voiceId: string } }[] };
     };
-    expect(all.data.characters.find((c) => c.name === 'Sidetalk copy')!.voice).toMatchObject({ kind: 'cloned', voiceId: expect.stringMatching(/^clone-/) });
+    expect(all.data.characters.find((c) => c.name === 'Sidetalk copy')!.voice).toMatchObject({
+      kind: 'cloned',
+      voiceId: expect.stringMatching(/^clone-/),
+    });
   });
 
   it('exports a clone as a file: the stored STVOICE bytes with the consent inside', async () => {
@@ -218,7 +267,10 @@ describe('voices in settings', () => {
     exportedId = header.id;
     await statusText('Saved Renamed-voice.stvoice').waitFor();
     // The request answers with the same bytes the UI saved.
-    const reply = await sendFromPage<Reply<{ fileName: string; bytesBase64: string }>>(panel, request('voices/export', 'offscreen', { id: exportedId }));
+    const reply = await sendFromPage<Reply<{ fileName: string; bytesBase64: string }>>(
+      panel,
+      request('voices/export', 'offscreen', { id: exportedId }),
+    );
     expect(reply.ok && reply.data.fileName).toBe('Renamed-voice.stvoice');
     expect(reply.ok && Buffer.from(reply.data.bytesBase64, 'base64').equals(exported)).toBe(true);
   });
@@ -229,7 +281,10 @@ describe('voices in settings', () => {
     await row.waitFor({ timeout: 60_000 });
     await row.getByRole('button', { name: 'Delete Renamed voice' }).click();
     await row.getByRole('button', { name: 'Confirm delete Renamed voice' }).click();
-    await poll(() => voicesPanel().getByTestId('cloned-voice').count(), (n) => n === 0);
+    await poll(
+      () => voicesPanel().getByTestId('cloned-voice').count(),
+      (n) => n === 0,
+    );
   });
 
   it('imports the exported file: the voice is back under its id and speaks', async () => {
@@ -237,7 +292,12 @@ describe('voices in settings', () => {
     await statusText('Imported “Renamed voice”').waitFor({ timeout: 60_000 });
     await voicesPanel().getByTestId('cloned-voice').filter({ hasText: 'Renamed voice' }).waitFor();
     expect(await clones()).toEqual([
-      expect.objectContaining({ id: exportedId, name: 'Renamed voice', usable: true, consentStatement: expect.stringContaining('speaker’s permission') }),
+      expect.objectContaining({
+        id: exportedId,
+        name: 'Renamed voice',
+        usable: true,
+        consentStatement: expect.stringContaining('speaker’s permission'),
+      }),
     ]);
     const played = await previewClone('Renamed voice');
     expect(new Set(played.map((c) => c.voiceId))).toEqual(new Set([exportedId]));
@@ -277,15 +337,31 @@ describe('voices in settings', () => {
       }),
     );
     const cases: [string, Buffer, string][] = [
-      ['truncated.stvoice', exported.subarray(0, exported.length - 1000), 'That voice file is damaged or incomplete (bad tensors'],
+      [
+        'truncated.stvoice',
+        exported.subarray(0, exported.length - 1000),
+        'That voice file is damaged or incomplete (bad tensors',
+      ],
       ['header.stvoice', badHeader, 'That voice file is damaged: its header can’t be read.'],
       ['payload.stvoice', badPayload, 'That voice file is damaged or incomplete (bad tensors: not a PTVB1 file)'],
-      ['notes.stvoice', Buffer.from('These are my notes, not a voice.'), 'Could not import “notes.stvoice”. That file isn’t a Sidetalk voice file.'],
+      [
+        'notes.stvoice',
+        Buffer.from('These are my notes, not a voice.'),
+        'Could not import “notes.stvoice”. That file isn’t a Sidetalk voice file.',
+      ],
       ['french.stvoice', otherModel, 'That voice was made with another voice model (other-model/french_2026-01)'],
     ];
     for (const [name, buffer, message] of cases) {
       await importInput().setInputFiles({ name, mimeType: 'application/octet-stream', buffer });
-      await poll(() => voicesPanel().getByTestId('voices-error').innerText().catch(() => ''), (t) => t.includes(message), 60_000);
+      await poll(
+        () =>
+          voicesPanel()
+            .getByTestId('voices-error')
+            .innerText()
+            .catch(() => ''),
+        (t) => t.includes(message),
+        60_000,
+      );
       expect(await voicesPanel().getByTestId('voices-status').count()).toBe(0);
       expect(await voicesPanel().getByTestId('cloned-voice').count()).toBe(before.length);
     }

@@ -41,9 +41,15 @@ describe('model downloads in the built extension', () => {
 
     await panel.getByTestId('download-all').click();
     const llm = panel.getByTestId(`model-${MODEL_BUNDLES[0]!.id}`);
-    await poll(() => llm.getAttribute('data-status'), (s) => s === 'downloading');
+    await poll(
+      () => llm.getAttribute('data-status'),
+      (s) => s === 'downloading',
+    );
     // Progress shows real bytes of the real total while the slow file streams.
-    const text = await poll(() => llm.getByTestId('model-bytes').innerText(), (t) => /[1-9][\d.]* KB of/.test(t));
+    const text = await poll(
+      () => llm.getByTestId('model-bytes').innerText(),
+      (t) => /[1-9][\d.]* KB of/.test(t),
+    );
     expect(text).toMatch(/KB of [\d.]+ KB/);
     expect(await screenshotColours(panel, 'models-downloading')).toBeGreaterThan(20);
 
@@ -56,8 +62,14 @@ describe('model downloads in the built extension', () => {
       250,
     );
     expect(done.ok && done.data?.bundles.map((b) => b.id)).toEqual(MODEL_BUNDLES.map((b) => b.id));
-    await poll(() => llm.getAttribute('data-status'), (s) => s === 'complete');
-    await poll(() => panel.getByTestId('download-all').innerText(), (t) => t.includes('All models are ready'));
+    await poll(
+      () => llm.getAttribute('data-status'),
+      (s) => s === 'complete',
+    );
+    await poll(
+      () => panel.getByTestId('download-all').innerText(),
+      (t) => t.includes('All models are ready'),
+    );
     // The first, killed transfer of the slow file did not finish; a second request fetched it.
     const graphRequests = transfers(hub.log, fixtures.file(LLM_BUNDLE.id, 'model'));
     expect(graphRequests.length).toBeGreaterThanOrEqual(2);

@@ -31,12 +31,18 @@ export interface CloneRequest {
 
 export async function cloneVoice(model: PocketModel, req: CloneRequest): Promise<StoredVoice> {
   const consent = consentSchema.safeParse(req.consent);
-  if (!consent.success) throw new ConsentRequiredError('voice cloning needs the speaker’s explicit consent (statement + acceptedAt)');
-  if (!model.hasEncoder) throw new CloningUnavailableError('this bundle has no mimi_encoder (the ungated checkpoint cannot clone)');
+  if (!consent.success)
+    throw new ConsentRequiredError('voice cloning needs the speaker’s explicit consent (statement + acceptedAt)');
+  if (!model.hasEncoder)
+    throw new CloningUnavailableError('this bundle has no mimi_encoder (the ungated checkpoint cannot clone)');
   const { bundle, ort } = model;
   if (!(req.sampleRate > 0) || req.audio.length === 0) throw new CloneAudioError('empty audio or bad sample rate');
   for (const x of req.audio) if (!Number.isFinite(x)) throw new CloneAudioError('audio holds NaN/Inf samples');
-  const audio = prepareCloneAudio({ sampleRate: req.sampleRate, samples: req.audio }, bundle.sample_rate, ttsTunables.cloneMaxSeconds);
+  const audio = prepareCloneAudio(
+    { sampleRate: req.sampleRate, samples: req.audio },
+    bundle.sample_rate,
+    ttsTunables.cloneMaxSeconds,
+  );
   if (audio.length < bundle.samples_per_frame) throw new CloneAudioError('need at least one 80 ms frame of audio');
 
   const enc = await model.session('mimi_encoder').run({ audio: new ort.Tensor('float32', audio, [1, 1, audio.length]) });

@@ -105,7 +105,12 @@ class RestartChunk {
   constructor(readonly emitted: number) {}
 }
 
-export async function* synthesize(model: PocketModel, text: string, voice: Voice, opts: SynthesizeOptions = {}): AsyncGenerator<AudioFrame> {
+export async function* synthesize(
+  model: PocketModel,
+  text: string,
+  voice: Voice,
+  opts: SynthesizeOptions = {},
+): AsyncGenerator<AudioFrame> {
   const { ort, bundle } = model;
   const t = ttsTunables;
   const temperature = opts.temperature ?? t.temperature;
@@ -137,11 +142,16 @@ export async function* synthesize(model: PocketModel, text: string, voice: Voice
         // Prefill: text after the voice prefix, starting from a fresh copy of the voice state.
         const ids = new ort.Tensor('int64', BigInt64Array.from(chunk.ids.map(BigInt)), [1, chunk.ids.length]);
         const te = (await model.session('text_conditioner').run({ token_ids: ids })).embeddings!;
-        const prefill = await model.session('flow_lm_main').run({ sequence: emptySeq, text_embeddings: te, ...voiceFeeds(model, voice) });
+        const prefill = await model
+          .session('flow_lm_main')
+          .run({ sequence: emptySeq, text_embeddings: te, ...voiceFeeds(model, voice) });
         flow = threadStates(bundle.flow_lm_state_manifest, prefill);
         mimi = mimiAtStart ?? freshStates(ort, bundle.mimi_state_manifest);
         const room = cacheCapacity(model) - (await stepOfFeeds(model, flow));
-        const maxFrames = Math.min(maxFramesForTokens(chunk.ids.length, bundle.frame_rate, opts.maxFramesPerChunk ?? t.maxFramesPerChunk), room);
+        const maxFrames = Math.min(
+          maxFramesForTokens(chunk.ids.length, bundle.frame_rate, opts.maxFramesPerChunk ?? t.maxFramesPerChunk),
+          room,
+        );
         let x = new Float32Array(D).fill(NaN); // NaN = BOS: the graph swaps in its learned bos_emb
         let eosStep: number | null = null;
         const pending: Float32Array[] = [];
@@ -179,7 +189,9 @@ export async function* synthesize(model: PocketModel, text: string, voice: Voice
 
         for (let step = 0; step < maxFrames; step++) {
           throwIfAborted(opts.signal);
-          const o = await model.session('flow_lm_main').run({ sequence: new ort.Tensor('float32', x, [1, 1, D]), text_embeddings: emptyText, ...flow });
+          const o = await model
+            .session('flow_lm_main')
+            .run({ sequence: new ort.Tensor('float32', x, [1, 1, D]), text_embeddings: emptyText, ...flow });
           const eosLogit = (o.eos_logit!.data as Float32Array)[0]!;
           if (eosLogit > eosThreshold && eosStep === null) eosStep = step;
           if (eosStep !== null && step >= eosStep + chunk.framesAfterEos) break;

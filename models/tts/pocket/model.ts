@@ -87,12 +87,14 @@ export class PocketModel {
     let bos: Float32Array | null = null;
     if (bundle.insert_bos_before_voice && bundle.bos_before_voice_file) {
       const npy = parseNpyFloat32(need('bos_before_voice'));
-      if (npy.data.length !== bundle.conditioning_dim) throw new PocketLoadError(`bos_before_voice has ${npy.data.length} values`);
+      if (npy.data.length !== bundle.conditioning_dim)
+        throw new PocketLoadError(`bos_before_voice has ${npy.data.length} values`);
       bos = npy.data;
     }
     const model = new PocketModel(opts.ort, bundle, tokenizer, bos, files, opts);
     if (files.has('voices')) {
-      for (const v of parseVoicesBin(need('voices'))) model.voices.set(v.name, { id: v.name, name: v.name, kind: 'preset', tensors: v.tensors });
+      for (const v of parseVoicesBin(need('voices')))
+        model.voices.set(v.name, { id: v.name, name: v.name, kind: 'preset', tensors: v.tensors });
     }
     for (const [role, bytes] of files) {
       if (!role.startsWith('voice.')) continue;
@@ -111,7 +113,10 @@ export class PocketModel {
     const bytes = this.files.get(file)!;
     const session = this.opts.sessionFactory
       ? await this.opts.sessionFactory(graph, backend, bytes)
-      : await this.opts.ort.InferenceSession.create(bytes, this.opts.sessionOptions?.[backend] ?? this.defaultOptions(graph, backend));
+      : await this.opts.ort.InferenceSession.create(
+          bytes,
+          this.opts.sessionOptions?.[backend] ?? this.defaultOptions(graph, backend),
+        );
     const previous = this.sessions.get(graph);
     this.sessions.set(graph, { session, backend, file });
     await previous?.session.release?.();
@@ -123,8 +128,16 @@ export class PocketModel {
    */
   private defaultOptions(graph: GraphName, backend: TtsBackend): object {
     if (backend !== 'webgpu') return DEFAULT_SESSION_OPTIONS[backend];
-    const manifest = graph === 'flow_lm_main' ? this.bundle.flow_lm_state_manifest : graph === 'mimi_decoder' ? this.bundle.mimi_state_manifest : [];
-    return { ...DEFAULT_SESSION_OPTIONS.webgpu, preferredOutputLocation: Object.fromEntries(manifest.map((e) => [e.output_name, 'gpu-buffer'])) };
+    const manifest =
+      graph === 'flow_lm_main'
+        ? this.bundle.flow_lm_state_manifest
+        : graph === 'mimi_decoder'
+          ? this.bundle.mimi_state_manifest
+          : [];
+    return {
+      ...DEFAULT_SESSION_OPTIONS.webgpu,
+      preferredOutputLocation: Object.fromEntries(manifest.map((e) => [e.output_name, 'gpu-buffer'])),
+    };
   }
 
   session(graph: GraphName): OrtSessionLike {

@@ -16,11 +16,9 @@ export interface OrtSessionLike {
 }
 
 export interface OrtLike {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  Tensor: new (type: any, data: any, dims: readonly number[]) => OrtTensorLike;
+  Tensor: new (type: any, data: any, dims: readonly number[]) => OrtTensorLike; // eslint-disable-line @typescript-eslint/no-explicit-any -- onnxruntime-web and -node type these differently; both must fit
   InferenceSession: {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    create(model: Uint8Array, options?: any): Promise<OrtSessionLike>;
+    create(model: Uint8Array, options?: any): Promise<OrtSessionLike>; // eslint-disable-line @typescript-eslint/no-explicit-any -- session options differ between onnxruntime-web and -node
   };
 }
 

@@ -61,7 +61,15 @@ export interface VoiceInfo {
 export type TtsWorkerEvent =
   | { type: 'loaded'; backend: 'wasm' | 'webgpu'; bundleId: string; sampleRate: number; voices: VoiceInfo[]; threads: number }
   | { type: 'verdict'; key: string; verdict: { pass: boolean; reason?: string; at: number } }
-  | { type: 'audio'; requestId: string; frameIndex: number; chunkIndex: number; text: string; sampleRate: number; pcm: Float32Array }
+  | {
+      type: 'audio';
+      requestId: string;
+      frameIndex: number;
+      chunkIndex: number;
+      text: string;
+      sampleRate: number;
+      pcm: Float32Array;
+    }
   | { type: 'done'; requestId: string; frames: number; cancelled: boolean }
   | { type: 'backend'; backend: 'wasm'; reason: string; frameIndex: number }
   | { type: 'voice-cloned'; requestId: string; voice: VoiceInfo; bytes: Uint8Array }

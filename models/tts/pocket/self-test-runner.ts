@@ -2,7 +2,13 @@
  * Runs the WebGPU numeric self-test and decides the backend for a session. The candidate (WebGPU) and reference
  * (WASM) models synthesise the same fixed phrase with temperature 0 so their first frames are comparable.
  */
-import { judgeSelfTest, selfTestCacheKey, type AdapterIdentity, type SelfTestVerdict, type VerdictCache } from '../../../core/tts/self-test';
+import {
+  judgeSelfTest,
+  selfTestCacheKey,
+  type AdapterIdentity,
+  type SelfTestVerdict,
+  type VerdictCache,
+} from '../../../core/tts/self-test';
 import type { TtsBackend } from '../../../core/tts/backend-guard';
 import { synthesize } from './generator';
 import type { PocketModel } from './model';
@@ -14,7 +20,12 @@ async function firstFrames(model: PocketModel): Promise<Float32Array[]> {
   const voice = model.voices.values().next().value;
   if (!voice) throw new Error('self-test needs a preset voice');
   const frames: Float32Array[] = [];
-  for await (const f of synthesize(model, SELF_TEST_PHRASE, voice, { temperature: 0, maxFramesPerChunk: SELF_TEST_FRAMES, guardFrames: false })) frames.push(f.pcm);
+  for await (const f of synthesize(model, SELF_TEST_PHRASE, voice, {
+    temperature: 0,
+    maxFramesPerChunk: SELF_TEST_FRAMES,
+    guardFrames: false,
+  }))
+    frames.push(f.pcm);
   return frames;
 }
 
@@ -51,6 +62,11 @@ export async function decideBackend(args: {
   const cached = await args.cache.get(key);
   if (cached) return { backend: cached.pass ? 'webgpu' : 'wasm', source: 'cached' };
   const verdict = await args.test();
-  await args.cache.set(key, verdict.pass ? { pass: true, at: (args.now ?? Date.now)() } : { pass: false, reason: verdict.reason, at: (args.now ?? Date.now)() });
+  await args.cache.set(
+    key,
+    verdict.pass
+      ? { pass: true, at: (args.now ?? Date.now)() }
+      : { pass: false, reason: verdict.reason, at: (args.now ?? Date.now)() },
+  );
   return { backend: verdict.pass ? 'webgpu' : 'wasm', source: 'tested', verdict };
 }

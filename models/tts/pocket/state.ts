@@ -69,7 +69,13 @@ function sequenceAxis(prefixDims: readonly number[], capacityDims: readonly numb
 }
 
 /** Copies a [.., T, ..] prefix into slots 0..T−1 of a fresh [.., capacity, ..] array along `axis`. */
-function copyPrefix(prefix: Float32Array, prefixDims: readonly number[], into: Float32Array, dims: readonly number[], axis: number) {
+function copyPrefix(
+  prefix: Float32Array,
+  prefixDims: readonly number[],
+  into: Float32Array,
+  dims: readonly number[],
+  axis: number,
+) {
   const outer = elementCount(dims.slice(0, axis));
   const inner = elementCount(dims.slice(axis + 1));
   const t = prefixDims[axis]!;
@@ -96,22 +102,33 @@ export function voiceToFlowHostStates(manifest: readonly StateEntry[], voice: Ma
     if (e.key === 'cache') {
       const prefix = voice.get(e.path);
       if (!prefix || prefix.dtype !== 'float32') throw new StateError(`voice lacks ${e.path}`);
-      copyPrefix(prefix.data as Float32Array, prefix.dims, fresh.data as Float32Array, e.shape, sequenceAxis(prefix.dims, e.shape));
+      copyPrefix(
+        prefix.data as Float32Array,
+        prefix.dims,
+        fresh.data as Float32Array,
+        e.shape,
+        sequenceAxis(prefix.dims, e.shape),
+      );
     } else if (e.key === 'step') {
       const cache = voice.get(`${e.module}/cache`);
-      const axis = cache ? sequenceAxis(cache.dims, manifest.find((m) => m.path === `${e.module}/cache`)?.shape ?? cache.dims) : 2;
+      const axis = cache
+        ? sequenceAxis(cache.dims, manifest.find((m) => m.path === `${e.module}/cache`)?.shape ?? cache.dims)
+        : 2;
       const step = stepOf(voice, e.module) ?? BigInt(cache?.dims[axis] ?? 0);
       (fresh.data as BigInt64Array).fill(step);
     } else {
       const stored = voice.get(e.path);
-      if (stored && elementCount(stored.dims) === elementCount(e.shape) && stored.dtype === e.dtype) fresh.data.set(stored.data as never);
+      if (stored && elementCount(stored.dims) === elementCount(e.shape) && stored.dtype === e.dtype)
+        fresh.data.set(stored.data as never);
     }
     return fresh;
   });
 }
 
 async function hostOf(t: OrtTensorLike): Promise<HostTensor> {
-  const data = (t as { getData?: () => Promise<unknown> }).getData ? await (t as unknown as { getData(): Promise<unknown> }).getData() : t.data;
+  const data = (t as { getData?: () => Promise<unknown> }).getData
+    ? await (t as unknown as { getData(): Promise<unknown> }).getData()
+    : t.data;
   if (t.type === 'float32') return { dtype: 'float32', dims: [...t.dims], data: Float32Array.from(data as Float32Array) };
   if (t.type === 'int64') return { dtype: 'int64', dims: [...t.dims], data: BigInt64Array.from(data as BigInt64Array) };
   if (t.type === 'bool') return { dtype: 'bool', dims: [...t.dims], data: Uint8Array.from(data as Uint8Array) };

@@ -24,7 +24,9 @@ if (ort.env?.wasm) {
   // 1.1×, so playback would run dry on one. Threads need cross-origin isolation (the extension has it); the session
   // creation hang reported with threads elsewhere is covered by the e2e tests in headless Chromium.
   const cores = self.navigator.hardwareConcurrency || 1;
-  ort.env.wasm.numThreads = (self as unknown as { crossOriginIsolated?: boolean }).crossOriginIsolated ? Math.max(1, Math.min(4, cores - 1)) : 1;
+  ort.env.wasm.numThreads = (self as unknown as { crossOriginIsolated?: boolean }).crossOriginIsolated
+    ? Math.max(1, Math.min(4, cores - 1))
+    : 1;
   // ORT wasm files are copied into the extension build (never a CDN).
   ort.env.wasm.wasmPaths ??= new URL('/ort/', self.location.origin).href;
 }
@@ -34,14 +36,21 @@ const host = new PocketWorkerHost({
   post: (event, transfer) => self.postMessage(event, transfer ?? []),
   fetchBytes: async (url) => {
     // Weights come from the weights manager's cache (same key transformers.js uses), never straight off the network.
-    const cached = await caches.open('transformers-cache').then((c) => c.match(url)).catch(() => undefined);
+    const cached = await caches
+      .open('transformers-cache')
+      .then((c) => c.match(url))
+      .catch(() => undefined);
     const res = cached ?? (url.startsWith(self.location.origin) ? await fetch(url) : undefined);
     if (!res) throw new Error(`${url.split('/').pop()} is not downloaded yet`);
     if (!res.ok) throw new Error(`fetch ${url}: HTTP ${res.status}`);
     return new Uint8Array(await res.arrayBuffer());
   },
   adapterIdentity: async () => {
-    const gpu = (self.navigator as Navigator & { gpu?: { requestAdapter(): Promise<{ info?: { vendor: string; architecture: string; description: string } } | null> } }).gpu;
+    const gpu = (
+      self.navigator as Navigator & {
+        gpu?: { requestAdapter(): Promise<{ info?: { vendor: string; architecture: string; description: string } } | null> };
+      }
+    ).gpu;
     const adapter = await gpu?.requestAdapter();
     if (!adapter?.info) return null;
     return { vendor: adapter.info.vendor, architecture: adapter.info.architecture, description: adapter.info.description };

@@ -88,7 +88,12 @@ export class PocketWorkerHost {
           files.set(name, await this.deps.fetchBytes(src));
         } else files.set(name, src instanceof Uint8Array ? src : new Uint8Array(src));
       }
-      const base = { ort: this.deps.ort, files, sessionOptions: this.deps.sessionOptions, sessionFactory: this.deps.sessionFactory };
+      const base = {
+        ort: this.deps.ort,
+        files,
+        sessionOptions: this.deps.sessionOptions,
+        sessionFactory: this.deps.sessionFactory,
+      };
       await this.model?.release();
       this.model = null;
       this.verdictKey = null;
@@ -144,11 +149,23 @@ export class PocketWorkerHost {
         onBackendSwitch: (s) => {
           this.deps.post({ type: 'backend', backend: 'wasm', reason: s.reason, frameIndex: s.frameIndex });
           // A device that went bad mid-sentence is not trusted again: the next load goes straight to WASM.
-          if (this.verdictKey) this.deps.post({ type: 'verdict', key: this.verdictKey, verdict: { pass: false, reason: s.reason, at: Date.now() } });
+          if (this.verdictKey)
+            this.deps.post({ type: 'verdict', key: this.verdictKey, verdict: { pass: false, reason: s.reason, at: Date.now() } });
           this.verdictKey = null;
         },
       })) {
-        this.deps.post({ type: 'audio', requestId, frameIndex: f.frameIndex, chunkIndex: f.chunkIndex, text: f.text, sampleRate: rate, pcm: f.pcm }, [f.pcm.buffer]);
+        this.deps.post(
+          {
+            type: 'audio',
+            requestId,
+            frameIndex: f.frameIndex,
+            chunkIndex: f.chunkIndex,
+            text: f.text,
+            sampleRate: rate,
+            pcm: f.pcm,
+          },
+          [f.pcm.buffer],
+        );
         frames++;
       }
       this.deps.post({ type: 'done', requestId, frames, cancelled: false });
@@ -170,7 +187,13 @@ export class PocketWorkerHost {
       this.deps.post({ type: 'voice-cloned', requestId, voice: info(voice), bytes }, [bytes.buffer]);
     } catch (e) {
       const code: TtsErrorCode =
-        e instanceof ConsentRequiredError ? 'consent-required' : e instanceof CloningUnavailableError ? 'cloning-unavailable' : e instanceof CloneAudioError ? 'bad-audio' : 'synthesis-failed';
+        e instanceof ConsentRequiredError
+          ? 'consent-required'
+          : e instanceof CloningUnavailableError
+            ? 'cloning-unavailable'
+            : e instanceof CloneAudioError
+              ? 'bad-audio'
+              : 'synthesis-failed';
       this.error(code, (e as Error).message, requestId);
     }
   }
@@ -179,7 +202,8 @@ export class PocketWorkerHost {
     if (!this.model) return this.error('not-loaded', 'load a bundle first');
     try {
       const stored = deserializeVoice(bytes);
-      if (stored.bundleId !== this.model.bundleId) throw new VoiceFileError(`voice belongs to ${stored.bundleId}, not ${this.model.bundleId}`);
+      if (stored.bundleId !== this.model.bundleId)
+        throw new VoiceFileError(`voice belongs to ${stored.bundleId}, not ${this.model.bundleId}`);
       this.model.voices.set(stored.id, { id: stored.id, name: stored.name, kind: 'clone', tensors: stored.tensors });
       this.deps.post({ type: 'voices', voices: [...this.model.voices.values()].map(info) });
     } catch (e) {

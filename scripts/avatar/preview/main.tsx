@@ -17,7 +17,10 @@ render(
   <Avatar
     source={{ url: './sidetalk-default.glb' }}
     view="upper"
-    onReady={(h) => { w.harness.handle = h; log('ready'); }}
+    onReady={(h) => {
+      w.harness.handle = h;
+      log('ready');
+    }}
     onStarted={() => log('started')}
     onLevel={(v) => w.harness.levels.push(v)}
     onEnded={(i) => log('ended', i)}

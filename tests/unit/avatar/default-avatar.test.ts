@@ -2,7 +2,11 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { maxMorphDisplacement, morphNamesByMesh, nodeNames, parseGlb, validateAvatarGlb } from '../../../core/avatar/glb-check';
 import {
-  DEFAULT_AVATAR_MORPHS, MODEL_ROOT, MODELLED_MORPHS, REQUIRED_BONES, VISEME_MORPHS,
+  DEFAULT_AVATAR_MORPHS,
+  MODEL_ROOT,
+  MODELLED_MORPHS,
+  REQUIRED_BONES,
+  VISEME_MORPHS,
 } from '../../../core/avatar/required-names';
 import { buildAvatarScene, DEFAULT_AVATAR_PATH, exportGlb } from '../../../scripts/avatar/build-avatar';
 

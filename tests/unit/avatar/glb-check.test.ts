@@ -23,7 +23,13 @@ function avatarJson(opts: { bones?: readonly string[]; morphs?: readonly string[
   return {
     asset: { version: '2.0' },
     nodes: [{ name: MODEL_ROOT }, ...bones.map((b) => ({ name: `${opts.prefix ?? ''}${b}` })), { name: 'Face', mesh: 0 }],
-    meshes: [{ name: 'Face', primitives: [{ attributes: {} }], extras: { targetNames: [...(opts.morphs ?? CRASH_CRITICAL_MORPHS), 'viseme_aa'] } }],
+    meshes: [
+      {
+        name: 'Face',
+        primitives: [{ attributes: {} }],
+        extras: { targetNames: [...(opts.morphs ?? CRASH_CRITICAL_MORPHS), 'viseme_aa'] },
+      },
+    ],
   };
 }
 

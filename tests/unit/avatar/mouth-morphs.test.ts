@@ -4,7 +4,10 @@ import { AvatarProbe } from '../../../components/avatar/avatar-probe';
 
 function mesh(values: Record<string, number>): MorphMesh {
   const names = Object.keys(values);
-  return { morphTargetDictionary: Object.fromEntries(names.map((n, i) => [n, i])), morphTargetInfluences: names.map((n) => values[n]!) };
+  return {
+    morphTargetDictionary: Object.fromEntries(names.map((n, i) => [n, i])),
+    morphTargetInfluences: names.map((n) => values[n]!),
+  };
 }
 
 describe('mouth morphs', () => {
@@ -18,7 +21,13 @@ describe('mouth morphs', () => {
 
   it('closeMouth zeroes the animation state and the drawn influences, leaving other morphs alone', () => {
     const m = mesh({ viseme_O: 0.7, jawOpen: 0.4, mouthSmileLeft: 0.5 });
-    const state = (v: number) => ({ value: v, applied: v, newvalue: v as number | null, base: null as number | null, needsUpdate: true });
+    const state = (v: number) => ({
+      value: v,
+      applied: v,
+      newvalue: v as number | null,
+      base: null as number | null,
+      needsUpdate: true,
+    });
     const head = { mtAvatar: { viseme_O: state(0.7), jawOpen: state(0.4), mouthSmileLeft: state(0.5) }, morphs: [m] };
     closeMouth(head);
     expect(mouthOpenness([m])).toBe(0);

@@ -24,7 +24,11 @@ describe('stage benches, output check', () => {
 
 describe('stage benches, smoke mode', () => {
   it('runs every smoke job on WASM with valid outputs and renders the report', async () => {
-    const doc = await runInProcess(smokeJobs(), { distDir: defaultDistDir(), dawnToggles: [], liftoffOnly: true, log: () => {} }, 'smoke');
+    const doc = await runInProcess(
+      smokeJobs(),
+      { distDir: defaultDistDir(), dawnToggles: [], liftoffOnly: true, log: () => {} },
+      'smoke',
+    );
     expect(doc.results.map((r) => r.id)).toEqual(smokeJobs().map((j) => j.id));
     for (const r of doc.results) {
       expect(r.error, r.id).toBeUndefined();
@@ -41,7 +45,9 @@ describe('stage benches, smoke mode', () => {
     expect((byId['smoke-detector-fp32']?.metrics.outputDims as { logits: number[] }).logits).toEqual([1, 20, 8]);
     expect(byId['smoke-whisper']?.stage).toBe('asr');
     expect(byId['smoke-whisper']?.variant).toBe('whisper-base');
-    expect((byId['smoke-whisper']?.metrics.perLength as { encoderFrames: number }[]).map((p) => p.encoderFrames)).toEqual([1500, 1500]);
+    expect((byId['smoke-whisper']?.metrics.perLength as { encoderFrames: number }[]).map((p) => p.encoderFrames)).toEqual([
+      1500, 1500,
+    ]);
     const capture = byId['smoke-capture']!;
     expect(capture.stage).toBe('capture');
     expect(capture.metrics.off).toBeDefined();
@@ -49,7 +55,16 @@ describe('stage benches, smoke mode', () => {
     expect((capture.metrics.on as { skipped?: string }).skipped).toContain('n/a on wasm');
     expect(capture.metrics.speedup).toBeUndefined();
     const md = renderMarkdown(doc);
-    for (const heading of ['LLM (LFM2.5-1.2B-shaped)', 'Pocket TTS', 'ASR (Moonshine-base-shaped', 'Vision detector (D-FINE-M-shaped)', 'Graph capture (LLM decode step', '| whisper-base |', 'n/a on wasm']) expect(md).toContain(heading);
+    for (const heading of [
+      'LLM (LFM2.5-1.2B-shaped)',
+      'Pocket TTS',
+      'ASR (Moonshine-base-shaped',
+      'Vision detector (D-FINE-M-shaped)',
+      'Graph capture (LLM decode step',
+      '| whisper-base |',
+      'n/a on wasm',
+    ])
+      expect(md).toContain(heading);
     expect(md).toContain('Not run (not counted as passes): smoke-capture');
   }, 120_000);
 });
@@ -58,7 +73,15 @@ describe('stage benches, GPU plan', () => {
   it('puts the added jobs last, selectable with one --only prefix', () => {
     const all = gpuJobs();
     const added = selectJobs(all, ['x-*']);
-    expect(added.map((j) => j.stage).sort()).toEqual(['capture', 'capture', 'detector', 'detector', 'detector', 'whisper', 'whisper']);
+    expect(added.map((j) => j.stage).sort()).toEqual([
+      'capture',
+      'capture',
+      'detector',
+      'detector',
+      'detector',
+      'whisper',
+      'whisper',
+    ]);
     expect(all.slice(-added.length)).toEqual(added);
     expect(selectJobs(all, ['x-webgpu-detector-fp16']).map((j) => j.id)).toEqual(['x-webgpu-detector-fp16']);
   });

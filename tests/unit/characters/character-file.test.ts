@@ -41,7 +41,9 @@ describe('character file round trip', () => {
     expect(imported.slice(0, 2).map(withoutUpdatedAt)).toEqual([a, b].map(withoutUpdatedAt));
     // marius's id is a built-in id in the target, so it gets a fresh id; its name collides, so it is suffixed.
     const marius = (await source.get('builtin:marius'))!;
-    expect(withoutUpdatedAt(imported[2]!)).toEqual(withoutUpdatedAt({ ...marius, id: 'user:zzz', name: 'Professor Marius (2)', builtIn: false }));
+    expect(withoutUpdatedAt(imported[2]!)).toEqual(
+      withoutUpdatedAt({ ...marius, id: 'user:zzz', name: 'Professor Marius (2)', builtIn: false }),
+    );
     expect(imported.every((c) => c.updatedAt === 50_000)).toBe(true);
   });
 
@@ -68,7 +70,11 @@ describe('character file import validation', () => {
     ['a wrong avatar kind', fileWith([{ ...character(), avatar: { kind: 'url', href: 'http://x' } }]), /characters\.0\.avatar/],
     ['a path-like voice id', fileWith([character({ voice: { kind: 'cloned', voiceId: '../secret' } })]), /voiceId/],
     ['control characters', fileWith([character({ name: 'A\u0000B' })]), /control characters/],
-    ['too many characters', fileWith(Array.from({ length: MAX_CHARACTERS_PER_FILE + 1 }, (_, i) => character({ id: `user:${i}` }))), /characters/],
+    [
+      'too many characters',
+      fileWith(Array.from({ length: MAX_CHARACTERS_PER_FILE + 1 }, (_, i) => character({ id: `user:${i}` }))),
+      /characters/,
+    ],
   ])('rejects %s with a clear message', (_name, text, message) => {
     const r = parseCharacterFile(text, ctx());
     expect(r.ok).toBe(false);
@@ -76,7 +82,9 @@ describe('character file import validation', () => {
   });
 
   it('rejects an oversize file before parsing it', () => {
-    const big = fileWith([character({ persona: { name: 'A', style: 'x', greeting: 'y' } })], { padding: 'x'.repeat(MAX_CHARACTER_FILE_BYTES) });
+    const big = fileWith([character({ persona: { name: 'A', style: 'x', greeting: 'y' } })], {
+      padding: 'x'.repeat(MAX_CHARACTER_FILE_BYTES),
+    });
     const r = parseCharacterFile(big, ctx());
     expect(r).toEqual({ ok: false, error: 'That file is too large for a characters file (limit 256 KB).' });
     // Multi-byte text under the character limit but over the byte limit is refused too.
@@ -97,10 +105,9 @@ describe('character file import validation', () => {
 
   it('keeps script-ish strings as inert text and ignores unknown keys and __proto__', () => {
     const payload = '<img src=x onerror="alert(1)"><script>alert(2)</script>';
-    const raw = fileWith([{ ...character({ name: payload, persona: { name: 'P', style: payload, greeting: payload } }), extra: 1 }]).replace(
-      '"extra":1',
-      '"extra":1,"__proto__":{"polluted":true}',
-    );
+    const raw = fileWith([
+      { ...character({ name: payload, persona: { name: 'P', style: payload, greeting: payload } }), extra: 1 },
+    ]).replace('"extra":1', '"extra":1,"__proto__":{"polluted":true}');
     const r = parseCharacterFile(raw, ctx());
     expect(r.ok).toBe(true);
     if (r.ok) {

@@ -42,7 +42,9 @@ describe('CharacterStore', () => {
   it('rejects invalid drafts with a readable message and changes nothing', async () => {
     const store = makeStore();
     await expect(store.create(draft({ name: '   ' }))).rejects.toThrow(/name/);
-    await expect(store.create(draft({ voice: { kind: 'builtin', voiceId: '../../etc' } }))).rejects.toBeInstanceOf(CharacterError);
+    await expect(store.create(draft({ voice: { kind: 'builtin', voiceId: '../../etc' } }))).rejects.toBeInstanceOf(
+      CharacterError,
+    );
     expect(await store.list()).toHaveLength(BUILT_IN_CHARACTERS.length);
   });
 

@@ -17,7 +17,9 @@ async function mount(vnode: ComponentChild): Promise<HTMLElement> {
 }
 const settle = () => new Promise((r) => setTimeout(r, 0));
 function button(root: HTMLElement, label: string): HTMLButtonElement {
-  const b = [...root.querySelectorAll('button')].find((x) => x.getAttribute('aria-label') === label || x.textContent?.trim() === label);
+  const b = [...root.querySelectorAll('button')].find(
+    (x) => x.getAttribute('aria-label') === label || x.textContent?.trim() === label,
+  );
   if (!b) throw new Error(`no button "${label}"`);
   return b as HTMLButtonElement;
 }
@@ -40,10 +42,15 @@ describe('CharacterList', () => {
     const calls: string[] = [];
     const root = await mount(
       h(CharacterList, {
-        characters: [...BUILT_IN_CHARACTERS, mine], activeId: BUILT_IN_CHARACTERS[0]!.id,
-        onSwitch: (id) => calls.push(`switch ${id}`), onEdit: () => {}, onDuplicate: (id) => calls.push(`dup ${id}`),
-        onDelete: (id) => calls.push(`delete ${id}`), onExport: () => {}, onImport: () => {},
-        error: 'That file isn\'t valid JSON.',
+        characters: [...BUILT_IN_CHARACTERS, mine],
+        activeId: BUILT_IN_CHARACTERS[0]!.id,
+        onSwitch: (id) => calls.push(`switch ${id}`),
+        onEdit: () => {},
+        onDuplicate: (id) => calls.push(`dup ${id}`),
+        onDelete: (id) => calls.push(`delete ${id}`),
+        onExport: () => {},
+        onImport: () => {},
+        error: "That file isn't valid JSON.",
       }),
     );
     click(button(root, 'Talk with Mine'));
@@ -64,7 +71,16 @@ describe('CharacterEditor', () => {
 
   it('validates before saving and passes a clean draft', async () => {
     const saved: CharacterDraft[] = [];
-    const root = await mount(h(CharacterEditor, { character: mine, voices, userAvatars: [], onSave: (d) => saved.push(d), onCancel: () => {}, onDuplicate: () => {} }));
+    const root = await mount(
+      h(CharacterEditor, {
+        character: mine,
+        voices,
+        userAvatars: [],
+        onSave: (d) => saved.push(d),
+        onCancel: () => {},
+        onDuplicate: () => {},
+      }),
+    );
     const name = root.querySelector('input[type="text"]')!;
     type(name, '   ');
     await settle();
@@ -85,7 +101,16 @@ describe('CharacterEditor', () => {
 
   it('shows built-ins read-only with a duplicate action', async () => {
     const dups: string[] = [];
-    const root = await mount(h(CharacterEditor, { character: BUILT_IN_CHARACTERS[0]!, voices, userAvatars: [], onSave: () => {}, onCancel: () => {}, onDuplicate: (id) => dups.push(id) }));
+    const root = await mount(
+      h(CharacterEditor, {
+        character: BUILT_IN_CHARACTERS[0]!,
+        voices,
+        userAvatars: [],
+        onSave: () => {},
+        onCancel: () => {},
+        onDuplicate: (id) => dups.push(id),
+      }),
+    );
     expect((button(root, 'Save') as HTMLButtonElement).disabled).toBe(true);
     click(button(root, 'Duplicate to edit'));
     expect(dups).toEqual(['builtin:sidetalk']);
@@ -94,11 +119,24 @@ describe('CharacterEditor', () => {
 
 describe('ModelServerSettings', () => {
   it('refuses credentials in the address and saves a valid config with its origin pattern', async () => {
-    let form: ModelServerForm = { baseUrl: 'http://me:pw@localhost:11434', model: 'llama3.2:3b', apiKey: '', fallbackToLocal: true };
+    let form: ModelServerForm = {
+      baseUrl: 'http://me:pw@localhost:11434',
+      model: 'llama3.2:3b',
+      apiKey: '',
+      fallbackToLocal: true,
+    };
     const saved: [RemoteLlmConfig, string][] = [];
     const props = () => ({
-      value: form, onChange: (next: ModelServerForm) => { form = next; }, models: ['llama3.2:3b'], connection: { state: 'idle' as const },
-      onTestConnection: () => {}, onSave: (c: RemoteLlmConfig, p: string) => saved.push([c, p]), onDisable: () => {}, enabled: false,
+      value: form,
+      onChange: (next: ModelServerForm) => {
+        form = next;
+      },
+      models: ['llama3.2:3b'],
+      connection: { state: 'idle' as const },
+      onTestConnection: () => {},
+      onSave: (c: RemoteLlmConfig, p: string) => saved.push([c, p]),
+      onDisable: () => {},
+      enabled: false,
     });
     const root = await mount(h(ModelServerSettings, props()));
     submit(root);
@@ -113,6 +151,11 @@ describe('ModelServerSettings', () => {
     expect(root.textContent).toContain('http://localhost:11434/*');
     expect((root.querySelector('input[type="password"]') as HTMLInputElement).value).toBe('sk-1');
     submit(root);
-    expect(saved).toEqual([[{ baseUrl: 'http://localhost:11434/v1', model: 'llama3.2:3b', apiKey: 'sk-1', fallbackToLocal: true }, 'http://localhost:11434/*']]);
+    expect(saved).toEqual([
+      [
+        { baseUrl: 'http://localhost:11434/v1', model: 'llama3.2:3b', apiKey: 'sk-1', fallbackToLocal: true },
+        'http://localhost:11434/*',
+      ],
+    ]);
   });
 });

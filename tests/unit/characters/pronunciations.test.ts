@@ -18,9 +18,12 @@ describe('pronunciation overrides', () => {
     expect(say(input, SIDETALK)).toBe(expected);
   });
 
-  it.each(['Sidetalks are fun', 'MySidetalk', 'Sidetalk2', 'sidetalked', "Sidetalk'ed"])('leaves %j alone (not a word boundary)', (input) => {
-    expect(say(input, SIDETALK)).toBe(input);
-  });
+  it.each(['Sidetalks are fun', 'MySidetalk', 'Sidetalk2', 'sidetalked', "Sidetalk'ed"])(
+    'leaves %j alone (not a word boundary)',
+    (input) => {
+      expect(say(input, SIDETALK)).toBe(input);
+    },
+  );
 
   it('handles unicode letters as word characters', () => {
     expect(say('Café and cafés', [{ word: 'café', sayAs: 'ka-fay' }])).toBe('ka-fay and cafés');
@@ -37,9 +40,12 @@ describe('pronunciation overrides', () => {
   });
 
   it('treats regex characters in words literally and matches symbol-ending words', () => {
-    expect(say('I use C++ and C# daily; C is old.', [{ word: 'C++', sayAs: 'C plus plus' }, { word: 'C#', sayAs: 'C sharp' }])).toBe(
-      'I use C plus plus and C sharp daily; C is old.',
-    );
+    expect(
+      say('I use C++ and C# daily; C is old.', [
+        { word: 'C++', sayAs: 'C plus plus' },
+        { word: 'C#', sayAs: 'C sharp' },
+      ]),
+    ).toBe('I use C plus plus and C sharp daily; C is old.');
     expect(say('a.b aXb', [{ word: 'a.b', sayAs: 'A dot B' }])).toBe('A dot B aXb');
   });
 

@@ -13,7 +13,13 @@ describe('FactMemory', () => {
     m.observe('My dog is called Biscuit.', 3);
     m.observe('Actually I live in Lisbon now.', 4);
     const byKind = Object.fromEntries(m.all().map((f) => [f.kind, f.value]));
-    expect(byKind).toEqual({ name: 'Ana', location: 'Lisbon', preference: 'jazz', plan: 'flying to Rome on Friday', pet: 'Biscuit' });
+    expect(byKind).toEqual({
+      name: 'Ana',
+      location: 'Lisbon',
+      preference: 'jazz',
+      plan: 'flying to Rome on Friday',
+      pet: 'Biscuit',
+    });
     expect(m.select("What's the weather like where I live?").map((f) => f.kind)).toContain('location');
     expect(m.select('What should I pack for the trip?').map((f) => f.kind)).toEqual(['plan']);
     expect(m.select('Can you recommend some music?')[0]!.value).toBe('jazz');

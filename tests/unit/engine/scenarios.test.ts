@@ -24,7 +24,8 @@ const VAD_LAG_MS = 6 * FRAME_MS;
 
 function order(r: ScenarioResult, names: MarkName[]): number[] {
   const times = names.map((n) => r.first(n));
-  for (let i = 1; i < times.length; i++) expect(times[i], `${names[i]} after ${names[i - 1]}`).toBeGreaterThanOrEqual(times[i - 1]!);
+  for (let i = 1; i < times.length; i++)
+    expect(times[i], `${names[i]} after ${names[i - 1]}`).toBeGreaterThanOrEqual(times[i - 1]!);
   return times;
 }
 
@@ -44,11 +45,19 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
     const t = new TrackBuilder().pause(600).say('What is the capital of France?').pause(300);
     const seg = t.segments[0]!;
     const r = await runScenario(vad, {
-      user: t.build(), segments: t.segments, echoGain: 0.2,
+      user: t.build(),
+      segments: t.segments,
+      echoGain: 0.2,
       reply: () => 'The capital of France is Paris. It sits on the Seine.',
     });
     const [start, eos, , endpoint, firstSpeak, played, done] = order(r, [
-      'speech-start', 'end-of-speech', 'tentative-endpoint', 'endpoint', 'first-speak', 'playback-started', 'reply-done',
+      'speech-start',
+      'end-of-speech',
+      'tentative-endpoint',
+      'endpoint',
+      'first-speak',
+      'playback-started',
+      'reply-done',
     ]);
     between(start!, seg.startMs - 2 * FRAME_MS, seg.startMs + VAD_LAG_MS, 'onset');
     between(eos!, seg.endMs - 2 * FRAME_MS, seg.endMs + VAD_LAG_MS, 'end of speech');
@@ -73,8 +82,13 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
   });
 
   it('mid-thought pause after "and" does not end the turn', async () => {
-    const t = new TrackBuilder().pause(500).say('I want to plan a trip and').pause(900).say('maybe visit Lisbon in May.').pause(200);
-    const [first, second] = t.segments as [typeof t.segments[0], typeof t.segments[0]];
+    const t = new TrackBuilder()
+      .pause(500)
+      .say('I want to plan a trip and')
+      .pause(900)
+      .say('maybe visit Lisbon in May.')
+      .pause(200);
+    const [first, second] = t.segments as [(typeof t.segments)[0], (typeof t.segments)[0]];
     const r = await runScenario(vad, { user: t.build(), segments: t.segments });
     // A tentative endpoint in the pause, discarded when the user resumed; no endpoint until after the second half.
     // (Silero may also dip inside a phrase; such a tentative endpoint is discarded a frame or two later.)
@@ -89,9 +103,11 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
 
   it('resume after the endpoint but before any reply audio merges both halves into one turn', async () => {
     const t = new TrackBuilder().pause(500).say('Tell me about Lisbon.').pause(620).say('And its old trams.').pause(200);
-    const [firstSeg, secondSeg] = t.segments as [typeof t.segments[0], typeof t.segments[0]];
+    const [firstSeg, secondSeg] = t.segments as [(typeof t.segments)[0], (typeof t.segments)[0]];
     const r = await runScenario(vad, {
-      user: t.build(), segments: t.segments, latency: { llmFirstTokenMs: 450 },
+      user: t.build(),
+      segments: t.segments,
+      latency: { llmFirstTokenMs: 450 },
       reply: (turn) => (turn.text.includes('trams') ? 'Lisbon trams are famous. Line 28 is the classic.' : 'Lisbon is lovely.'),
     });
     const endpoints = r.marks('endpoint');
@@ -106,13 +122,25 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
     expect(firstPlayback!.at).toBeGreaterThan(endpoints[1]!.at);
     expect(r.speaks.every((s) => !s.sentence.startsWith('Lisbon is lovely'))).toBe(true);
     expect(r.respondCalls.at(-1)!.text).toBe('Tell me about Lisbon. And its old trams.');
-    expect(r.engine.messages.filter((m) => m.role === 'user')).toEqual([{ role: 'user', text: 'Tell me about Lisbon. And its old trams.' }]);
+    expect(r.engine.messages.filter((m) => m.role === 'user')).toEqual([
+      { role: 'user', text: 'Tell me about Lisbon. And its old trams.' },
+    ]);
   });
 
   it('barge-in during the reply aborts generation and playback together and keeps the pre-roll', async () => {
-    const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.').pause(3200).say('Stop, wait a second.').pause(200);
+    const t = new TrackBuilder()
+      .pause(500)
+      .say('Tell me a long story about a dragon.')
+      .pause(3200)
+      .say('Stop, wait a second.')
+      .pause(200);
     const barge = t.segments[1]!;
-    const r = await runScenario(vad, { user: t.build(), segments: t.segments, echoGain: 0.3, reply: (turn) => (turn.turnId === 1 || turn.text.includes('dragon') ? LONG_REPLY : 'Okay, I am listening.') });
+    const r = await runScenario(vad, {
+      user: t.build(),
+      segments: t.segments,
+      echoGain: 0.3,
+      reply: (turn) => (turn.turnId === 1 || turn.text.includes('dragon') ? LONG_REPLY : 'Okay, I am listening.'),
+    });
     const played = r.first('playback-started');
     expect(played).toBeLessThan(barge.startMs);
     const onset = r.first('barge-onset');
@@ -134,7 +162,13 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
 
   it('echo of its own voice alone never barges in', async () => {
     const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.').pause(200);
-    const r = await runScenario(vad, { user: t.build(), segments: t.segments, echoGain: 0.5, reply: () => LONG_REPLY, tailMs: 16000 });
+    const r = await runScenario(vad, {
+      user: t.build(),
+      segments: t.segments,
+      echoGain: 0.5,
+      reply: () => LONG_REPLY,
+      tailMs: 16000,
+    });
     const played = r.first('playback-started');
     expect(r.marks('barge-in')).toHaveLength(0);
     expect(r.marks('speech-start').filter((m) => m.at > played)).toHaveLength(0);
@@ -145,7 +179,12 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
   });
 
   it('keyboard typing, pink and brown noise produce no turn', async () => {
-    const t = new TrackBuilder().pause(300).add(keyboardTyping(4)).add(noise('pinknoise', 3, 0.15)).add(noise('brownnoise', 3, 0.3)).pause(300);
+    const t = new TrackBuilder()
+      .pause(300)
+      .add(keyboardTyping(4))
+      .add(noise('pinknoise', 3, 0.15))
+      .add(noise('brownnoise', 3, 0.3))
+      .pause(300);
     const r = await runScenario(vad, { user: t.build(), segments: [], tailMs: 1500 });
     expect(r.marks('endpoint')).toHaveLength(0);
     expect(r.transcribeCalls).toHaveLength(0);
@@ -180,7 +219,12 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
   });
 
   it('tool turn: holding line now, result at the next silence, one background task at a time', async () => {
-    const t = new TrackBuilder().pause(500).say("What's the weather in Tokyo?").pause(1600).say('Also, is it going to rain in Paris?').pause(200);
+    const t = new TrackBuilder()
+      .pause(500)
+      .say("What's the weather in Tokyo?")
+      .pause(1600)
+      .say('Also, is it going to rain in Paris?')
+      .pause(200);
     const clockOf: { clock?: ManualClock } = {};
     let runs = 0;
     const route = (turn: UserTurn): BackgroundTask | null =>
@@ -195,11 +239,19 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
           }
         : null;
     const r = await runScenario(vad, {
-      user: t.build(), segments: t.segments, route, tailMs: 9000,
+      user: t.build(),
+      segments: t.segments,
+      route,
+      tailMs: 9000,
       reply: () => 'Paris looks dry today.',
       onClock: (c) => (clockOf.clock = c),
     });
-    const [holdingAt, bgStart, bgDone, delivered] = order(r, ['holding-line', 'background-start', 'background-done', 'background-delivered']);
+    const [holdingAt, bgStart, bgDone, delivered] = order(r, [
+      'holding-line',
+      'background-start',
+      'background-done',
+      'background-delivered',
+    ]);
     expect(r.speaks[0]!.sentence).toBe('Let me check the weather.');
     between(r.speaks[0]!.at, holdingAt!, holdingAt! + FRAME_MS, 'holding line spoken at once');
     between(bgDone! - bgStart!, 2500, 2500 + FRAME_MS, 'background task time');

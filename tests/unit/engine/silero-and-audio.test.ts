@@ -31,7 +31,8 @@ describe('Silero v5 runner (real model, onnxruntime-node)', () => {
 
 describe('Resampler16k + Framer', () => {
   it('turns 48 kHz capture into 16 kHz frames, keeping in-band tones and removing aliasing ones', () => {
-    const tone = (hz: number, n: number) => Float32Array.from({ length: n }, (_, i) => 0.5 * Math.sin((2 * Math.PI * hz * i) / 48000));
+    const tone = (hz: number, n: number) =>
+      Float32Array.from({ length: n }, (_, i) => 0.5 * Math.sin((2 * Math.PI * hz * i) / 48000));
     const run = (input: Float32Array) => {
       const r = new Resampler16k(48000);
       const parts: Float32Array[] = [];

@@ -7,8 +7,19 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { GlbError, MAX_AVATAR_BYTES, parseGlb, validateAvatarGlb } from '../../../core/avatar/glb-check';
 import { CRASH_CRITICAL_MORPHS, MODEL_ROOT, REQUIRED_BONES } from '../../../core/avatar/required-names';
-import { CHARACTER_FILE_FORMAT, CHARACTER_FILE_VERSION, MAX_CHARACTER_FILE_BYTES, parseCharacterFile } from '../../../core/characters';
-import { deserializeVoice, MAX_VOICE_FILE_BYTES, serializeVoice, VoiceFileError, type StoredVoice } from '../../../core/tts/voice-store';
+import {
+  CHARACTER_FILE_FORMAT,
+  CHARACTER_FILE_VERSION,
+  MAX_CHARACTER_FILE_BYTES,
+  parseCharacterFile,
+} from '../../../core/characters';
+import {
+  deserializeVoice,
+  MAX_VOICE_FILE_BYTES,
+  serializeVoice,
+  VoiceFileError,
+  type StoredVoice,
+} from '../../../core/tts/voice-store';
 import { parseVoicesBin, VoicesBinError, writeVoicesBin } from '../../../core/tts/voices-bin';
 import { decodeWav, encodeWav, WavError } from '../../../core/tts/wav';
 import { arbitrary, mutate, Rng } from './arbitrary';
@@ -42,7 +53,9 @@ function avatarJson(): Record<string, unknown> {
   return {
     asset: { version: '2.0' },
     nodes: [{ name: MODEL_ROOT }, ...REQUIRED_BONES.map((b) => ({ name: b })), { name: 'Face', mesh: 0 }],
-    meshes: [{ name: 'Face', primitives: [{ attributes: {} }], extras: { targetNames: [...CRASH_CRITICAL_MORPHS, 'viseme_aa'] } }],
+    meshes: [
+      { name: 'Face', primitives: [{ attributes: {} }], extras: { targetNames: [...CRASH_CRITICAL_MORPHS, 'viseme_aa'] } },
+    ],
   };
 }
 
@@ -83,13 +96,61 @@ describe('hostile avatar GLBs', () => {
     const cases: [string, Uint8Array, RegExp][] = [
       ['empty', new Uint8Array(0), /Not a GLB/],
       ['tiny', good.subarray(0, 11), /Not a GLB/],
-      ['fbx', (() => { const b = good.slice(); b.set(new TextEncoder().encode('Kayd'), 0); return b; })(), /does not start with "glTF"/],
-      ['version 1', (() => { const b = good.slice(); new DataView(b.buffer).setUint32(4, 1, true); return b; })(), /version 1/],
-      ['declared 4 GB', (() => { const b = good.slice(); new DataView(b.buffer).setUint32(8, 0xffffffff, true); return b; })(), /truncated/],
-      ['chunk 4 GB', (() => { const b = good.slice(); new DataView(b.buffer).setUint32(12, 0xfffffff0, true); return b; })(), /truncated/],
+      [
+        'fbx',
+        (() => {
+          const b = good.slice();
+          b.set(new TextEncoder().encode('Kayd'), 0);
+          return b;
+        })(),
+        /does not start with "glTF"/,
+      ],
+      [
+        'version 1',
+        (() => {
+          const b = good.slice();
+          new DataView(b.buffer).setUint32(4, 1, true);
+          return b;
+        })(),
+        /version 1/,
+      ],
+      [
+        'declared 4 GB',
+        (() => {
+          const b = good.slice();
+          new DataView(b.buffer).setUint32(8, 0xffffffff, true);
+          return b;
+        })(),
+        /truncated/,
+      ],
+      [
+        'chunk 4 GB',
+        (() => {
+          const b = good.slice();
+          new DataView(b.buffer).setUint32(12, 0xfffffff0, true);
+          return b;
+        })(),
+        /truncated/,
+      ],
       ['cut in half', good.subarray(0, good.length >> 1), /truncated/],
-      ['header only', (() => { const b = good.slice(0, 20); new DataView(b.buffer).setUint32(8, 20, true); return b; })(), /truncated|no JSON chunk/],
-      ['no json chunk', (() => { const b = good.slice(); new DataView(b.buffer).setUint32(16, 0x004e4942, true); return b; })(), /no JSON chunk/],
+      [
+        'header only',
+        (() => {
+          const b = good.slice(0, 20);
+          new DataView(b.buffer).setUint32(8, 20, true);
+          return b;
+        })(),
+        /truncated|no JSON chunk/,
+      ],
+      [
+        'no json chunk',
+        (() => {
+          const b = good.slice();
+          new DataView(b.buffer).setUint32(16, 0x004e4942, true);
+          return b;
+        })(),
+        /no JSON chunk/,
+      ],
     ];
     for (const [label, bytes, message] of cases) {
       const r = expectVerdict(bytes, label);
@@ -101,16 +162,33 @@ describe('hostile avatar GLBs', () => {
   it('JSON bombs and hostile JSON shapes: refused, no TypeError', () => {
     const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
     const shapes: string[] = [
-      'null', '5', '"glTF"', '[]', 'true', '{}', deep(100_000), `{"nodes":${deep(50_000)}}`,
-      '{"nodes":5}', '{"nodes":"Armature"}', '{"nodes":[null,5,"x",[]]}', '{"nodes":{"length":3}}',
+      'null',
+      '5',
+      '"glTF"',
+      '[]',
+      'true',
+      '{}',
+      deep(100_000),
+      `{"nodes":${deep(50_000)}}`,
+      '{"nodes":5}',
+      '{"nodes":"Armature"}',
+      '{"nodes":[null,5,"x",[]]}',
+      '{"nodes":{"length":3}}',
       '{"nodes":[{"name":5},{"name":null},{"name":{"toString":1}}]}',
-      '{"meshes":7}', '{"meshes":[null]}', '{"meshes":[{"primitives":5,"extras":{"targetNames":"viseme_aa"}}]}',
-      '{"meshes":[{"extras":null}]}', '{"meshes":[{"extras":{"targetNames":[null,{},[1]]}}]}',
+      '{"meshes":7}',
+      '{"meshes":[null]}',
+      '{"meshes":[{"primitives":5,"extras":{"targetNames":"viseme_aa"}}]}',
+      '{"meshes":[{"extras":null}]}',
+      '{"meshes":[{"extras":{"targetNames":[null,{},[1]]}}]}',
       `{"meshes":[{"extras":{"targetNames":${JSON.stringify(Array.from({ length: 200_000 }, (_, i) => `m${i}`))}}}]}`,
-      '{"extensionsRequired":"KHR_draco_mesh_compression"}', '{"extensionsRequired":[5,null]}', '{"extensionsRequired":{}}',
+      '{"extensionsRequired":"KHR_draco_mesh_compression"}',
+      '{"extensionsRequired":[5,null]}',
+      '{"extensionsRequired":{}}',
       '{"__proto__":{"nodes":[]},"constructor":{"prototype":{"polluted":1}}}',
       `{"nodes":[{"name":"${MODEL_ROOT}"}],"asset":{"version":${'9'.repeat(400)}}}`,
-      '\u0000\u0000\u0000', '{"a":"\ud800"}', '{"a":1,}',
+      '\u0000\u0000\u0000',
+      '{"a":"\ud800"}',
+      '{"a":1,}',
     ];
     for (const text of shapes) {
       const r = expectVerdict(glbOf(text), text.slice(0, 60));
@@ -128,7 +206,12 @@ describe('hostile avatar GLBs', () => {
       const how = rng.int(0, 4);
       if (how === 0) for (let k = 0; k < rng.int(1, 16); k++) bytes[rng.int(0, bytes.length - 1)] = rng.int(0, 255);
       else if (how === 1) bytes = bytes.subarray(0, rng.int(0, bytes.length));
-      else if (how === 2) new DataView(bytes.buffer).setUint32(4 * rng.int(0, 6), rng.pick([0, 1, 7, 0xffffffff, 0x80000000, bytes.length, bytes.length + 4]), true);
+      else if (how === 2)
+        new DataView(bytes.buffer).setUint32(
+          4 * rng.int(0, 6),
+          rng.pick([0, 1, 7, 0xffffffff, 0x80000000, bytes.length, bytes.length + 4]),
+          true,
+        );
       else if (how === 3) bytes = glbOf(JSON.stringify(mutate(rng, avatarJson()), jsonSafe) ?? 'null');
       else bytes = rng.bytes(rng.int(0, 256));
       expectVerdict(bytes, `glb #${i} (how ${how})`);
@@ -184,7 +267,15 @@ describe('hostile WAV uploads', () => {
       ['8-bit', set16(pcm16.slice(), 34, 8), false],
       ['mu-law', set16(pcm16.slice(), 20, 7), false],
       ['no data chunk', pcm16.slice(0, 36), false],
-      ['data before fmt', (() => { const b = pcm16.slice(); b.set(new TextEncoder().encode('data'), 12); return b; })(), false],
+      [
+        'data before fmt',
+        (() => {
+          const b = pcm16.slice();
+          b.set(new TextEncoder().encode('data'), 12);
+          return b;
+        })(),
+        false,
+      ],
       // A data size larger than the file is tolerated (streaming writers leave it at 0xFFFFFFFF) but bounded by the bytes.
       ['data size 4 GB', set32(pcm16.slice(), 40, 0xffffffff), true],
       ['65535 channels', set16(pcm16.slice(), 22, 65535), true],
@@ -199,7 +290,8 @@ describe('hostile WAV uploads', () => {
       const how = rng.int(0, 3);
       if (how === 0) for (let k = 0; k < rng.int(1, 8); k++) bytes[rng.int(0, 64)] = rng.int(0, 255);
       else if (how === 1) bytes = bytes.subarray(0, rng.int(0, bytes.length));
-      else if (how === 2) new DataView(bytes.buffer).setUint32(4 * rng.int(1, 10), rng.pick([0, 1, 3, 0xffffffff, 0x7fffffff, 16, 18, 40]), true);
+      else if (how === 2)
+        new DataView(bytes.buffer).setUint32(4 * rng.int(1, 10), rng.pick([0, 1, 3, 0xffffffff, 0x7fffffff, 16, 18, 40]), true);
       else bytes = rng.bytes(rng.int(0, 128));
       expectWav(bytes, `wav #${i}`);
     }
@@ -217,7 +309,10 @@ function voice(): StoredVoice {
     consent: { statement: 'This is my voice, or I have permission.', acceptedAt: 1_700_000_000_000 },
     synthetic: true,
     tensors: new Map([
-      ['transformer.layers.0.self_attn/cache', { dtype: 'float32' as const, dims: [2, 1, 3, 4], data: new Float32Array(24).fill(0.5) }],
+      [
+        'transformer.layers.0.self_attn/cache',
+        { dtype: 'float32' as const, dims: [2, 1, 3, 4], data: new Float32Array(24).fill(0.5) },
+      ],
       ['transformer.layers.0.self_attn/offset', { dtype: 'int64' as const, dims: [1], data: BigInt64Array.of(3n) }],
     ]),
   };
@@ -265,8 +360,22 @@ describe('hostile voice files', () => {
     const cases: [string, Uint8Array][] = [
       ['empty', new Uint8Array(0)],
       ['wrong magic', new TextEncoder().encode('RIFF....WAVEfmt ')],
-      ['version 2', (() => { const b = good.slice(); new DataView(b.buffer).setUint16(7, 2, true); return b; })()],
-      ['header length 4 GB', (() => { const b = good.slice(); new DataView(b.buffer).setUint32(9, 0xffffffff, true); return b; })()],
+      [
+        'version 2',
+        (() => {
+          const b = good.slice();
+          new DataView(b.buffer).setUint16(7, 2, true);
+          return b;
+        })(),
+      ],
+      [
+        'header length 4 GB',
+        (() => {
+          const b = good.slice();
+          new DataView(b.buffer).setUint32(9, 0xffffffff, true);
+          return b;
+        })(),
+      ],
       ['no consent', header({ ...meta, consent: undefined })],
       ['not synthetic', header({ ...meta, synthetic: false })],
       ['huge name', header({ ...meta, name: 'x'.repeat(100_000) })],
@@ -287,14 +396,18 @@ describe('hostile voice files', () => {
 
   it('thousands of random mutations: a voice or VoiceFileError, and PTVB1 only VoicesBinError', () => {
     const rng = new Rng(0x7015e);
-    const ptvb = writeVoicesBin([{ name: 'a', tensors: voice().tensors }, { name: 'b', tensors: voice().tensors }]);
+    const ptvb = writeVoicesBin([
+      { name: 'a', tensors: voice().tensors },
+      { name: 'b', tensors: voice().tensors },
+    ]);
     for (let i = 0; i < 3000; i++) {
       const src = rng.chance(0.5) ? good : ptvb;
       let bytes: Uint8Array = src.slice();
       const how = rng.int(0, 3);
       if (how === 0) for (let k = 0; k < rng.int(1, 8); k++) bytes[rng.int(0, bytes.length - 1)] = rng.int(0, 255);
       else if (how === 1) bytes = bytes.subarray(0, rng.int(0, bytes.length));
-      else if (how === 2) new DataView(bytes.buffer).setUint32(rng.int(0, bytes.length - 4), rng.pick([0, 0xffffffff, 0x10000, 7]), true);
+      else if (how === 2)
+        new DataView(bytes.buffer).setUint32(rng.int(0, bytes.length - 4), rng.pick([0, 0xffffffff, 0x10000, 7]), true);
       else bytes = rng.bytes(rng.int(0, 200));
       if (src === good) expectVoice(bytes, `voice #${i}`);
       else {
@@ -313,7 +426,12 @@ describe('hostile voice files', () => {
 describe('hostile character import files', () => {
   const ctx = () => {
     let n = 0;
-    return { existingIds: new Set<string>(['user:a']), existingNames: new Set<string>(['Ada']), now: 9_000, newId: () => `user:n${++n}` };
+    return {
+      existingIds: new Set<string>(['user:a']),
+      existingNames: new Set<string>(['Ada']),
+      now: 9_000,
+      newId: () => `user:n${++n}`,
+    };
   };
   const character = {
     id: 'user:a',
@@ -366,7 +484,11 @@ describe('hostile character import files', () => {
       ['51 characters', JSON.stringify({ ...file, characters: Array.from({ length: 51 }, () => character) }), /problems/],
       ['html in id', JSON.stringify({ ...file, characters: [{ ...character, id: '<img src=x>' }] }), /problems/],
       ['control chars', JSON.stringify({ ...file, characters: [{ ...character, name: 'A\u0007da' }] }), /problems/],
-      ['path in glb ref', JSON.stringify({ ...file, characters: [{ ...character, avatar: { kind: 'user', glbId: '../../x' } }] }), /problems/],
+      [
+        'path in glb ref',
+        JSON.stringify({ ...file, characters: [{ ...character, avatar: { kind: 'user', glbId: '../../x' } }] }),
+        /problems/,
+      ],
     ];
     for (const [label, text, message] of cases) {
       const r = expectImport(text, label);
@@ -382,11 +504,11 @@ describe('hostile character import files', () => {
       const how = rng.int(0, 3);
       const text =
         how === 0
-          ? JSON.stringify(mutate(rng, file), jsonSafe) ?? 'undefined'
+          ? (JSON.stringify(mutate(rng, file), jsonSafe) ?? 'undefined')
           : how === 1
             ? JSON.stringify(file).slice(0, rng.int(0, 400))
             : how === 2
-              ? JSON.stringify(arbitrary(rng, 3), jsonSafe) ?? ''
+              ? (JSON.stringify(arbitrary(rng, 3), jsonSafe) ?? '')
               : String.fromCharCode(...rng.bytes(rng.int(0, 300)));
       if (expectImport(text, `file #${i}`).ok) accepted++;
     }

@@ -92,7 +92,9 @@ describe('parseMessage under fuzz', () => {
     const raw = JSON.parse('{"kind":"request","type":"__proto__","target":"background","payload":{}}');
     const r = parseMessage(raw);
     expect(r.ok).toBe(false);
-    const pollute = JSON.parse('{"kind":"request","type":"settings/set","target":"background","payload":{"patch":{"__proto__":{"handsFree":true}}}}');
+    const pollute = JSON.parse(
+      '{"kind":"request","type":"settings/set","target":"background","payload":{"patch":{"__proto__":{"handsFree":true}}}}',
+    );
     const p = parseMessage(pollute);
     if (p.ok) expect(p.value.payload).not.toHaveProperty('patch.handsFree', true);
     expect(({} as Record<string, unknown>).handsFree).toBeUndefined();
@@ -205,7 +207,10 @@ describe('createEventReceiver under fuzz', () => {
     const rng = new Rng(0xe7e7);
     const got: EventMessage[] = [];
     const logged: ProtocolError[] = [];
-    const receive = createEventReceiver((e) => got.push(e), (e) => logged.push(e));
+    const receive = createEventReceiver(
+      (e) => got.push(e),
+      (e) => logged.push(e),
+    );
     let i = 0;
     for (const input of bothWays(rng, N, eventSamples())) {
       i++;
@@ -227,7 +232,10 @@ describe('parseReply and sendRequest under fuzz', () => {
     const rng = new Rng(0x4e91);
     let accepted = 0;
     for (const type of Object.keys(REQUESTS) as RequestType[]) {
-      const valid = [{ ok: true, data: RESULT_SAMPLES[type] ?? {} }, { ok: false, error: { code: 'timeout', message: 'slow' } }];
+      const valid = [
+        { ok: true, data: RESULT_SAMPLES[type] ?? {} },
+        { ok: false, error: { code: 'timeout', message: 'slow' } },
+      ];
       for (const input of bothWays(rng, 150, valid)) {
         let r: Reply<unknown>;
         try {
@@ -271,7 +279,10 @@ describe('parseReply and sendRequest under fuzz', () => {
 describe('settings under fuzz', () => {
   it('settingsFromStored always yields valid settings and keeps every valid stored field', () => {
     const rng = new Rng(0x5e7);
-    const valid = [DEFAULT_SETTINGS, { ...DEFAULT_SETTINGS, theme: 'dark', handsFree: true, mirrorBaseUrl: 'https://m.example', asrModel: 'whisper-base' }];
+    const valid = [
+      DEFAULT_SETTINGS,
+      { ...DEFAULT_SETTINGS, theme: 'dark', handsFree: true, mirrorBaseUrl: 'https://m.example', asrModel: 'whisper-base' },
+    ];
     for (const input of bothWays(rng, N, valid)) {
       const settings = settingsFromStored(input);
       expect(SettingsSchema.safeParse(settings).success).toBe(true);

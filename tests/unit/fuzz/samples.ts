@@ -24,13 +24,24 @@ const snapshot = {
 const offscreenStatus = {
   startedAt: 1,
   crossOriginIsolated: true,
-  gpu: { available: true, vendor: 'google', architecture: 'swiftshader', description: '', isFallbackAdapter: true, shaderF16: false },
+  gpu: {
+    available: true,
+    vendor: 'google',
+    architecture: 'swiftshader',
+    description: '',
+    isFallbackAdapter: true,
+    shaderF16: false,
+  },
   mic: { capturing: false, sampleRate: null },
 };
 
 export const PAYLOAD_SAMPLES: Partial<Record<RequestType, unknown[]>> = {
   'settings/get': [{}],
-  'settings/set': [{ patch: { handsFree: true } }, { patch: { mirrorBaseUrl: 'https://mirror.example', theme: 'dark' } }, { patch: {} }],
+  'settings/set': [
+    { patch: { handsFree: true } },
+    { patch: { mirrorBaseUrl: 'https://mirror.example', theme: 'dark' } },
+    { patch: {} },
+  ],
   'status/get': [{}],
   'offscreen/ensure': [{}],
   'listening/toggle': [{}],
@@ -38,13 +49,19 @@ export const PAYLOAD_SAMPLES: Partial<Record<RequestType, unknown[]>> = {
   'models/cancel': [{}],
   'models/delete': [{ bundleId: 'llm' }],
   'models/state': [{}],
-  'weights/download': [{ bundleIds: ['llm'], baseUrl: null }, { bundleIds: ['tts'], baseUrl: 'http://127.0.0.1:9' }],
+  'weights/download': [
+    { bundleIds: ['llm'], baseUrl: null },
+    { bundleIds: ['tts'], baseUrl: 'http://127.0.0.1:9' },
+  ],
   'weights/cancel': [{}],
   'weights/delete': [{ bundleId: 'llm', baseUrl: null }],
   'weights/snapshot': [{ baseUrl: null }],
   'conversation/start': [{ baseUrl: null }, { baseUrl: 'http://127.0.0.1:9', characterId: 'builtin:default' }],
   'conversation/stop': [{}],
-  'conversation/text': [{ text: 'what is 12 times 12', baseUrl: null }, { text: 'hi', baseUrl: null, characterId: 'x' }],
+  'conversation/text': [
+    { text: 'what is 12 times 12', baseUrl: null },
+    { text: 'hi', baseUrl: null, characterId: 'x' },
+  ],
   'conversation/interrupt': [{}],
   'conversation/marks': [{}],
   'chat/send': [{ text: 'what time is it' }],
@@ -70,7 +87,10 @@ export function requestSamples(): { type: RequestType; message: Record<string, u
 }
 
 export const EVENT_SAMPLES: Partial<Record<EventType, unknown[]>> = {
-  'event/status': [{ status: { offscreen: null, offscreenCreatedCount: 1 } }, { status: { offscreen: offscreenStatus, offscreenCreatedCount: 2 } }],
+  'event/status': [
+    { status: { offscreen: null, offscreenCreatedCount: 1 } },
+    { status: { offscreen: offscreenStatus, offscreenCreatedCount: 2 } },
+  ],
   'event/settings': [{ settings: DEFAULT_SETTINGS }],
   'event/offscreen-ready': [{ status: offscreenStatus }],
   'event/weights-progress': [

@@ -5,10 +5,13 @@
  * ones), `handle` must never reject, and the worker must still do real work afterwards.
  */
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { serializeVoice, type StoredVoice } from '../../../core/tts/voice-store';
 import type { TtsWorkerEvent } from '../../../models/tts/pocket/protocol';
 import { PocketWorkerHost } from '../../../models/tts/pocket/worker-host';
-import { VisionWorkerReplySchema, VisionWorkerRequestSchema, type VisionWorkerReply } from '../../../models/vision/vision-protocol';
+import {
+  VisionWorkerReplySchema,
+  VisionWorkerRequestSchema,
+  type VisionWorkerReply,
+} from '../../../models/vision/vision-protocol';
 import { createVisionWorkerHandler } from '../../../models/vision/vision-worker-handler';
 import { SpeechRequestSchema, type SpeechEvent } from '../../../models/workers/speech-protocol';
 import { buildPocketBundle } from '../../fixtures/pocket/generate';
@@ -80,7 +83,17 @@ describe('speech worker (SpeechHost) under fuzz', () => {
   });
 });
 
-const TTS_ERROR_CODES = new Set(['bad-message', 'not-loaded', 'load-failed', 'unknown-voice', 'synthesis-failed', 'consent-required', 'cloning-unavailable', 'bad-audio', 'bad-voice-file']);
+const TTS_ERROR_CODES = new Set([
+  'bad-message',
+  'not-loaded',
+  'load-failed',
+  'unknown-voice',
+  'synthesis-failed',
+  'consent-required',
+  'cloning-unavailable',
+  'bad-audio',
+  'bad-voice-file',
+]);
 const TTS_EVENT_TYPES = new Set(['loaded', 'verdict', 'audio', 'done', 'backend', 'voice-cloned', 'voices', 'error']);
 
 function checkTtsEvent(e: TtsWorkerEvent): void {
@@ -106,7 +119,14 @@ describe('Pocket TTS worker host under fuzz', () => {
     expect(events.at(-1)).toMatchObject({ type: 'loaded', voices: [{ id: 'alba' }, { id: 'marius' }] });
     // A genuine cloned voice file, to damage below.
     events.length = 0;
-    await host.handle({ type: 'clone', requestId: 'c0', audio: new Float32Array(24000).fill(0.3), sampleRate: 24000, name: 'me', consent });
+    await host.handle({
+      type: 'clone',
+      requestId: 'c0',
+      audio: new Float32Array(24000).fill(0.3),
+      sampleRate: 24000,
+      name: 'me',
+      consent,
+    });
     const cloned = events.find((e) => e.type === 'voice-cloned');
     expect(cloned).toBeDefined();
     voiceBytes = new Uint8Array((cloned as { bytes: Uint8Array }).bytes);
@@ -171,7 +191,11 @@ describe('Pocket TTS worker host under fuzz', () => {
             ? (() => {
                 // Header-length and tensor-length fields set to hostile values.
                 const dv = new DataView(bytes.buffer);
-                dv.setUint32(rng.pick([9, 13 + rng.int(0, 200)]), rng.pick([0, 0xffffffff, 0x7fffffff, bytes.length, 65 * 1024]), true);
+                dv.setUint32(
+                  rng.pick([9, 13 + rng.int(0, 200)]),
+                  rng.pick([0, 0xffffffff, 0x7fffffff, bytes.length, 65 * 1024]),
+                  true,
+                );
                 return bytes;
               })()
             : how === 3
@@ -192,14 +216,26 @@ describe('Pocket TTS worker host under fuzz', () => {
   it('a fresh host answers hostile load messages with load-failed / bad-message', async () => {
     const rng = new Rng(0x10ad);
     const posted: TtsWorkerEvent[] = [];
-    const fresh = new PocketWorkerHost({ ort, post: (e) => posted.push(e), sessionOptions: NODE_SESSION_OPTIONS, fetchBytes: () => Promise.reject(new Error('offline')) });
+    const fresh = new PocketWorkerHost({
+      ort,
+      post: (e) => posted.push(e),
+      sessionOptions: NODE_SESSION_OPTIONS,
+      fetchBytes: () => Promise.reject(new Error('offline')),
+    });
     const bundle = Object.fromEntries(buildPocketBundle());
     const names = Object.keys(bundle);
     for (let i = 0; i < 60; i++) {
       const files: Record<string, unknown> = {};
       for (const name of names) {
         const r = rng.next();
-        files[name] = r < 0.15 ? rng.bytes(rng.int(0, 64)) : r < 0.25 ? 'http://127.0.0.1:9/x.onnx' : r < 0.3 ? arbitrary(rng, 1) : bundle[name];
+        files[name] =
+          r < 0.15
+            ? rng.bytes(rng.int(0, 64))
+            : r < 0.25
+              ? 'http://127.0.0.1:9/x.onnx'
+              : r < 0.3
+                ? arbitrary(rng, 1)
+                : bundle[name];
       }
       if (rng.chance(0.2)) delete files[rng.pick(names)];
       const msg = rng.chance(0.8) ? { type: 'load', files } : mutate(rng, { type: 'load', files, backend: 'wasm' });
@@ -283,7 +319,14 @@ describe('BroadcastChannel boundaries (audio to the side panel, playback back to
       }
     }
     // A sentinel after the storm proves the receiver is still alive and in order.
-    sender.postMessage({ kind: 'chunk', turnId: '999', seq: 1, sampleRate: 24000, samples: new Float32Array([0.25]), final: true });
+    sender.postMessage({
+      kind: 'chunk',
+      turnId: '999',
+      seq: 1,
+      sampleRate: 24000,
+      samples: new Float32Array([0.25]),
+      final: true,
+    });
     await vi.waitFor(() => expect(played.at(-1)?.[0]).toBe(0.25), { timeout: 10_000 });
     for (const pcm of played) expect(pcm).toBeInstanceOf(Float32Array);
     expect(played.length).toBeLessThanOrEqual(validChunks + 1);
@@ -297,7 +340,11 @@ describe('BroadcastChannel boundaries (audio to the side panel, playback back to
   it('PlaybackMessageSchema (what the engine accepts from the side panel) types every input', async () => {
     const { PlaybackMessageSchema } = await import('../../../core/protocol');
     const rng = new Rng(0x91a7);
-    const valid = [{ type: 'started', turnId: '4' }, { type: 'ended', turnId: '4', interrupted: true }, { type: 'level', rms: 0.3 }];
+    const valid = [
+      { type: 'started', turnId: '4' },
+      { type: 'ended', turnId: '4', interrupted: true },
+      { type: 'level', rms: 0.3 },
+    ];
     let ok = 0;
     for (const input of hostileInputs(rng, 3000, valid)) {
       const r = PlaybackMessageSchema.safeParse(input);

@@ -66,8 +66,14 @@ describe('OffscreenKeeper', () => {
     };
     await expect(new OffscreenKeeper(racing, { pingTimeoutMs: 10 }).ensure()).resolves.toBeUndefined();
     const errors: string[] = [];
-    const broken: OffscreenAdapter = { ...adapter, exists: async () => false, create: async () => Promise.reject(new Error('quota')) };
-    await expect(new OffscreenKeeper(broken, { pingTimeoutMs: 10, onError: (m) => errors.push(m) }).ensure()).rejects.toThrow('quota');
+    const broken: OffscreenAdapter = {
+      ...adapter,
+      exists: async () => false,
+      create: async () => Promise.reject(new Error('quota')),
+    };
+    await expect(new OffscreenKeeper(broken, { pingTimeoutMs: 10, onError: (m) => errors.push(m) }).ensure()).rejects.toThrow(
+      'quota',
+    );
     expect(errors).toEqual(['quota']);
   });
 });

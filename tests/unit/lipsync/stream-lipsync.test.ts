@@ -20,7 +20,9 @@ interface Released {
 function stream(lips: StreamingLipsync, pcm: Float32Array, text: string, out: Released[] = []): Released[] {
   for (let i = 0; i < pcm.length; i += FRAME) {
     const r = lips.chunk(pcm.subarray(i, i + FRAME), SR, i === 0 ? text : '');
-    r.track.visemes.forEach((v, k) => out.push({ viseme: v, time: r.track.vtimes[k]!, duration: r.track.vdurations[k]!, audioAt: lips.elapsedMs }));
+    r.track.visemes.forEach((v, k) =>
+      out.push({ viseme: v, time: r.track.vtimes[k]!, duration: r.track.vdurations[k]!, audioAt: lips.elapsedMs }),
+    );
   }
   return out;
 }

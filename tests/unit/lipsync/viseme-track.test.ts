@@ -11,7 +11,10 @@ function segs(t: VisemeTrack): Array<{ v: string; a: number; b: number }> {
 
 describe('grapheme rules', () => {
   it('maps the letters that matter visually', () => {
-    const v = (w: string): string => wordToSounds(w).map((s) => s.viseme).join(' ');
+    const v = (w: string): string =>
+      wordToSounds(w)
+        .map((s) => s.viseme)
+        .join(' ');
     expect(v('map')).toBe('PP aa PP');
     expect(v('five')).toBe('FF I FF');
     expect(v('we')).toBe('U E');

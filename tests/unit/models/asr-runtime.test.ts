@@ -18,7 +18,11 @@ const LETTERS = ' abcdefghijklmnopqrstuvwxyz';
 function referenceText(spec: AsrSpec, prompt: number[], summary: number): string {
   const ids = asrReferenceTokens(spec, prompt, summary);
   expect(ids.at(-1)).toBe(spec.eos);
-  return ids.slice(0, -1).map((id) => LETTERS[id - spec.textLo]).join('').trim();
+  return ids
+    .slice(0, -1)
+    .map((id) => LETTERS[id - spec.textLo])
+    .join('')
+    .trim();
 }
 
 /** Every fixture step's logits are one-hot (10 vs 0), so each token's log-prob is −ln(1 + (V−1)·e^−10). */
@@ -86,7 +90,10 @@ describe('AsrRuntime — Moonshine (fixture, over HTTP)', () => {
     const controller = new AbortController();
     controller.abort();
     expect(await moonshine.transcribe(clip(1, 440), { signal: controller.signal })).toEqual({
-      text: '', confidence: null, meanLogProb: null, tokens: 0,
+      text: '',
+      confidence: null,
+      meanLogProb: null,
+      tokens: 0,
     });
   });
 });

@@ -32,7 +32,12 @@ function fakeGpu(opts: { corrupt?: boolean; f16?: boolean } = {}) {
       const ops: Array<() => void> = [];
       return {
         copyBufferToBuffer(src: { bytes: Uint8Array }, so: number, dst: { bytes: Uint8Array }, d: number, n: number) {
-          ops.push(() => dst.bytes.set(src.bytes.subarray(so, so + n).map((v) => (opts.corrupt ? v ^ 1 : v)), d));
+          ops.push(() =>
+            dst.bytes.set(
+              src.bytes.subarray(so, so + n).map((v) => (opts.corrupt ? v ^ 1 : v)),
+              d,
+            ),
+          );
         },
         finish: () => () => ops.forEach((op) => op()),
       };
@@ -112,7 +117,7 @@ describe('gpu runtime', () => {
     expect(rt.device).toBeNull();
   });
 
-  it("adopts the device onnxruntime creates from env.webgpu.adapter: counts its buffers, handles its loss, frees ours", async () => {
+  it('adopts the device onnxruntime creates from env.webgpu.adapter: counts its buffers, handles its loss, frees ours', async () => {
     const ours = fakeGpu();
     const orts = fakeGpu();
     let calls = 0;

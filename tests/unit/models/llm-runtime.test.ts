@@ -26,7 +26,10 @@ function promptIds(messages: ChatMessage[], tools?: object[]): number[] {
 
 /** Reference text as the runtime streams it: special tokens kept, the end-of-turn marker dropped. */
 function referenceText(ids: number[]): string {
-  return llm.tokenizer.decode(ids.filter((id) => id !== LLM.eos), { skip_special_tokens: false });
+  return llm.tokenizer.decode(
+    ids.filter((id) => id !== LLM.eos),
+    { skip_special_tokens: false },
+  );
 }
 
 /** A user message whose reference continuation runs `n` tokens without EOS (and, optionally, contains `mustHave`). */
@@ -44,8 +47,9 @@ function findPrompt(n: number, mustHave?: number): { messages: ChatMessage[]; ex
 beforeAll(async () => {
   hub = await startFixtureHub();
   llm = await LlmRuntime.load({ device: 'cpu', warmUp: true });
-  const session = (llm.model as unknown as { sessions: Record<string, { run: (feeds: Record<string, Tensor>) => Promise<unknown> }> })
-    .sessions.model!;
+  const session = (
+    llm.model as unknown as { sessions: Record<string, { run: (feeds: Record<string, Tensor>) => Promise<unknown> }> }
+  ).sessions.model!;
   const run = session.run.bind(session);
   session.run = (feeds) => {
     runLengths.push(feeds.input_ids!.dims[1]!);
@@ -112,7 +116,11 @@ describe('LlmRuntime (fixture LFM2 over HTTP)', () => {
     await llm.resetCache();
     const first = findPrompt(10);
     const turn1 = await llm.generate(first.messages, { maxNewTokens: 10 });
-    const history: ChatMessage[] = [...first.messages, { role: 'assistant', content: turn1.text }, { role: 'user', content: 'and then?' }];
+    const history: ChatMessage[] = [
+      ...first.messages,
+      { role: 'assistant', content: turn1.text },
+      { role: 'user', content: 'and then?' },
+    ];
     const full = promptIds(history);
     const expected = llmReferenceContinue(full, 8);
 
@@ -156,7 +164,10 @@ describe('LlmRuntime (fixture LFM2 over HTTP)', () => {
     try {
       const long: ChatMessage[] = [SYSTEM];
       for (let i = 0; i < 12; i++) {
-        long.push({ role: 'user', content: `Tell me about item ${i}, please.` }, { role: 'assistant', content: `Item ${i} is fine.` });
+        long.push(
+          { role: 'user', content: `Tell me about item ${i}, please.` },
+          { role: 'assistant', content: `Item ${i} is fine.` },
+        );
       }
       long.push({ role: 'user', content: 'Latest?' });
       expect(llm.countTokens(long)).toBeGreaterThan(256);
@@ -173,12 +184,18 @@ describe('LlmRuntime (fixture LFM2 over HTTP)', () => {
 
   it('fixture negative control: a zeroed conv state turns the next token into <ERR>', async () => {
     const { messages } = findPrompt(4);
-    const inputs = llm.tokenizer.apply_chat_template(messages, { add_generation_prompt: true, return_dict: true }) as unknown as Record<string, Tensor>;
+    const inputs = llm.tokenizer.apply_chat_template(messages, {
+      add_generation_prompt: true,
+      return_dict: true,
+    }) as unknown as Record<string, Tensor>;
     const cache = new DynamicCache();
     await llm.model.generate({ ...inputs, past_key_values: cache, max_new_tokens: 3 });
     const conv = (cache as unknown as Record<string, Tensor>)['past_conv.0']!;
     (conv.data as Float32Array).fill(0);
-    const more = llm.tokenizer.apply_chat_template([...messages, { role: 'assistant', content: 'ok' }], { add_generation_prompt: true, return_dict: true }) as unknown as Record<string, Tensor>;
+    const more = llm.tokenizer.apply_chat_template([...messages, { role: 'assistant', content: 'ok' }], {
+      add_generation_prompt: true,
+      return_dict: true,
+    }) as unknown as Record<string, Tensor>;
     // Feed a prompt the cache does not match token-for-token on purpose: only the zeroed state matters here.
     const out = (await llm.model.generate({ ...more, past_key_values: cache, max_new_tokens: 1 })) as Tensor;
     const ids = (out.tolist() as bigint[][])[0]!.map(Number);

@@ -30,7 +30,13 @@ function doc(html: string, selection = ''): Document {
 describe('extractPage (linkedom documents)', () => {
   it("uses the user's selection when there is one", () => {
     const r = extractPage(doc(ARTICLE, '  Water at the base  '));
-    expect(r).toMatchObject({ kind: 'selection', text: 'Water at the base', selection: 'Water at the base', title: 'Growing Tomatoes', lang: 'en' });
+    expect(r).toMatchObject({
+      kind: 'selection',
+      text: 'Water at the base',
+      selection: 'Water at the base',
+      title: 'Growing Tomatoes',
+      lang: 'en',
+    });
   });
 
   it('uses Readability on a clone and marks headings, without mutating the page', () => {
@@ -59,7 +65,9 @@ describe('extractPage (linkedom documents)', () => {
   });
 
   it('reports an empty page (an SPA before it renders) and a PDF document', () => {
-    expect(extractPage(doc('<html><head><title>App</title></head><body><div id="root"></div><script>x()</script></body></html>')).kind).toBe('empty');
+    expect(
+      extractPage(doc('<html><head><title>App</title></head><body><div id="root"></div><script>x()</script></body></html>')).kind,
+    ).toBe('empty');
     const pdf = doc('<html><body><embed type="application/pdf" src="about:blank"></body></html>');
     Object.defineProperty(pdf, 'contentType', { value: 'application/pdf' });
     expect(extractPage(pdf)).toMatchObject({ kind: 'pdf', text: '' });

@@ -4,7 +4,10 @@ import { retrievePassages, selectForSummary } from '../../../core/page/retrieval
 import { estimateTokens } from '../../../core/page/tokens';
 
 const filler = (topic: string, n: number): string =>
-  Array.from({ length: n }, (_, i) => `Paragraph ${i + 1} about ${topic} goes on with general remarks that are not specific.`).join('\n\n');
+  Array.from(
+    { length: n },
+    (_, i) => `Paragraph ${i + 1} about ${topic} goes on with general remarks that are not specific.`,
+  ).join('\n\n');
 
 const PAGE = [
   '# Acme Router X2',

@@ -54,13 +54,33 @@ describe('protocol messages', () => {
   });
 
   const malformed: [string, unknown, string, RegExp][] = [
-    ['unknown type', { kind: 'request', type: 'nope', target: 'background', payload: {} }, 'unknown_type', /Unknown request type "nope"/],
-    ['wrong field type', { kind: 'request', type: 'settings/set', target: 'background', payload: { patch: { handsFree: 1 } } }, 'malformed', /patch\.handsFree/],
-    ['extra field', { kind: 'request', type: 'settings/set', target: 'background', payload: { patch: { evil: true } } }, 'malformed', /evil|Unrecognized/],
+    [
+      'unknown type',
+      { kind: 'request', type: 'nope', target: 'background', payload: {} },
+      'unknown_type',
+      /Unknown request type "nope"/,
+    ],
+    [
+      'wrong field type',
+      { kind: 'request', type: 'settings/set', target: 'background', payload: { patch: { handsFree: 1 } } },
+      'malformed',
+      /patch\.handsFree/,
+    ],
+    [
+      'extra field',
+      { kind: 'request', type: 'settings/set', target: 'background', payload: { patch: { evil: true } } },
+      'malformed',
+      /evil|Unrecognized/,
+    ],
     ['missing payload', { kind: 'request', type: 'settings/set', target: 'background' }, 'malformed', /payload/],
     ['bad kind', { kind: 'rpc', type: 'settings/get', target: 'background', payload: {} }, 'malformed', /kind/],
     ['huge type string', { kind: 'request', type: 'x'.repeat(500), target: 'background', payload: {} }, 'malformed', /type/],
-    ['bad enum', { kind: 'request', type: 'settings/set', target: 'background', payload: { patch: { theme: 'neon' } } }, 'malformed', /theme/],
+    [
+      'bad enum',
+      { kind: 'request', type: 'settings/set', target: 'background', payload: { patch: { theme: 'neon' } } },
+      'malformed',
+      /theme/,
+    ],
   ];
   it.each(malformed)('rejects %s with a clear typed error', async (_name, raw, code, message) => {
     const errors: ProtocolError[] = [];
@@ -88,14 +108,23 @@ describe('protocol messages', () => {
       } as unknown as Handlers<'offscreen'>,
       (e) => errors.push(e),
     );
-    expect(await router.handle(requestMessage('offscreen/ping', {}))).toMatchObject({ ok: false, error: { code: 'handler_failed', message: expect.stringContaining('boom') } });
-    expect(await router.handle(requestMessage('offscreen/status', {}))).toMatchObject({ ok: false, error: { code: 'handler_failed' } });
+    expect(await router.handle(requestMessage('offscreen/ping', {}))).toMatchObject({
+      ok: false,
+      error: { code: 'handler_failed', message: expect.stringContaining('boom') },
+    });
+    expect(await router.handle(requestMessage('offscreen/status', {}))).toMatchObject({
+      ok: false,
+      error: { code: 'handler_failed' },
+    });
     expect(errors).toHaveLength(2);
   });
 
   it('validates replies on the sender side', () => {
     expect(parseReply('offscreen/ping', undefined)).toMatchObject({ ok: false, error: { code: 'unavailable' } });
-    expect(parseReply('offscreen/ping', { ok: true, data: { startedAt: 'yesterday' } })).toMatchObject({ ok: false, error: { code: 'malformed' } });
+    expect(parseReply('offscreen/ping', { ok: true, data: { startedAt: 'yesterday' } })).toMatchObject({
+      ok: false,
+      error: { code: 'malformed' },
+    });
     expect(parseReply('offscreen/ping', 42)).toMatchObject({ ok: false, error: { code: 'malformed' } });
     expect(parseReply('offscreen/ping', { ok: true, data: { startedAt: 5 } })).toEqual({ ok: true, data: { startedAt: 5 } });
   });
@@ -110,7 +139,10 @@ describe('protocol messages', () => {
   it('delivers only valid events to listeners', () => {
     const got: EventMessage[] = [];
     const errors: ProtocolError[] = [];
-    const receive = createEventReceiver((e) => got.push(e), (e) => errors.push(e));
+    const receive = createEventReceiver(
+      (e) => got.push(e),
+      (e) => errors.push(e),
+    );
     receive(eventMessage('event/settings', { settings: DEFAULT_SETTINGS }));
     receive({ kind: 'event', type: 'event/settings', payload: { settings: { handsFree: 'nope' } } });
     receive({ kind: 'event', type: 'event/unknown', payload: {} });
@@ -151,7 +183,9 @@ describe('voice file requests', () => {
   it('accepts an export by id and an import of base64 bytes, with or without a file name', () => {
     expect(parseMessage(voiceRequest('voices/export', { id: 'clone-abc-123' }))).toMatchObject({ ok: true });
     expect(parseMessage(voiceRequest('voices/import', { bytesBase64: fileB64 }))).toMatchObject({ ok: true });
-    expect(parseMessage(voiceRequest('voices/import', { fileName: 'My-voice.stvoice', bytesBase64: fileB64 }))).toMatchObject({ ok: true });
+    expect(parseMessage(voiceRequest('voices/import', { fileName: 'My-voice.stvoice', bytesBase64: fileB64 }))).toMatchObject({
+      ok: true,
+    });
   });
 
   const invalid: [string, string, unknown, RegExp][] = [
@@ -159,7 +193,12 @@ describe('voice file requests', () => {
     ['export with an extra field', 'voices/export', { id: 'clone-a-b', path: '/etc' }, /Unrecognized|path/],
     ['import without bytes', 'voices/import', { fileName: 'x.stvoice' }, /bytesBase64/],
     ['import of bytes as an array', 'voices/import', { bytesBase64: [83, 84] }, /bytesBase64/],
-    ['import of text that is not base64', 'voices/import', { bytesBase64: 'this is certainly not base64!!' }, /must be sent as base64/],
+    [
+      'import of text that is not base64',
+      'voices/import',
+      { bytesBase64: 'this is certainly not base64!!' },
+      /must be sent as base64/,
+    ],
     ['import of a tiny file', 'voices/import', { bytesBase64: 'U1RWT0lDRQ==' }, /too small/],
     ['import with an extra field', 'voices/import', { bytesBase64: fileB64, id: 'clone-a-b' }, /Unrecognized|id/],
     ['import with a huge file name', 'voices/import', { bytesBase64: fileB64, fileName: 'x'.repeat(300) }, /fileName/],
@@ -182,9 +221,21 @@ describe('voice file requests', () => {
   });
 
   it('validates the replies: export gives a file name and base64, import a listed clone', () => {
-    expect(parseReply('voices/export', { ok: true, data: { fileName: 'Me.stvoice', bytesBase64: fileB64 } })).toMatchObject({ ok: true });
-    expect(parseReply('voices/export', { ok: true, data: { fileName: 'Me.stvoice', bytesBase64: [1, 2] } })).toMatchObject({ ok: false, error: { code: 'malformed' } });
-    const clone = { id: 'clone-a-b', name: 'Me', createdAt: 1, synthetic: true, usable: true, consentStatement: 'This is my voice.' };
+    expect(parseReply('voices/export', { ok: true, data: { fileName: 'Me.stvoice', bytesBase64: fileB64 } })).toMatchObject({
+      ok: true,
+    });
+    expect(parseReply('voices/export', { ok: true, data: { fileName: 'Me.stvoice', bytesBase64: [1, 2] } })).toMatchObject({
+      ok: false,
+      error: { code: 'malformed' },
+    });
+    const clone = {
+      id: 'clone-a-b',
+      name: 'Me',
+      createdAt: 1,
+      synthetic: true,
+      usable: true,
+      consentStatement: 'This is my voice.',
+    };
     expect(parseReply('voices/import', { ok: true, data: clone })).toMatchObject({ ok: true, data: clone });
     expect(parseReply('voices/import', { ok: true, data: { ...clone, synthetic: false } })).toMatchObject({ ok: false });
   });

@@ -95,7 +95,10 @@ describe('streamChat: text', () => {
 
   it('accepts a server that ignores stream:true and answers one JSON completion', async () => {
     const whole = {
-      id: 'x', object: 'chat.completion', created: 0, model: 'fake-model',
+      id: 'x',
+      object: 'chat.completion',
+      created: 0,
+      model: 'fake-model',
       choices: [{ index: 0, message: { role: 'assistant', content: 'Whole answer.' }, finish_reason: 'stop' }],
     };
     server.scriptChat({ kind: 'status', status: 200, body: JSON.stringify(whole) });
@@ -118,23 +121,42 @@ describe('streamChat: tool calls', () => {
     server.scriptChat({ kind: 'sse', pieces: splitBytes(sseText(frags, { finishReason: 'tool_calls' }), 3) });
     const events = await collect(streamChat(config, { messages, tools: chatTemplateTools() }, deps()));
     expect(events).toEqual([
-      { type: 'tool_call', call: { id: 'call_a', name: 'get_weather', argumentsJson: '{"location": "Oslo"}', arguments: { location: 'Oslo' } } },
-      { type: 'tool_call', call: { id: 'call_b', name: 'calculate', argumentsJson: '{"expression": "2+2"}', arguments: { expression: '2+2' } } },
+      {
+        type: 'tool_call',
+        call: { id: 'call_a', name: 'get_weather', argumentsJson: '{"location": "Oslo"}', arguments: { location: 'Oslo' } },
+      },
+      {
+        type: 'tool_call',
+        call: { id: 'call_b', name: 'calculate', argumentsJson: '{"expression": "2+2"}', arguments: { expression: '2+2' } },
+      },
       { type: 'done', finishReason: 'tool_calls' },
     ]);
   });
 
   it('reports broken argument JSON on the call instead of failing the turn', async () => {
-    const frags = [chunk({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'calculate', arguments: '{"expression": ' } }] })];
+    const frags = [
+      chunk({ tool_calls: [{ index: 0, id: 'c1', function: { name: 'calculate', arguments: '{"expression": ' } }] }),
+    ];
     server.scriptChat({ kind: 'sse', pieces: sseText(frags, { finishReason: 'tool_calls' }) });
     const call = (await collect(streamChat(config, { messages }, deps()))).find((e) => e.type === 'tool_call');
-    expect(call).toMatchObject({ call: { name: 'calculate', arguments: undefined, argumentsError: 'arguments are not valid JSON' } });
+    expect(call).toMatchObject({
+      call: { name: 'calculate', arguments: undefined, argumentsError: 'arguments are not valid JSON' },
+    });
   });
 
   it('cuts off runaway tool arguments as malformed', async () => {
     remoteLlmTunables.maxToolArgumentChars = 300;
     const frags = Array.from({ length: 20 }, (_, i) =>
-      chunk({ tool_calls: [{ index: 0, ...(i === 0 ? { id: 'c', function: { name: 'calculate', arguments: '' } } : { function: { arguments: 'x'.repeat(40) } }) }] }),
+      chunk({
+        tool_calls: [
+          {
+            index: 0,
+            ...(i === 0
+              ? { id: 'c', function: { name: 'calculate', arguments: '' } }
+              : { function: { arguments: 'x'.repeat(40) } }),
+          },
+        ],
+      }),
     );
     server.scriptChat({ kind: 'sse', pieces: sseText(frags) });
     expect((await failure(collect(streamChat(config, { messages }, deps())))).kind).toBe('malformed_stream');
@@ -144,8 +166,11 @@ describe('streamChat: tool calls', () => {
 describe('streamChat: failures', () => {
   it('401: http_error with status, spoken line, and the key absent from the message', async () => {
     server.scriptChat({
-      kind: 'status', status: 401,
-      body: JSON.stringify({ error: { message: `Incorrect API key provided: ${API_KEY}`, type: 'invalid_request_error', code: 'invalid_api_key' } }),
+      kind: 'status',
+      status: 401,
+      body: JSON.stringify({
+        error: { message: `Incorrect API key provided: ${API_KEY}`, type: 'invalid_request_error', code: 'invalid_api_key' },
+      }),
     });
     const err = await failure(collect(streamChat(config, { messages }, deps())));
     expect(err.kind).toBe('http_error');
@@ -217,7 +242,10 @@ describe('streamChat: failures', () => {
   });
 
   it('an error object inside the stream: http_error with the key redacted', async () => {
-    server.scriptChat({ kind: 'sse', pieces: [`data: ${JSON.stringify({ error: { message: `overloaded for ${API_KEY}` } })}\n\n`] });
+    server.scriptChat({
+      kind: 'sse',
+      pieces: [`data: ${JSON.stringify({ error: { message: `overloaded for ${API_KEY}` } })}\n\n`],
+    });
     const err = await failure(collect(streamChat(config, { messages }, deps())));
     expect(err.kind).toBe('http_error');
     expect(err.message).toContain('overloaded');
@@ -227,9 +255,11 @@ describe('streamChat: failures', () => {
   it('the socket drops mid-stream: unreachable', async () => {
     server.scriptChat({ kind: 'sse', pieces: [`data: ${JSON.stringify(textChunk('Hel'))}\n\n`], then: 'destroy' });
     const events: ChatStreamEvent[] = [];
-    const err = await failure((async () => {
-      for await (const ev of streamChat(config, { messages }, deps())) events.push(ev);
-    })());
+    const err = await failure(
+      (async () => {
+        for await (const ev of streamChat(config, { messages }, deps())) events.push(ev);
+      })(),
+    );
     expect(texts(events)).toBe('Hel');
     expect(err.kind).toBe('unreachable');
   });
@@ -240,12 +270,14 @@ describe('streamChat: abort', () => {
     server.scriptChat({ kind: 'sse', pieces: [`data: ${JSON.stringify(textChunk('One. '))}\n\n`], then: 'hang' });
     const ctrl = new AbortController();
     const seen: string[] = [];
-    const err = await failure((async () => {
-      for await (const ev of streamChat(config, { messages, signal: ctrl.signal }, deps())) {
-        if (ev.type === 'text') seen.push(ev.text);
-        ctrl.abort();
-      }
-    })());
+    const err = await failure(
+      (async () => {
+        for await (const ev of streamChat(config, { messages, signal: ctrl.signal }, deps())) {
+          if (ev.type === 'text') seen.push(ev.text);
+          ctrl.abort();
+        }
+      })(),
+    );
     expect(seen).toEqual(['One. ']);
     expect(err.kind).toBe('aborted');
     expect(err.spoken).toBe('');

@@ -46,7 +46,10 @@ describe('remote LLM settings', () => {
       config: { baseUrl: 'http://localhost:1234/v1', model: 'llama3', fallbackToLocal: true },
     });
     expect(parseRemoteLlmSettings({ baseUrl: 'http://localhost:1234', model: '' })).toMatchObject({ ok: false, field: 'model' });
-    expect(parseRemoteLlmSettings({ baseUrl: 'http://x', model: 'm', apiKey: 'a b' })).toMatchObject({ ok: false, field: 'apiKey' });
+    expect(parseRemoteLlmSettings({ baseUrl: 'http://x', model: 'm', apiKey: 'a b' })).toMatchObject({
+      ok: false,
+      field: 'apiKey',
+    });
     // An empty key means "no key", not an empty Bearer header.
     const noKey = parseRemoteLlmSettings({ baseUrl: 'http://x', model: 'm', apiKey: '  ', fallbackToLocal: false });
     expect(noKey).toEqual({ ok: true, config: { baseUrl: 'http://x/v1', model: 'm', fallbackToLocal: false } });

@@ -1,11 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  decideOnFailure,
-  listModels,
-  RemoteAvailability,
-  RemoteLlmError,
-  testConnection,
-} from '../../../core/remote-llm';
+import { decideOnFailure, listModels, RemoteAvailability, RemoteLlmError, testConnection } from '../../../core/remote-llm';
 import { remoteLlmTunables, resetTunables } from '../../../core/tunables';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../../fixtures/openai/fake-openai-server';
 import { ManualClock } from './manual-clock';
@@ -56,9 +50,14 @@ describe('listModels (GET /v1/models)', () => {
 
   it('testConnection says whether the chosen model exists', async () => {
     expect(await testConnection({ baseUrl: server.baseUrl, model: 'qwen2.5:7b' }, deps())).toEqual({
-      ok: true, models: ['llama3.2:3b', 'qwen2.5:7b'], modelFound: true,
+      ok: true,
+      models: ['llama3.2:3b', 'qwen2.5:7b'],
+      modelFound: true,
     });
-    expect(await testConnection({ baseUrl: server.baseUrl, model: 'gpt-9' }, deps())).toMatchObject({ ok: true, modelFound: false });
+    expect(await testConnection({ baseUrl: server.baseUrl, model: 'gpt-9' }, deps())).toMatchObject({
+      ok: true,
+      modelFound: false,
+    });
   });
 });
 
@@ -78,10 +77,12 @@ describe('fallback policy', () => {
 
   it('speaks the error line when fallback is off or part of the answer was already spoken', () => {
     expect(decideOnFailure(err('http_error', 500), { fallbackToLocal: false, alreadySpoke: false })).toEqual({
-      action: 'end_turn', say: 'My model server had a problem answering.',
+      action: 'end_turn',
+      say: 'My model server had a problem answering.',
     });
     expect(decideOnFailure(err('timeout'), { fallbackToLocal: true, alreadySpoke: true })).toEqual({
-      action: 'end_turn', say: 'My model server is taking too long to answer.',
+      action: 'end_turn',
+      say: 'My model server is taking too long to answer.',
     });
   });
 

@@ -40,7 +40,12 @@ describe('SseParser', () => {
   });
 
   it('gives the same events when fed one character at a time', () => {
-    expect(parseInPieces(STREAM, Array.from({ length: STREAM.length - 1 }, (_, i) => i + 1))).toEqual(EXPECTED);
+    expect(
+      parseInPieces(
+        STREAM,
+        Array.from({ length: STREAM.length - 1 }, (_, i) => i + 1),
+      ),
+    ).toEqual(EXPECTED);
   });
 
   it('does not treat a CR split from its LF as two line breaks (which would end the event early)', () => {

@@ -33,13 +33,15 @@ describe('docs/security.md covers the manifest', () => {
   it('every permission is explained, and nothing explained is missing from the manifest', () => {
     const documented = tableEntries(section('Permissions'));
     for (const p of PERMISSIONS) expect(documented, `permission "${p}" is not explained in docs/security.md`).toContain(p);
-    for (const p of documented) expect(PERMISSIONS, `docs/security.md explains "${p}", which the manifest no longer has`).toContain(p);
+    for (const p of documented)
+      expect(PERMISSIONS, `docs/security.md explains "${p}", which the manifest no longer has`).toContain(p);
   });
 
   it('every host permission is explained, and nothing explained is missing from the manifest', () => {
     const documented = tableEntries(section('Host permissions'));
     for (const h of HOST_PERMISSIONS) expect(documented, `host "${h}" is not explained in docs/security.md`).toContain(h);
-    for (const h of documented) expect(HOST_PERMISSIONS, `docs/security.md explains host "${h}", which the manifest no longer has`).toContain(h);
+    for (const h of documented)
+      expect(HOST_PERMISSIONS, `docs/security.md explains host "${h}", which the manifest no longer has`).toContain(h);
   });
 
   it('optional host permissions are listed', () => {
@@ -75,7 +77,12 @@ describe('docs/security.md covers the manifest', () => {
         const host = new URL(url).hostname;
         return m[1] ? host.endsWith(`.${m[2]}`) : host === m[2];
       });
-    for (const url of [OPEN_METEO_FORECAST_URL, OPEN_METEO_GEOCODING_URL, DEFAULT_HUB_URL, 'https://en.wikipedia.org/w/rest.php']) {
+    for (const url of [
+      OPEN_METEO_FORECAST_URL,
+      OPEN_METEO_GEOCODING_URL,
+      DEFAULT_HUB_URL,
+      'https://en.wikipedia.org/w/rest.php',
+    ]) {
       expect(covered(url), url).toBe(true);
     }
   });

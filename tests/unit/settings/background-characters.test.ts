@@ -53,7 +53,9 @@ describe('characters in chrome.storage.local (background)', () => {
 
   it('refuses to edit or delete a built-in with the store’s sentence', async () => {
     const { handlers } = setup();
-    await expect(handlers['characters/update']({ id: 'builtin:marius', patch: { name: 'X' } })).rejects.toThrow(/can’t be edited/);
+    await expect(handlers['characters/update']({ id: 'builtin:marius', patch: { name: 'X' } })).rejects.toThrow(
+      /can’t be edited/,
+    );
     await expect(handlers['characters/delete']({ id: 'builtin:sidetalk' })).rejects.toThrow(/can’t be deleted/);
     await expect(handlers['characters/set-active']({ id: 'user:nope' })).rejects.toThrow(/no longer exists/);
   });
@@ -65,7 +67,10 @@ describe('characters in chrome.storage.local (background)', () => {
     expect((area.data[CHARACTERS_KEY] as { activeId: string }).activeId).toBe('builtin:marius');
     expect(events.at(-1)).toMatchObject({ type: 'event/characters', payload: { activeId: 'builtin:marius' } });
     expect(sent).toEqual([
-      expect.objectContaining({ type: 'conversation/character', payload: { character: expect.objectContaining({ id: 'builtin:marius' }), greet: true } }),
+      expect.objectContaining({
+        type: 'conversation/character',
+        payload: { character: expect.objectContaining({ id: 'builtin:marius' }), greet: true },
+      }),
     ]);
   });
 
@@ -90,10 +95,16 @@ describe('characters in chrome.storage.local (background)', () => {
 
   it('exports one character with a safe file name, or all of the user’s', async () => {
     const { handlers } = setup();
-    const ada = await handlers['characters/create']({ draft: { ...draft('Ada <script>'), persona: { name: 'Ada', style: '', greeting: '' } } });
+    const ada = await handlers['characters/create']({
+      draft: { ...draft('Ada <script>'), persona: { name: 'Ada', style: '', greeting: '' } },
+    });
     const one = await handlers['characters/export']({ ids: [ada.id] });
     expect(one.fileName).toMatch(/^sidetalk-Ada-script-\d{4}-\d{2}-\d{2}\.json$/);
-    expect(JSON.parse(one.text)).toMatchObject({ format: 'sidetalk.characters', version: 1, characters: [{ name: 'Ada <script>' }] });
+    expect(JSON.parse(one.text)).toMatchObject({
+      format: 'sidetalk.characters',
+      version: 1,
+      characters: [{ name: 'Ada <script>' }],
+    });
     const all = await handlers['characters/export']({});
     expect(all.fileName).toMatch(/^sidetalk-characters-/);
     const empty = setup();

@@ -9,8 +9,15 @@ describe('model server settings (background, chrome.storage.local)', () => {
     const area = new FakeArea();
     const h = createRemoteLlmHandlers(area);
     expect(await h['remote-llm/get']({})).toEqual({ config: null });
-    const saved = await h['remote-llm/set']({ settings: { baseUrl: 'http://localhost:11434/', model: 'llama3.2:3b', apiKey: ` ${KEY} `, fallbackToLocal: false } });
-    expect(saved.config).toEqual({ baseUrl: 'http://localhost:11434/v1', model: 'llama3.2:3b', apiKey: KEY, fallbackToLocal: false });
+    const saved = await h['remote-llm/set']({
+      settings: { baseUrl: 'http://localhost:11434/', model: 'llama3.2:3b', apiKey: ` ${KEY} `, fallbackToLocal: false },
+    });
+    expect(saved.config).toEqual({
+      baseUrl: 'http://localhost:11434/v1',
+      model: 'llama3.2:3b',
+      apiKey: KEY,
+      fallbackToLocal: false,
+    });
     expect(area.data[REMOTE_LLM_KEY]).toEqual(saved.config);
     expect(await h['remote-llm/get']({})).toEqual(saved);
   });
@@ -18,7 +25,9 @@ describe('model server settings (background, chrome.storage.local)', () => {
   it('an empty key is not stored; null stops using the server', async () => {
     const area = new FakeArea();
     const h = createRemoteLlmHandlers(area);
-    const saved = await h['remote-llm/set']({ settings: { baseUrl: 'https://api.example.com/v1', model: 'm', apiKey: '  ', fallbackToLocal: true } });
+    const saved = await h['remote-llm/set']({
+      settings: { baseUrl: 'https://api.example.com/v1', model: 'm', apiKey: '  ', fallbackToLocal: true },
+    });
     expect(saved.config).not.toHaveProperty('apiKey');
     expect(await h['remote-llm/set']({ settings: null })).toEqual({ config: null });
     expect(await h['remote-llm/get']({})).toEqual({ config: null });
@@ -32,8 +41,12 @@ describe('model server settings (background, chrome.storage.local)', () => {
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toBe('Put the key in the API key field, not in the address.');
     expect((err as Error).message).not.toContain(KEY);
-    await expect(h['remote-llm/set']({ settings: { baseUrl: 'ftp://x', model: 'm', fallbackToLocal: true } })).rejects.toThrow(/http/);
-    await expect(h['remote-llm/set']({ settings: { baseUrl: 'http://x', model: ' ', fallbackToLocal: true } })).rejects.toThrow(/Choose a model/);
+    await expect(h['remote-llm/set']({ settings: { baseUrl: 'ftp://x', model: 'm', fallbackToLocal: true } })).rejects.toThrow(
+      /http/,
+    );
+    await expect(h['remote-llm/set']({ settings: { baseUrl: 'http://x', model: ' ', fallbackToLocal: true } })).rejects.toThrow(
+      /Choose a model/,
+    );
   });
 
   it('a damaged or hand-edited stored entry reads as "no server"', async () => {

@@ -1,10 +1,22 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LlmMessage } from '../../../core/conversation/responder';
-import { RemoteAvailability, remoteReply, toChatMessages, type RemoteLlmConfig, type RemoteReplyDeps } from '../../../core/remote-llm';
+import {
+  RemoteAvailability,
+  remoteReply,
+  toChatMessages,
+  type RemoteLlmConfig,
+  type RemoteReplyDeps,
+} from '../../../core/remote-llm';
 import { systemClock } from '../../../core/tools/clock';
 import { chatTemplateTools } from '../../../core/tools/definitions';
 import type { ToolCall, ToolResult } from '../../../core/tools/types';
-import { chunk, sseText, startFakeOpenAiServer, textChunk, type FakeOpenAiServer } from '../../fixtures/openai/fake-openai-server';
+import {
+  chunk,
+  sseText,
+  startFakeOpenAiServer,
+  textChunk,
+  type FakeOpenAiServer,
+} from '../../fixtures/openai/fake-openai-server';
 
 const KEY = 'sk-reply-KEY-9';
 let server: FakeOpenAiServer;
@@ -57,7 +69,9 @@ describe('remoteReply: the model server as the conversation’s language model',
   it('streams text deltas and sends the persona, the history and the tools', async () => {
     server.scriptChat({ kind: 'sse', pieces: sseText([textChunk('A dozen dozens '), textChunk('is a gross.')]) });
     const { deps } = harness();
-    expect(await collect(remoteReply(deps, messages, new AbortController().signal, chatTemplateTools()))).toBe('A dozen dozens is a gross.');
+    expect(await collect(remoteReply(deps, messages, new AbortController().signal, chatTemplateTools()))).toBe(
+      'A dozen dozens is a gross.',
+    );
     const body = server.requests[0]!.json as { model: string; messages: unknown[]; tools: { function: { name: string } }[] };
     expect(body.model).toBe('qwen2.5:7b');
     expect(body.messages).toEqual(messages);
@@ -66,40 +80,64 @@ describe('remoteReply: the model server as the conversation’s language model',
   });
 
   it('runs a tool call from the API’s fields (validated, aliases mapped) and streams the follow-up', async () => {
-    const call = chunk({ tool_calls: [{ index: 0, id: 'call_7', type: 'function', function: { name: 'calculator', arguments: '{"expr":' } }] });
+    const call = chunk({
+      tool_calls: [{ index: 0, id: 'call_7', type: 'function', function: { name: 'calculator', arguments: '{"expr":' } }],
+    });
     const rest = chunk({ tool_calls: [{ index: 0, function: { arguments: '"12*12"}' } }] });
     server.scriptChat(
       { kind: 'sse', pieces: sseText([call, rest], { finishReason: 'tool_calls' }) },
       { kind: 'sse', pieces: sseText([textChunk('That is 144 eggs.')]) },
     );
     const { deps, tools, log } = harness();
-    expect(await collect(remoteReply(deps, messages, new AbortController().signal, chatTemplateTools()))).toBe('That is 144 eggs.');
+    expect(await collect(remoteReply(deps, messages, new AbortController().signal, chatTemplateTools()))).toBe(
+      'That is 144 eggs.',
+    );
     expect(tools).toEqual([{ name: 'calculate', arguments: { expression: '12*12' } }]);
     expect(log).toEqual(['card calculation']);
     const follow = server.requests[1]!.json as { messages: Record<string, unknown>[]; tools?: unknown };
     expect(follow.tools).toBeUndefined();
     expect(follow.messages.slice(-2)).toEqual([
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_7', type: 'function', function: { name: 'calculator', arguments: '{"expr":"12*12"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_7', type: 'function', function: { name: 'calculator', arguments: '{"expr":"12*12"}' } }],
+      },
       { role: 'tool', tool_call_id: 'call_7', content: expect.stringContaining('"result":"144"') },
     ]);
   });
 
   it('an invalid tool call is answered with the error, not run; a silent follow-up falls back to the tool’s line', async () => {
-    const bad = chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'launch_rockets', arguments: '{}' } }] });
-    server.scriptChat({ kind: 'sse', pieces: sseText([bad], { finishReason: 'tool_calls' }) }, { kind: 'sse', pieces: sseText([textChunk('I can’t do that.')]) });
+    const bad = chunk({
+      tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'launch_rockets', arguments: '{}' } }],
+    });
+    server.scriptChat(
+      { kind: 'sse', pieces: sseText([bad], { finishReason: 'tool_calls' }) },
+      { kind: 'sse', pieces: sseText([textChunk('I can’t do that.')]) },
+    );
     const { deps, tools } = harness();
-    expect(await collect(remoteReply(deps, messages, new AbortController().signal, chatTemplateTools()))).toBe('I can’t do that.');
+    expect(await collect(remoteReply(deps, messages, new AbortController().signal, chatTemplateTools()))).toBe(
+      'I can’t do that.',
+    );
     expect(tools).toEqual([]);
     const follow = server.requests[1]!.json as { messages: { role: string; content: string }[] };
     expect(follow.messages.at(-1)!.content).toContain('unknown tool');
 
-    const ok = chunk({ tool_calls: [{ index: 0, id: 'c2', type: 'function', function: { name: 'calculate', arguments: '{"expression":"2+2"}' } }] });
-    server.scriptChat({ kind: 'sse', pieces: sseText([ok], { finishReason: 'tool_calls' }) }, { kind: 'sse', pieces: sseText([]) });
-    expect(await collect(remoteReply(harness().deps, messages, new AbortController().signal, chatTemplateTools()))).toBe('12 times 12 is 144.');
+    const ok = chunk({
+      tool_calls: [{ index: 0, id: 'c2', type: 'function', function: { name: 'calculate', arguments: '{"expression":"2+2"}' } }],
+    });
+    server.scriptChat(
+      { kind: 'sse', pieces: sseText([ok], { finishReason: 'tool_calls' }) },
+      { kind: 'sse', pieces: sseText([]) },
+    );
+    expect(await collect(remoteReply(harness().deps, messages, new AbortController().signal, chatTemplateTools()))).toBe(
+      '12 times 12 is 144.',
+    );
   });
 
   it('tool calls are ignored when the request offered no tools (the follow-up and page answers)', async () => {
-    const call = chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'calculate', arguments: '{"expression":"1+1"}' } }] });
+    const call = chunk({
+      tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'calculate', arguments: '{"expression":"1+1"}' } }],
+    });
     server.scriptChat({ kind: 'sse', pieces: sseText([textChunk('Two.'), call]) });
     const { deps, tools } = harness();
     expect(await collect(remoteReply(deps, messages, new AbortController().signal))).toBe('Two.');
@@ -120,7 +158,9 @@ describe('remoteReply: the model server as the conversation’s language model',
   it('fallback off: the short spoken line, and the error shown', async () => {
     server.scriptChat({ kind: 'status', status: 401, body: JSON.stringify({ error: { message: `invalid key ${KEY}` } }) });
     const { deps, log } = harness({ fallbackToLocal: false });
-    expect(await collect(remoteReply(deps, messages, new AbortController().signal))).toBe('My model server turned down the API key.');
+    expect(await collect(remoteReply(deps, messages, new AbortController().signal))).toBe(
+      'My model server turned down the API key.',
+    );
     expect(log).toHaveLength(1);
     expect(log[0]).toMatch(/^error: The model server answered HTTP 401/);
     expect(log[0]).not.toContain(KEY);
@@ -129,7 +169,9 @@ describe('remoteReply: the model server as the conversation’s language model',
   it('a failure after words were said ends the turn with the line instead of re-answering', async () => {
     server.scriptChat({ kind: 'sse', pieces: ['data: ' + JSON.stringify(textChunk('Well, ')) + '\n\n'], then: 'destroy' });
     const { deps, log } = harness();
-    expect(await collect(remoteReply(deps, messages, new AbortController().signal))).toBe("Well,  My model server isn't answering. Is it running?");
+    expect(await collect(remoteReply(deps, messages, new AbortController().signal))).toBe(
+      "Well,  My model server isn't answering. Is it running?",
+    );
     expect(log.some((l) => l === 'local')).toBe(false);
   });
 

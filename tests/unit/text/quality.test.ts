@@ -5,8 +5,12 @@ import { DegeneracyGuard, isDegenerateText, isNonSpeechTranscript, judgeTranscri
 
 describe('sanitizeForSpeech', () => {
   it('strips markdown, lists, links, code and emoji', () => {
-    expect(sanitizeForSpeech('**Paris** is _lovely_ 😀 — see [the guide](https://x.org/a).')).toBe('Paris is lovely — see the guide.');
-    expect(sanitizeForSpeech('## Tips\n- Pack `light`\n- Bring 🌂 an umbrella\n1. Go early')).toBe('Tips. Pack light. Bring an umbrella. Go early');
+    expect(sanitizeForSpeech('**Paris** is _lovely_ 😀 — see [the guide](https://x.org/a).')).toBe(
+      'Paris is lovely — see the guide.',
+    );
+    expect(sanitizeForSpeech('## Tips\n- Pack `light`\n- Bring 🌂 an umbrella\n1. Go early')).toBe(
+      'Tips. Pack light. Bring an umbrella. Go early',
+    );
     expect(sanitizeForSpeech('Visit https://example.com/page now')).toBe('Visit a link now');
     expect(sanitizeForSpeech('keep snake_case_names and 3.5 * 2')).toBe('keep snake_case_names and 3.5 2');
     expect(isSpeakable(sanitizeForSpeech('🎉🎉 **'))).toBe(false);

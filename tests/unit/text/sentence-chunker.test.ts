@@ -10,7 +10,7 @@ function streamed(text: string, step = 3): string[] {
 
 describe('SentenceChunker', () => {
   it('splits at real sentence ends only, not abbreviations, decimals or initials', () => {
-    const text = 'Dr. Smith measured 3.5 kg, e.g. the heavy one. It was J. R. R. Tolkien\'s, i.e. his. Really? Yes!';
+    const text = "Dr. Smith measured 3.5 kg, e.g. the heavy one. It was J. R. R. Tolkien's, i.e. his. Really? Yes!";
     expect(streamed(text)).toEqual([
       'Dr. Smith measured 3.5 kg,', // first chunk may go at a clause break
       'e.g. the heavy one.',

@@ -16,8 +16,18 @@ afterAll(() => server.close());
 function executor() {
   const clock = fakeClock();
   const f = (u: string, i?: RequestInit) => fetch(u, i);
-  const weather = createWeatherClient({ fetch: f, clock, geocodingUrl: `${server.baseUrl}/geo/v1/search`, forecastUrl: `${server.baseUrl}/forecast/v1/forecast` });
-  const wikipedia = createWikipediaClient({ fetch: f, clock, userAgent: 'Sidetalk/test', baseUrl: (l) => `${server.baseUrl}/wiki/${l}` });
+  const weather = createWeatherClient({
+    fetch: f,
+    clock,
+    geocodingUrl: `${server.baseUrl}/geo/v1/search`,
+    forecastUrl: `${server.baseUrl}/forecast/v1/forecast`,
+  });
+  const wikipedia = createWikipediaClient({
+    fetch: f,
+    clock,
+    userAgent: 'Sidetalk/test',
+    baseUrl: (l) => `${server.baseUrl}/wiki/${l}`,
+  });
   const time = createTimeTool({ clock, defaultTimeZone: 'UTC', geocode: weather.geocode });
   return createToolExecutor({ weather, wikipedia, time, locale: 'en-US' });
 }
@@ -39,7 +49,11 @@ describe('router → executor, end to end against the local stand-ins', () => {
   it('formats results for the tool message the LLM sees', async () => {
     const run = executor();
     const ok = toolResultMessage(await run({ name: 'calculate', arguments: { expression: '1/3' } }));
-    expect(JSON.parse(ok)).toEqual({ ok: true, say: "That's about 0.3333.", facts: { result: '≈ 0.3333333333', fraction: '1/3' } });
+    expect(JSON.parse(ok)).toEqual({
+      ok: true,
+      say: "That's about 0.3333.",
+      facts: { result: '≈ 0.3333333333', fraction: '1/3' },
+    });
     const bad = toolResultMessage(await run({ name: 'get_weather', arguments: { location: 'Xyzzyville' } }));
     expect(JSON.parse(bad)).toEqual({ ok: false, error: 'not_found', say: "I couldn't find that place." });
   });

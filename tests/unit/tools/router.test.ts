@@ -23,27 +23,50 @@ describe('router: deterministic intents on the user’s words', () => {
   });
 
   it('routes Wikipedia asks', () => {
-    expect(user('Who is Ada Lovelace?')).toEqual({ kind: 'tool', call: { name: 'wikipedia_lookup', arguments: { topic: 'Ada Lovelace' } } });
-    expect(user('tell me about the Eiffel Tower')).toMatchObject({ call: { name: 'wikipedia_lookup', arguments: { topic: 'Eiffel Tower' } } });
-    expect(user('look up quantum entanglement on Wikipedia')).toMatchObject({ call: { arguments: { topic: 'quantum entanglement' } } });
-    expect(user('what is a black hole')).toMatchObject({ call: { name: 'wikipedia_lookup', arguments: { topic: 'a black hole' } } });
+    expect(user('Who is Ada Lovelace?')).toEqual({
+      kind: 'tool',
+      call: { name: 'wikipedia_lookup', arguments: { topic: 'Ada Lovelace' } },
+    });
+    expect(user('tell me about the Eiffel Tower')).toMatchObject({
+      call: { name: 'wikipedia_lookup', arguments: { topic: 'Eiffel Tower' } },
+    });
+    expect(user('look up quantum entanglement on Wikipedia')).toMatchObject({
+      call: { arguments: { topic: 'quantum entanglement' } },
+    });
+    expect(user('what is a black hole')).toMatchObject({
+      call: { name: 'wikipedia_lookup', arguments: { topic: 'a black hole' } },
+    });
   });
 
   it('leaves chit-chat and open questions to the LLM', () => {
-    for (const t of ['who are you', 'what is it', "what's your name", 'what is the best way to learn French', 'what is going on', 'thanks!', 'what is this']) {
+    for (const t of [
+      'who are you',
+      'what is it',
+      "what's your name",
+      'what is the best way to learn French',
+      'what is going on',
+      'thanks!',
+      'what is this',
+    ]) {
       expect(user(t), t).toEqual({ kind: 'none' });
     }
   });
 
   it('routes maths before Wikipedia', () => {
-    expect(user('what is 12 times 7')).toEqual({ kind: 'tool', call: { name: 'calculate', arguments: { expression: 'what is 12 times 7' } } });
+    expect(user('what is 12 times 7')).toEqual({
+      kind: 'tool',
+      call: { name: 'calculate', arguments: { expression: 'what is 12 times 7' } },
+    });
     expect(user('calculate 15% of 80')).toMatchObject({ call: { name: 'calculate' } });
     expect(user("what's two plus two")).toMatchObject({ call: { name: 'calculate' } });
     expect(user('what is 42')).not.toMatchObject({ call: { name: 'calculate' } });
   });
 
   it('routes time and date', () => {
-    expect(user('what time is it in Tokyo?')).toEqual({ kind: 'tool', call: { name: 'get_time', arguments: { location: 'Tokyo' } } });
+    expect(user('what time is it in Tokyo?')).toEqual({
+      kind: 'tool',
+      call: { name: 'get_time', arguments: { location: 'Tokyo' } },
+    });
     expect(user("what's the time")).toEqual({ kind: 'tool', call: { name: 'get_time', arguments: {} } });
     expect(user("what's the date today")).toEqual({ kind: 'tool', call: { name: 'get_time', arguments: {} } });
     expect(user('what day is it')).toMatchObject({ call: { name: 'get_time' } });

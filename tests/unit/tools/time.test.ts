@@ -9,7 +9,10 @@ describe('time tool', () => {
   it('tells local time in the default zone', async () => {
     const t = createTimeTool({ clock, defaultTimeZone: 'Europe/Berlin' });
     const r = await t.getTime({ locale: 'en-US' });
-    expect(r).toMatchObject({ ok: true, card: { timeZone: 'Europe/Berlin', place: null, time: '2:15 PM', date: 'Tuesday, March 3, 2026' } });
+    expect(r).toMatchObject({
+      ok: true,
+      card: { timeZone: 'Europe/Berlin', place: null, time: '2:15 PM', date: 'Tuesday, March 3, 2026' },
+    });
     expect(r.ok && r.speech).toBe("It's 2:15 PM, Tuesday, March 3, 2026.");
   });
 
@@ -36,7 +39,10 @@ describe('time tool', () => {
           : { ok: false, kind: 'not_found' };
       },
     });
-    expect(await t.getTime({ location: 'Reykjavik', locale: 'en-US' })).toMatchObject({ ok: true, card: { place: 'Reykjavík', time: '1:15 PM' } });
+    expect(await t.getTime({ location: 'Reykjavik', locale: 'en-US' })).toMatchObject({
+      ok: true,
+      card: { place: 'Reykjavík', time: '1:15 PM' },
+    });
     expect(await t.getTime({ location: 'Atlantis', locale: 'en-US' })).toMatchObject({ ok: false, kind: 'not_found' });
     expect(asked).toEqual(['Reykjavik', 'Atlantis']);
   });

@@ -13,13 +13,20 @@ function feed(text: string, size: number): StreamEvent[] {
 }
 
 const spoken = (events: StreamEvent[]): string =>
-  events.filter((e): e is Extract<StreamEvent, { type: 'text' }> => e.type === 'text').map((e) => e.text).join('');
-const calls = (events: StreamEvent[]) => events.filter((e) => e.type === 'tool_call').map((e) => (e.type === 'tool_call' ? e.call : null));
+  events
+    .filter((e): e is Extract<StreamEvent, { type: 'text' }> => e.type === 'text')
+    .map((e) => e.text)
+    .join('');
+const calls = (events: StreamEvent[]) =>
+  events.filter((e) => e.type === 'tool_call').map((e) => (e.type === 'tool_call' ? e.call : null));
 
 describe('ToolCallStreamParser', () => {
   for (const size of [1, 3, 7, 1000]) {
     it(`parses a Hermes/Qwen call with text before it (delta size ${size})`, () => {
-      const ev = feed('Let me check. <tool_call>\n{"name": "get_weather", "arguments": {"location": "Oslo"}}\n</tool_call><|im_end|>', size);
+      const ev = feed(
+        'Let me check. <tool_call>\n{"name": "get_weather", "arguments": {"location": "Oslo"}}\n</tool_call><|im_end|>',
+        size,
+      );
       expect(spoken(ev)).toBe('Let me check. ');
       expect(calls(ev)).toEqual([{ name: 'get_weather', arguments: { location: 'Oslo' } }]);
     });
@@ -83,7 +90,10 @@ describe('ToolCallStreamParser', () => {
       { name: 'get_time', arguments: { location: 'Tokyo' } },
       { name: 'calculate', arguments: { expression: '6*7' } },
     ]);
-    const hermes = feed('<tool_call>{"name": "get_time", "arguments": {}}\n{"name": "calculate", "arguments": {"expression": "1+1"}}</tool_call>', 6);
+    const hermes = feed(
+      '<tool_call>{"name": "get_time", "arguments": {}}\n{"name": "calculate", "arguments": {"expression": "1+1"}}</tool_call>',
+      6,
+    );
     expect(calls(hermes)).toHaveLength(2);
   });
 
@@ -120,7 +130,10 @@ describe('tool definitions', () => {
   it('validates argument types and bounds', () => {
     expect(validateToolCall('get_weather', { location: 'x' })).toMatchObject({ ok: false });
     expect(validateToolCall('get_weather', { location: 'Oslo', when: 'next year' })).toMatchObject({ ok: false });
-    expect(validateToolCall('calculate', { expression: 4 })).toEqual({ ok: true, call: { name: 'calculate', arguments: { expression: '4' } } });
+    expect(validateToolCall('calculate', { expression: 4 })).toEqual({
+      ok: true,
+      call: { name: 'calculate', arguments: { expression: '4' } },
+    });
     expect(validateToolCall('get_time', 'not an object')).toEqual({ ok: true, call: { name: 'get_time', arguments: {} } });
   });
 });

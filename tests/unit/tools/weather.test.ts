@@ -88,7 +88,9 @@ describe('weather client against the local Open-Meteo stand-in', () => {
   });
 
   it('retries a 429 after Retry-After, then succeeds', async () => {
-    server.script('/forecast/v1/forecast', [{ status: 429, headers: { 'Retry-After': '2' }, json: { error: true, reason: 'Too many requests' } }]);
+    server.script('/forecast/v1/forecast', [
+      { status: 429, headers: { 'Retry-After': '2' }, json: { error: true, reason: 'Too many requests' } },
+    ]);
     const { c, clock } = client();
     const r = await c.getWeather({ location: 'Berlin', locale: 'en-US' });
     expect(r.ok).toBe(true);

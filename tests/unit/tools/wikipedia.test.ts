@@ -72,7 +72,9 @@ describe('Wikipedia client against the local REST stand-in', () => {
     expect(r.ok).toBe(true);
     if (!r.ok || r.card.kind !== 'wikipedia-choices') throw new Error('expected choices');
     expect(r.card.options.map((o) => o.title)).toEqual(['Mercury (planet)', 'Mercury (element)', 'Freddie Mercury']);
-    expect(r.speech).toBe('"Mercury" could mean several things, like Mercury (planet), Mercury (element) or Freddie Mercury. Which one do you mean?');
+    expect(r.speech).toBe(
+      '"Mercury" could mean several things, like Mercury (planet), Mercury (element) or Freddie Mercury. Which one do you mean?',
+    );
   });
 
   it('falls back to search when the title is missing, but only to a related hit', async () => {
@@ -95,7 +97,9 @@ describe('Wikipedia client against the local REST stand-in', () => {
   });
 
   it('honours Retry-After on 429 and then answers', async () => {
-    server.script(SUMMARY, [{ status: 429, headers: { 'Retry-After': '3' }, json: { httpCode: 429, httpReason: 'Too Many Requests' } }]);
+    server.script(SUMMARY, [
+      { status: 429, headers: { 'Retry-After': '3' }, json: { httpCode: 429, httpReason: 'Too Many Requests' } },
+    ]);
     const { c, clock } = client();
     const r = await c.lookup({ topic: 'Ada Lovelace' });
     expect(r.ok).toBe(true);
@@ -114,7 +118,9 @@ describe('Wikipedia client against the local REST stand-in', () => {
   });
 
   it('serialises requests: the second starts only after the first finished', async () => {
-    server.script(SUMMARY, [{ delayMs: 150, json: (await import('../../fixtures/apis/fake-api-server')).fixture('wiki-summary-ada-lovelace.json') }]);
+    server.script(SUMMARY, [
+      { delayMs: 150, json: (await import('../../fixtures/apis/fake-api-server')).fixture('wiki-summary-ada-lovelace.json') },
+    ]);
     const { c } = client();
     const order: string[] = [];
     const a = c.lookup({ topic: 'Ada Lovelace' }).then(() => order.push('ada'));

@@ -9,12 +9,16 @@ const opts = { padWithSpacesForShortInputs: false, removeSemicolons: false, maxT
 
 describe('text preparation (pocket-tts.md §4.1)', () => {
   it('strips, joins lines, capitalises, adds a final period', () => {
-    expect(prepareText('  hello\nworld  ', { padWithSpacesForShortInputs: false, removeSemicolons: false }).text).toBe('Hello world.');
+    expect(prepareText('  hello\nworld  ', { padWithSpacesForShortInputs: false, removeSemicolons: false }).text).toBe(
+      'Hello world.',
+    );
     expect(prepareText('done?', { padWithSpacesForShortInputs: false, removeSemicolons: false }).text).toBe('Done?');
   });
   it('semicolons and short-input padding follow the bundle switches', () => {
     expect(prepareText('a; b', { padWithSpacesForShortInputs: false, removeSemicolons: true }).text).toBe('A, b.');
-    expect(prepareText('hi there', { padWithSpacesForShortInputs: true, removeSemicolons: false }).text).toBe('        Hi there.');
+    expect(prepareText('hi there', { padWithSpacesForShortInputs: true, removeSemicolons: false }).text).toBe(
+      '        Hi there.',
+    );
   });
   it('frames after EOS: 5 for ≤ 4 words, 3 otherwise, model value wins', () => {
     expect(framesAfterEos(prepareText('one two three four', opts).framesAfterEosGuess, null)).toBe(5);
@@ -59,6 +63,12 @@ describe('chunking ≤ 50 tokens (pocket-tts.md §4.2)', () => {
     // chunk past 50, which is cut again: what matters is the invariant and that no word is lost.
     expect(cut.length).toBeGreaterThanOrEqual(2);
     for (const c of cut) expect(c.ids.length).toBeLessThanOrEqual(50);
-    expect(cut.map((c) => c.text).join(' ').toLowerCase().match(/hello/g)!.length).toBe(80);
+    expect(
+      cut
+        .map((c) => c.text)
+        .join(' ')
+        .toLowerCase()
+        .match(/hello/g)!.length,
+    ).toBe(80);
   });
 });

@@ -19,8 +19,12 @@ describe('voice cloning', () => {
   });
 
   it('refuses without consent, before running any graph', async () => {
-    await expect(cloneVoice(model, { audio: reference(), sampleRate: 24000, name: 'me', consent: undefined })).rejects.toBeInstanceOf(ConsentRequiredError);
-    await expect(cloneVoice(model, { audio: reference(), sampleRate: 24000, name: 'me', consent: { statement: '', acceptedAt: 1 } })).rejects.toBeInstanceOf(ConsentRequiredError);
+    await expect(
+      cloneVoice(model, { audio: reference(), sampleRate: 24000, name: 'me', consent: undefined }),
+    ).rejects.toBeInstanceOf(ConsentRequiredError);
+    await expect(
+      cloneVoice(model, { audio: reference(), sampleRate: 24000, name: 'me', consent: { statement: '', acceptedAt: 1 } }),
+    ).rejects.toBeInstanceOf(ConsentRequiredError);
   });
 
   it('encoder → bos_before_voice + latents → prefix pass → a voice state that speaks', async () => {
@@ -50,7 +54,11 @@ describe('voice cloning', () => {
 describe('TTS worker host (message protocol)', () => {
   const events: TtsWorkerEvent[] = [];
   const transfers: unknown[] = [];
-  const host = new PocketWorkerHost({ ort, post: (e, t) => (events.push(e), transfers.push(...(t ?? []))), sessionOptions: NODE_SESSION_OPTIONS });
+  const host = new PocketWorkerHost({
+    ort,
+    post: (e, t) => (events.push(e), transfers.push(...(t ?? []))),
+    sessionOptions: NODE_SESSION_OPTIONS,
+  });
   const files = Object.fromEntries(buildPocketBundle());
 
   beforeAll(async () => {
@@ -58,7 +66,15 @@ describe('TTS worker host (message protocol)', () => {
   });
 
   it('loads and lists the preset voices', () => {
-    expect(events[0]).toMatchObject({ type: 'loaded', backend: 'wasm', sampleRate: 24000, voices: [{ id: 'alba', kind: 'preset' }, { id: 'marius', kind: 'preset' }] });
+    expect(events[0]).toMatchObject({
+      type: 'loaded',
+      backend: 'wasm',
+      sampleRate: 24000,
+      voices: [
+        { id: 'alba', kind: 'preset' },
+        { id: 'marius', kind: 'preset' },
+      ],
+    });
   });
 
   it('speak streams audio frames (transferable Float32Array + requestId + index + text), then done', async () => {
@@ -118,7 +134,11 @@ describe('TTS worker host (message protocol)', () => {
       ort,
       post: (e) => evs.push(e),
       adapterIdentity: async () => ({ vendor: 'acme', architecture: 'x1', description: 'driver 7' }),
-      sessionFactory: (graph, backend, bytes) => ort.InferenceSession.create(graph === 'mimi_decoder' && backend === 'webgpu' ? silent : bytes, NODE_SESSION_OPTIONS[backend]),
+      sessionFactory: (graph, backend, bytes) =>
+        ort.InferenceSession.create(
+          graph === 'mimi_decoder' && backend === 'webgpu' ? silent : bytes,
+          NODE_SESSION_OPTIONS[backend],
+        ),
     });
     await gpuHost.handle({ type: 'load', files, backend: 'auto' });
     expect(evs[0]).toMatchObject({ type: 'verdict', verdict: { pass: false, reason: 'silent' } });
@@ -139,14 +159,24 @@ describe('TTS worker host (message protocol)', () => {
       ort,
       post: (e) => evs.push(e),
       adapterIdentity: async () => ({ vendor: 'acme', architecture: 'x2', description: 'driver 9' }),
-      sessionFactory: (graph, backend, bytes) => ort.InferenceSession.create(graph === 'mimi_decoder' && backend === 'webgpu' ? late : bytes, NODE_SESSION_OPTIONS[backend]),
+      sessionFactory: (graph, backend, bytes) =>
+        ort.InferenceSession.create(
+          graph === 'mimi_decoder' && backend === 'webgpu' ? late : bytes,
+          NODE_SESSION_OPTIONS[backend],
+        ),
     });
     await gpuHost.handle({ type: 'load', files, backend: 'auto' });
     const verdict = evs.find((e) => e.type === 'verdict') as Extract<TtsWorkerEvent, { type: 'verdict' }>;
     expect(verdict.verdict.pass).toBe(true); // the 4-frame self-test cannot see a failure that starts at frame 6
     expect(evs.find((e) => e.type === 'loaded')).toMatchObject({ backend: 'webgpu' });
     evs.length = 0;
-    await gpuHost.handle({ type: 'speak', requestId: 'g1', text: 'Hello there, how are you doing today?', voiceId: 'alba', temperature: 0 });
+    await gpuHost.handle({
+      type: 'speak',
+      requestId: 'g1',
+      text: 'Hello there, how are you doing today?',
+      voiceId: 'alba',
+      temperature: 0,
+    });
     const switched = evs.find((e) => e.type === 'backend') as Extract<TtsWorkerEvent, { type: 'backend' }>;
     expect(switched).toMatchObject({ backend: 'wasm', frameIndex: NAN_LATE_FRAME });
     expect(evs.find((e) => e.type === 'verdict')).toMatchObject({ key: verdict.key, verdict: { pass: false } });
@@ -161,7 +191,11 @@ describe('TTS worker host (message protocol)', () => {
   it('load applies the requested WASM thread count and reports it', async () => {
     const env = { wasm: { numThreads: 4 } };
     const evs: TtsWorkerEvent[] = [];
-    const h = new PocketWorkerHost({ ort: { ...ort, env } as typeof ort, post: (e) => evs.push(e), sessionOptions: NODE_SESSION_OPTIONS });
+    const h = new PocketWorkerHost({
+      ort: { ...ort, env } as typeof ort,
+      post: (e) => evs.push(e),
+      sessionOptions: NODE_SESSION_OPTIONS,
+    });
     await h.handle({ type: 'load', files, backend: 'wasm', numThreads: 1 });
     expect(env.wasm.numThreads).toBe(1);
     expect(evs.at(-1)).toMatchObject({ type: 'loaded', threads: 1 });

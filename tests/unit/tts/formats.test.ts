@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseBundleJson, BundleError } from '../../../core/tts/bundle-manifest';
 import { parseNpyFloat32, writeNpyFloat32 } from '../../../core/tts/npy';
-import { deserializeVoice, InMemoryVoiceStore, serializeVoice, VoiceFileError, type StoredVoice } from '../../../core/tts/voice-store';
+import {
+  deserializeVoice,
+  InMemoryVoiceStore,
+  serializeVoice,
+  VoiceFileError,
+  type StoredVoice,
+} from '../../../core/tts/voice-store';
 import { parseVoicesBin, VoicesBinError, writeVoicesBin } from '../../../core/tts/voices-bin';
 import { decodeWav, encodeWav, prepareCloneAudio, resample } from '../../../core/tts/wav';
 import { buildPocketBundle, presetVoice } from '../../fixtures/pocket/generate';
@@ -25,7 +31,9 @@ describe('voices.bin (PTVB1)', () => {
     const extra = new Uint8Array(good.length + 1);
     extra.set(good);
     expect(() => parseVoicesBin(extra)).toThrow(/trailing/);
-    const lie = writeVoicesBin([{ name: 'x', tensors: new Map([['a/b', { dtype: 'float32' as const, dims: [3], data: new Float32Array(3) }]]) }]);
+    const lie = writeVoicesBin([
+      { name: 'x', tensors: new Map([['a/b', { dtype: 'float32' as const, dims: [3], data: new Float32Array(3) }]]) },
+    ]);
     new DataView(lie.buffer).setUint32(lie.length - 12 - 4, 8, true); // byte count 8 ≠ 3 × 4
     expect(() => parseVoicesBin(lie)).toThrow(/bytes, dims say/);
   });
@@ -37,7 +45,12 @@ describe('bundle.json v2', () => {
     const b = parseBundleJson(json);
     expect(b.flow_lm_state_manifest).toHaveLength(18);
     expect(b.mimi_state_manifest).toHaveLength(56);
-    expect(b.flow_lm_state_manifest[0]).toMatchObject({ key: 'cache', shape: [2, 1, 1000, 16, 64], fill: 'nan', dtype: 'float32' });
+    expect(b.flow_lm_state_manifest[0]).toMatchObject({
+      key: 'cache',
+      shape: [2, 1, 1000, 16, 64],
+      fill: 'nan',
+      dtype: 'float32',
+    });
     expect(b.mimi_state_manifest.filter((e) => e.dtype === 'bool')).toHaveLength(20);
     expect(b.mimi_state_manifest.filter((e) => e.dtype === 'int64')).toHaveLength(8);
   });
@@ -87,10 +100,12 @@ describe('voice store serializer', () => {
   it('round-trips through bytes and the in-memory store', async () => {
     const back = deserializeVoice(serializeVoice(voice));
     expect(back.consent).toEqual(voice.consent);
-    expect(back.tensors.get('transformer.layers.0.self_attn/cache')!.data).toEqual(voice.tensors.get('transformer.layers.0.self_attn/cache')!.data);
+    expect(back.tensors.get('transformer.layers.0.self_attn/cache')!.data).toEqual(
+      voice.tensors.get('transformer.layers.0.self_attn/cache')!.data,
+    );
     const store = new InMemoryVoiceStore();
     await store.put(voice);
-    expect((await store.list('other'))).toEqual([]);
+    expect(await store.list('other')).toEqual([]);
     expect((await store.list(voice.bundleId)).map((v) => v.id)).toEqual(['clone-1']);
     expect(await store.delete('clone-1')).toBe(true);
     expect(await store.get('clone-1')).toBeUndefined();

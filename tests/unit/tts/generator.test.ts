@@ -14,7 +14,12 @@ const expected = (amp: number, g: number) => amp * Math.sin((2 * Math.PI * (g % 
 async function collect(model: PocketModel, text: string, voice = 'alba', opts: Parameters<typeof synthesize>[3] = {}) {
   const frames: AudioFrame[] = [];
   const steps: StepInfo[] = [];
-  for await (const f of synthesize(model, text, model.voices.get(voice)!, { temperature: 0, onStep: (s) => steps.push(s), ...opts })) frames.push(f);
+  for await (const f of synthesize(model, text, model.voices.get(voice)!, {
+    temperature: 0,
+    onStep: (s) => steps.push(s),
+    ...opts,
+  }))
+    frames.push(f);
   return { frames, steps };
 }
 
@@ -55,10 +60,19 @@ describe('Pocket generation loop over contract-exact fixture graphs (onnxruntime
     // What a driver that forgot out_state → state would hear: both frames start at phase 0.
     const { freshStates } = await import('../../../models/tts/pocket/state');
     const run = async (states: Record<string, OrtTensorLike>) =>
-      model.session('mimi_decoder').run({ latent: new ort.Tensor('float32', Float32Array.from({ length: 32 }, (_, i) => (i === 2 ? 0.5 : 0)), [1, 1, 32]), ...states });
+      model.session('mimi_decoder').run({
+        latent: new ort.Tensor(
+          'float32',
+          Float32Array.from({ length: 32 }, (_, i) => (i === 2 ? 0.5 : 0)),
+          [1, 1, 32],
+        ),
+        ...states,
+      });
     const first = await run(freshStates(ort, model.bundle.mimi_state_manifest));
     const unthreaded = await run(freshStates(ort, model.bundle.mimi_state_manifest));
-    const threaded = await run(Object.fromEntries(model.bundle.mimi_state_manifest.map((e) => [e.input_name, first[e.output_name]!])));
+    const threaded = await run(
+      Object.fromEntries(model.bundle.mimi_state_manifest.map((e) => [e.input_name, first[e.output_name]!])),
+    );
     expect((unthreaded.audio_frame!.data as Float32Array)[0]).toBeCloseTo(0);
     expect((threaded.audio_frame!.data as Float32Array)[0]).toBeCloseTo(expected(0.5, 1920));
     expect(Math.abs(expected(0.5, 1920))).toBeGreaterThan(0.4);
@@ -66,7 +80,10 @@ describe('Pocket generation loop over contract-exact fixture graphs (onnxruntime
 
   it('streams: frame 0 reaches the consumer before step 1 runs', async () => {
     const log: string[] = [];
-    for await (const f of synthesize(model, 'hello world', model.voices.get('alba')!, { temperature: 0, onStep: (s) => log.push(`step ${s.step}`) })) {
+    for await (const f of synthesize(model, 'hello world', model.voices.get('alba')!, {
+      temperature: 0,
+      onStep: (s) => log.push(`step ${s.step}`),
+    })) {
       log.push(`frame ${f.frameIndex}`);
       if (f.frameIndex === 1) break;
     }
@@ -79,7 +96,11 @@ describe('Pocket generation loop over contract-exact fixture graphs (onnxruntime
     let stepsAfterAbort = 0;
     await expect(
       (async () => {
-        for await (const f of synthesize(model, 'hello world', model.voices.get('alba')!, { temperature: 0, signal: ac.signal, onStep: () => ac.signal.aborted && stepsAfterAbort++ })) {
+        for await (const f of synthesize(model, 'hello world', model.voices.get('alba')!, {
+          temperature: 0,
+          signal: ac.signal,
+          onStep: () => ac.signal.aborted && stepsAfterAbort++,
+        })) {
           got.push(f.frameIndex);
           if (f.frameIndex === 2) ac.abort();
         }
@@ -125,11 +146,17 @@ describe('WebGPU → WASM fallback mid-session', () => {
   it('a NaN frame on the "webgpu" decoder moves the session to WASM and the utterance completes clean', async () => {
     // The "webgpu" decoder is a real ONNX graph that emits NaN — how the int8 graphs behave on WebGPU (§6).
     const nanDecoder = mimiDecoder(mimiManifest(), 'nan');
-    const model = await loadFixtureModel({}, {
-      backend: 'webgpu',
-      sessionFactory: (graph, backend, bytes) =>
-        ort.InferenceSession.create(graph === 'mimi_decoder' && backend === 'webgpu' ? nanDecoder : bytes, NODE_SESSION_OPTIONS[backend]),
-    });
+    const model = await loadFixtureModel(
+      {},
+      {
+        backend: 'webgpu',
+        sessionFactory: (graph, backend, bytes) =>
+          ort.InferenceSession.create(
+            graph === 'mimi_decoder' && backend === 'webgpu' ? nanDecoder : bytes,
+            NODE_SESSION_OPTIONS[backend],
+          ),
+      },
+    );
     expect(model.backend).toBe('webgpu');
     const switches: number[] = [];
     const { frames } = await collect(model, 'hello world', 'alba', { onBackendSwitch: (s) => switches.push(s.frameIndex) });

@@ -6,7 +6,10 @@ import { buildPocketBundle, type FixtureOptions } from '../../fixtures/pocket/ge
 
 export const ort = ortNode as unknown as OrtLike;
 
-export const NODE_SESSION_OPTIONS = { wasm: { executionProviders: ['cpu'], intraOpNumThreads: 1 }, webgpu: { executionProviders: ['cpu'], intraOpNumThreads: 1 } };
+export const NODE_SESSION_OPTIONS = {
+  wasm: { executionProviders: ['cpu'], intraOpNumThreads: 1 },
+  webgpu: { executionProviders: ['cpu'], intraOpNumThreads: 1 },
+};
 
 export async function loadFixtureModel(fixture: FixtureOptions = {}, extra: Partial<LoadOptions> = {}): Promise<PocketModel> {
   return PocketModel.load({ ort, files: buildPocketBundle(fixture), sessionOptions: NODE_SESSION_OPTIONS, ...extra });

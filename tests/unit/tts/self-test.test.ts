@@ -4,8 +4,10 @@ import { BackendGuard } from '../../../core/tts/backend-guard';
 import { judgeSelfTest, MemoryVerdictCache, selfTestCacheKey } from '../../../core/tts/self-test';
 import { decideBackend } from '../../../models/tts/pocket/self-test-runner';
 
-const tone = (amp: number, hz = 240) => Float32Array.from({ length: 1920 }, (_, i) => amp * Math.sin((2 * Math.PI * hz * i) / 24000));
-const noise = () => Float32Array.from({ length: 1920 }, (_, i) => ((i * 7919) % 2 === 0 ? 0.3 : -0.3) * ((i * 104729) % 3 === 0 ? 1 : 0.7));
+const tone = (amp: number, hz = 240) =>
+  Float32Array.from({ length: 1920 }, (_, i) => amp * Math.sin((2 * Math.PI * hz * i) / 24000));
+const noise = () =>
+  Float32Array.from({ length: 1920 }, (_, i) => ((i * 7919) % 2 === 0 ? 0.3 : -0.3) * ((i * 104729) % 3 === 0 ? 1 : 0.7));
 
 describe('self-test verdict', () => {
   it('good speech-like audio passes, with and without a WASM reference', () => {
@@ -32,9 +34,17 @@ describe('self-test verdict', () => {
     const first = await decideBackend({ adapter: a, bundleId: 'b', cache, test });
     const second = await decideBackend({ adapter: a, bundleId: 'b', cache, test });
     expect([first.backend, first.source, second.backend, second.source, runs]).toEqual(['wasm', 'tested', 'wasm', 'cached', 1]);
-    const good = await decideBackend({ adapter: { ...a, vendor: 'amd' }, bundleId: 'b', cache, test: async () => judgeSelfTest([tone(0.3)]) });
+    const good = await decideBackend({
+      adapter: { ...a, vendor: 'amd' },
+      bundleId: 'b',
+      cache,
+      test: async () => judgeSelfTest([tone(0.3)]),
+    });
     expect(good).toMatchObject({ backend: 'webgpu', source: 'tested' });
-    expect(await decideBackend({ adapter: null, bundleId: 'b', cache, test })).toMatchObject({ backend: 'wasm', source: 'no-webgpu' });
+    expect(await decideBackend({ adapter: null, bundleId: 'b', cache, test })).toMatchObject({
+      backend: 'wasm',
+      source: 'no-webgpu',
+    });
   });
 });
 

@@ -7,7 +7,14 @@ import { FakeWorker } from '../helpers/fake-worker';
 type Fake = FakeWorker<TtsWorkerEvent>;
 const made = () => FakeWorker.made as Fake[];
 
-const loaded = (threads: number): Extract<TtsWorkerEvent, { type: 'loaded' }> => ({ type: 'loaded', backend: 'wasm', bundleId: 'b/en', sampleRate: 24000, voices: [], threads });
+const loaded = (threads: number): Extract<TtsWorkerEvent, { type: 'loaded' }> => ({
+  type: 'loaded',
+  backend: 'wasm',
+  bundleId: 'b/en',
+  sampleRate: 24000,
+  voices: [],
+  threads,
+});
 
 describe('TtsClient (offscreen face of the voice worker)', () => {
   beforeEach(() => {
@@ -57,6 +64,9 @@ describe('TtsClient (offscreen face of the voice worker)', () => {
     w.answer({ type: 'backend', backend: 'wasm', reason: 'nan', frameIndex: 6 });
     w.answer({ type: 'verdict', key: 'k1', verdict: { pass: false, reason: 'nan', at: 2 } });
     expect([client.backend, client.backendReason]).toEqual(['wasm', 'nan']);
-    expect(seen).toEqual([['k1', true], ['k1', false]]);
+    expect(seen).toEqual([
+      ['k1', true],
+      ['k1', false],
+    ]);
   });
 });

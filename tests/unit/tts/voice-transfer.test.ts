@@ -54,7 +54,8 @@ describe('clone ids and names on import', () => {
   it('recognises the ids clone.ts makes and makes the same kind', () => {
     expect(isCloneId(voice.id)).toBe(true);
     expect(isCloneId(newCloneId(1_700_000_000_000, 0.123))).toBe(true);
-    for (const id of ['alba', 'clone-', 'clone-a', 'clone-A-b', 'clone-a-b-c', 'x clone-a-b', '__proto__']) expect(isCloneId(id)).toBe(false);
+    for (const id of ['alba', 'clone-', 'clone-a', 'clone-A-b', 'clone-a-b-c', 'x clone-a-b', '__proto__'])
+      expect(isCloneId(id)).toBe(false);
   });
 
   it('numbers a name that is listed already', () => {
@@ -69,15 +70,29 @@ describe('prepareVoiceImport', () => {
   it('stores a new voice as the very bytes of the file (consent and all)', () => {
     const out = prepareVoiceImport(file, ctx);
     expect(out.bytes).toBe(file);
-    expect(out.voice).toEqual({ id: voice.id, name: 'Anna', bundleId: BUNDLE, createdAt: voice.createdAt, consent: voice.consent, synthetic: true });
+    expect(out.voice).toEqual({
+      id: voice.id,
+      name: 'Anna',
+      bundleId: BUNDLE,
+      createdAt: voice.createdAt,
+      consent: voice.consent,
+      synthetic: true,
+    });
   });
 
   it('never overwrites: a used id gets a fresh one and the file is rewritten to match', () => {
-    const out = prepareVoiceImport(file, { ...ctx, takenIds: new Set([voice.id]), takenNames: new Set(['Anna']), newId: () => 'clone-new-1' });
+    const out = prepareVoiceImport(file, {
+      ...ctx,
+      takenIds: new Set([voice.id]),
+      takenNames: new Set(['Anna']),
+      newId: () => 'clone-new-1',
+    });
     expect(out.voice).toMatchObject({ id: 'clone-new-1', name: 'Anna (2)', consent: voice.consent });
     const back = deserializeVoice(out.bytes); // header id and payload voice name agree, or this throws
     expect(back).toMatchObject({ id: 'clone-new-1', name: 'Anna (2)', bundleId: BUNDLE, consent: voice.consent });
-    expect(back.tensors.get('transformer.layers.0.self_attn/cache')!.data).toEqual(voice.tensors.get('transformer.layers.0.self_attn/cache')!.data);
+    expect(back.tensors.get('transformer.layers.0.self_attn/cache')!.data).toEqual(
+      voice.tensors.get('transformer.layers.0.self_attn/cache')!.data,
+    );
   });
 
   it('skips fresh ids that are taken too', () => {
@@ -103,7 +118,9 @@ describe('prepareVoiceImport', () => {
     const text = new TextDecoder().decode(file);
     const noConsent = file.slice();
     noConsent[text.indexOf('"consent"') + 1] = 'X'.charCodeAt(0); // the key renamed: no consent in the header
-    expect(() => prepareVoiceImport(noConsent, ctx)).toThrow('That voice file has no valid consent record (the statement the person agreed to, and when), so it can’t be imported.');
+    expect(() => prepareVoiceImport(noConsent, ctx)).toThrow(
+      'That voice file has no valid consent record (the statement the person agreed to, and when), so it can’t be imported.',
+    );
     const emptyStatement = file.slice();
     const at = text.indexOf(voice.consent.statement);
     emptyStatement.fill(' '.charCodeAt(0), at, at + voice.consent.statement.length);
@@ -111,11 +128,17 @@ describe('prepareVoiceImport', () => {
     const badJson = file.slice();
     badJson[13] = '#'.charCodeAt(0);
     expect(() => prepareVoiceImport(badJson, ctx)).toThrow('That voice file is damaged: its header can’t be read.');
-    expect(() => prepareVoiceImport(file.subarray(0, file.length - 100), ctx)).toThrow(/^That voice file is damaged or incomplete \(bad tensors: .*truncated/);
+    expect(() => prepareVoiceImport(file.subarray(0, file.length - 100), ctx)).toThrow(
+      /^That voice file is damaged or incomplete \(bad tensors: .*truncated/,
+    );
     const v9 = file.slice();
     new DataView(v9.buffer).setUint16(7, 9, true);
-    expect(() => prepareVoiceImport(v9, ctx)).toThrow('That voice file comes from another version of Sidetalk (unsupported voice file version 9).');
-    expect(() => prepareVoiceImport(new TextEncoder().encode('{"format":"sidetalk.characters"}'), ctx)).toThrow('That file isn’t a Sidetalk voice file.');
+    expect(() => prepareVoiceImport(v9, ctx)).toThrow(
+      'That voice file comes from another version of Sidetalk (unsupported voice file version 9).',
+    );
+    expect(() => prepareVoiceImport(new TextEncoder().encode('{"format":"sidetalk.characters"}'), ctx)).toThrow(
+      'That file isn’t a Sidetalk voice file.',
+    );
     expect(() => prepareVoiceImport(new Uint8Array(0), ctx)).toThrow('That file isn’t a Sidetalk voice file.');
   });
 });

@@ -49,7 +49,11 @@ describe('wording', () => {
 
 describe('answerVisionQuestion', () => {
   it('describes people first, then objects, capped', () => {
-    const s = scene([obj('cup', 2, [box(0, 0, 0.1, 0.1), box(0.2, 0, 0.3, 0.1)], 0.95), PERSON, obj('laptop', 1, [box(0, 0.5, 0.5, 1)], 0.8)]);
+    const s = scene([
+      obj('cup', 2, [box(0, 0, 0.1, 0.1), box(0.2, 0, 0.3, 0.1)], 0.95),
+      PERSON,
+      obj('laptop', 1, [box(0, 0.5, 0.5, 1)], 0.8),
+    ]);
     expect(answerVisionQuestion('describe', on(s))).toBe('I see a person, two cups and a laptop.');
     const many = scene(['cup', 'book', 'laptop', 'clock', 'vase', 'mouse'].map((l) => obj(l, 1, [box(0, 0, 0.1, 0.1)])));
     expect(answerVisionQuestion('describe', on(many))).toBe('I see a cup, a book, a laptop and a clock, and a few other things.');
@@ -67,11 +71,15 @@ describe('answerVisionQuestion', () => {
     const cup = obj('cup', 1, [box(0.45, 0.55, 0.6, 0.75)]);
     const tv = obj('tv', 1, [box(0.4, 0.5, 0.6, 0.7)]);
     const clockOnWall = obj('clock', 1, [box(0.02, 0.02, 0.12, 0.15)]);
-    expect(answerVisionQuestion('holding', on(scene([PERSON, cup, tv, clockOnWall])))).toBe("It looks like you're holding a cup.");
+    expect(answerVisionQuestion('holding', on(scene([PERSON, cup, tv, clockOnWall])))).toBe(
+      "It looks like you're holding a cup.",
+    );
     expect(answerVisionQuestion('holding', on(scene([PERSON, clockOnWall])))).toBe(
       "I can't make out anything in your hands. Try holding it up a little closer.",
     );
-    expect(answerVisionQuestion('holding', on(scene([cup])))).toBe("I can't see you right now, so I can't tell what you're holding.");
+    expect(answerVisionQuestion('holding', on(scene([cup])))).toBe(
+      "I can't see you right now, so I can't tell what you're holding.",
+    );
   });
 
   it('ranks the object over the person above one only in the lower-centre region', () => {
@@ -88,11 +96,15 @@ describe('answerVisionQuestion', () => {
     const s = scene([PERSON], 1000);
     expect(answerVisionQuestion('describe', { availability: 'off', scene: s, now: 1000 })).toMatch(/camera is off/);
     expect(answerVisionQuestion('describe', { availability: 'camera-lost', scene: s, now: 1000 })).toMatch(/lost the camera/);
-    expect(answerVisionQuestion('describe', { availability: 'on', scene: s, now: 1000 + 10_001 })).toMatch(/still getting a look/);
+    expect(answerVisionQuestion('describe', { availability: 'on', scene: s, now: 1000 + 10_001 })).toMatch(
+      /still getting a look/,
+    );
     expect(answerVisionQuestion('describe', { availability: 'on', scene: scene([], 0), now: 5000 })).toBe(
       "I don't see anything I recognise right now.",
     );
-    expect(answerVisionQuestion('describe', { availability: 'on', scene: { ...s, updatedAt: null }, now: 0 })).toMatch(/still getting/);
+    expect(answerVisionQuestion('describe', { availability: 'on', scene: { ...s, updatedAt: null }, now: 0 })).toMatch(
+      /still getting/,
+    );
   });
 
   it('builds a factual scene tag for the LLM', () => {

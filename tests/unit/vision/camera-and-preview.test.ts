@@ -1,7 +1,13 @@
 // Camera capture against fake media objects (tracks stopped at once, unplug → typed error), the preview reducer, and
 // the PiP's alt text / mirrored box geometry.
 import { describe, expect, it } from 'vitest';
-import { CameraCapture, cameraErrorCode, fitWithin, type CameraDeps, type CameraState } from '../../../models/vision/camera-capture';
+import {
+  CameraCapture,
+  cameraErrorCode,
+  fitWithin,
+  type CameraDeps,
+  type CameraState,
+} from '../../../models/vision/camera-capture';
 import { VisionPreviewMessageSchema } from '../../../core/vision/preview-channel';
 import { boxStyle, previewAltText } from '../../../components/vision/preview-labels';
 import { reducePreview, type VisionPreview } from '../../../components/vision/use-vision-preview';
@@ -16,7 +22,15 @@ class FakeTrack extends EventTarget {
 function fakeDeps(fail?: { name: string; message: string }) {
   const track = new FakeTrack();
   const stream = { getTracks: () => [track], getVideoTracks: () => [track] } as unknown as MediaStream;
-  const video = { muted: false, playsInline: false, srcObject: null as unknown, videoWidth: 640, videoHeight: 480, play: async () => {}, pause() {} };
+  const video = {
+    muted: false,
+    playsInline: false,
+    srcObject: null as unknown,
+    videoWidth: 640,
+    videoHeight: 480,
+    play: async () => {},
+    pause() {},
+  };
   const drawn: number[][] = [];
   const deps: CameraDeps = {
     getUserMedia: async () => {
@@ -96,14 +110,25 @@ describe('preview', () => {
   const jpeg = new Blob([new Uint8Array([1])], { type: 'image/jpeg' });
   const frame = (seq: number) =>
     VisionPreviewMessageSchema.parse({
-      kind: 'frame', seq, capturedAt: seq, width: 320, height: 240, jpeg,
-      objects: [{ label: 'person', score: 0.9, box: { x0: 0.1, y0: 0, x1: 0.4, y1: 1 } }, { label: 'cup', score: 0.8, box: { x0: 0.5, y0: 0.5, x1: 0.6, y1: 0.7 } }],
+      kind: 'frame',
+      seq,
+      capturedAt: seq,
+      width: 320,
+      height: 240,
+      jpeg,
+      objects: [
+        { label: 'person', score: 0.9, box: { x0: 0.1, y0: 0, x1: 0.4, y1: 1 } },
+        { label: 'cup', score: 0.8, box: { x0: 0.5, y0: 0.5, x1: 0.6, y1: 0.7 } },
+      ],
     });
 
   it('keeps one object URL alive at a time and drops the picture when vision goes off', () => {
     const created: string[] = [];
     const revoked: string[] = [];
-    const urls = { create: () => (created.push(`blob:${created.length}`), `blob:${created.length - 1}`), revoke: (u: string) => revoked.push(u) };
+    const urls = {
+      create: () => (created.push(`blob:${created.length}`), `blob:${created.length - 1}`),
+      revoke: (u: string) => revoked.push(u),
+    };
     let p: VisionPreview = { state: 'off', frame: null };
     p = reducePreview(p, { kind: 'state', state: 'on' }, urls);
     p = reducePreview(p, frame(0), urls);

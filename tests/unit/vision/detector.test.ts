@@ -21,7 +21,11 @@ function expected(image: RgbaImage): Detection[] {
   const { logits, boxes } = referenceOutputs(image);
   return decodeDetections(
     { logits, boxes, queries: 4, classes: 80 },
-    { labels: labelsFromConfig(Object.fromEntries(COCO_LABELS.map((l, i) => [String(i), l])), 80), threshold: 0.45, maxDetections: 40 },
+    {
+      labels: labelsFromConfig(Object.fromEntries(COCO_LABELS.map((l, i) => [String(i), l])), 80),
+      threshold: 0.45,
+      maxDetections: 40,
+    },
   );
 }
 
@@ -90,7 +94,10 @@ describe('Detector over the fixture hub', () => {
     expect(await detector.detect(image, { maxDetections: 2 })).toHaveLength(2);
     const strict = await detector.detect(image, { threshold: 0.999 });
     expect(strict.length).toBeLessThan(4);
-    expectMatches(strict, expected(image).filter((d) => d.score >= 0.999));
+    expectMatches(
+      strict,
+      expected(image).filter((d) => d.score >= 0.999),
+    );
   });
 
   it('rejects a frame whose byte length does not match its size', async () => {

@@ -39,19 +39,22 @@ describe('VisionScheduler', () => {
     expect(s.nextCheckAt()).toBe(now + visionTunables.establishedIntervalMs);
   });
 
-  it.each<SpeechStage>(['utterance', 'asr', 'llm', 'tts', 'playback'])('yields to the %s stage and resumes after the grace period', (stage) => {
-    s.enable();
-    s.setStage(stage, true);
-    expect(s.wantFrame()).toBe(false);
-    expect(s.admit(now)).toEqual({ run: false, reason: 'speech' });
-    advance(60_000); // however long the stage lasts
-    expect(s.wantFrame()).toBe(false);
-    s.setStage(stage, false);
-    expect(s.wantFrame()).toBe(false);
-    expect(s.nextCheckAt()).toBe(now + visionTunables.resumeAfterSpeechMs);
-    advance(visionTunables.resumeAfterSpeechMs);
-    expect(s.wantFrame()).toBe(true);
-  });
+  it.each<SpeechStage>(['utterance', 'asr', 'llm', 'tts', 'playback'])(
+    'yields to the %s stage and resumes after the grace period',
+    (stage) => {
+      s.enable();
+      s.setStage(stage, true);
+      expect(s.wantFrame()).toBe(false);
+      expect(s.admit(now)).toEqual({ run: false, reason: 'speech' });
+      advance(60_000); // however long the stage lasts
+      expect(s.wantFrame()).toBe(false);
+      s.setStage(stage, false);
+      expect(s.wantFrame()).toBe(false);
+      expect(s.nextCheckAt()).toBe(now + visionTunables.resumeAfterSpeechMs);
+      advance(visionTunables.resumeAfterSpeechMs);
+      expect(s.wantFrame()).toBe(true);
+    },
+  );
 
   it('stays off the GPU until every overlapping stage has ended', () => {
     s.enable();

@@ -31,7 +31,10 @@ class FakeCamera implements CameraLike {
   picture: RgbaFrame = quadrantImage(320, 240, [GREY, GREY, GREY, GREY]);
   grabs = 0;
   stops = 0;
-  constructor(private readonly onState: (s: CameraState) => void, private readonly clock: () => number) {}
+  constructor(
+    private readonly onState: (s: CameraState) => void,
+    private readonly clock: () => number,
+  ) {}
   async start() {
     this.state = { kind: 'on', width: 320, height: 240 };
     this.onState(this.state);
@@ -49,7 +52,11 @@ class FakeCamera implements CameraLike {
     if (this.state.kind !== 'on') return null;
     this.grabs += 1;
     const frame = { ...this.picture, data: this.picture.data.slice() };
-    return { frame, capturedAt: this.clock(), jpeg: async () => new Blob([new Uint8Array([0xff, 0xd8, 0xff])], { type: 'image/jpeg' }) };
+    return {
+      frame,
+      capturedAt: this.clock(),
+      jpeg: async () => new Blob([new Uint8Array([0xff, 0xd8, 0xff])], { type: 'image/jpeg' }),
+    };
   }
 }
 
@@ -115,7 +122,13 @@ describe('VisionLoop', () => {
     const frames = h.published.filter((m) => m.kind === 'frame');
     expect(frames.length).toBe(h.detects.length);
     expect(frames.at(-1)).toMatchObject({ width: 320, height: 240 });
-    expect(frames.at(-1)!.kind === 'frame' && frames.at(-1)!.objects.map((o) => o.label).sort()).toEqual(['cup', 'person']);
+    expect(
+      frames.at(-1)!.kind === 'frame' &&
+        frames
+          .at(-1)!
+          .objects.map((o) => o.label)
+          .sort(),
+    ).toEqual(['cup', 'person']);
 
     // Speech owns the GPU: no detection for as long as it lasts.
     const before = h.detects.length;

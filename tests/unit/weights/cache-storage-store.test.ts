@@ -3,7 +3,19 @@ import { startHubServer, type HubServer } from '../../fixtures/hub/server';
 import { CacheStorageByteStore, PARTS_CACHE, TRANSFORMERS_CACHE } from '../../../core/weights/cache-storage-store';
 import { partsSize } from '../../../core/weights/byte-store';
 import { bundleState, deleteBundle } from '../../../core/weights/state';
-import { CONFIG, DATA, MODEL, REPO, digestOf, fileBytes, hubFiles, makeDownloader, sha256Hex, tinyBundle, tinyFile } from './helpers';
+import {
+  CONFIG,
+  DATA,
+  MODEL,
+  REPO,
+  digestOf,
+  fileBytes,
+  hubFiles,
+  makeDownloader,
+  sha256Hex,
+  tinyBundle,
+  tinyFile,
+} from './helpers';
 
 /**
  * A small CacheStorage/Cache over Maps holding real Responses, with the spec behaviours the store depends on:

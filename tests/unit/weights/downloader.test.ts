@@ -4,7 +4,19 @@ import { MemoryByteStore, partsSize } from '../../../core/weights/byte-store';
 import { WeightsError } from '../../../core/weights/errors';
 import { bundleState, deleteBundle } from '../../../core/weights/state';
 import type { DownloadEvent } from '../../../core/weights/types';
-import { CONFIG, DATA, MODEL, REPO, digestOf, hubFiles, makeDownloader, responseBytes, sha256Hex, tinyBundle, tinyFile } from './helpers';
+import {
+  CONFIG,
+  DATA,
+  MODEL,
+  REPO,
+  digestOf,
+  hubFiles,
+  makeDownloader,
+  responseBytes,
+  sha256Hex,
+  tinyBundle,
+  tinyFile,
+} from './helpers';
 
 let hub: HubServer;
 const MODEL_KEY = `${REPO}/onnx/model.onnx`;
@@ -98,9 +110,7 @@ describe('WeightsDownloader against the local hub', () => {
     hub.clearLog();
     const second = makeDownloader(store, hub.url);
     expect((await second.dl.downloadBundle(tinyBundle())).status).toBe('complete');
-    expect(hub.log.filter((e) => e.path === modelPath).map((e) => [e.range, e.status])).toEqual([
-      ['bytes=150000-', 206],
-    ]);
+    expect(hub.log.filter((e) => e.path === modelPath).map((e) => [e.range, e.status])).toEqual([['bytes=150000-', 206]]);
     expect(hub.log.some((e) => e.path.endsWith('config.json') && e.status === 200)).toBe(false);
     // Progress after the restart starts from what was held, not from zero.
     const firstModelProgress = progressOf(second.events).find((p) => p.path === 'onnx/model.onnx');
@@ -111,7 +121,9 @@ describe('WeightsDownloader against the local hub', () => {
   it('restarts from 0 when the server ignores Range', async () => {
     hub.setFault(MODEL_KEY, { kind: 'drop', afterBytes: 70_000, times: 1 });
     const store = new MemoryByteStore();
-    const first = makeDownloader(store, hub.url, { settings: { partBytes: 64 * 1024, networkRetries: 0, progressIntervalMs: 0 } });
+    const first = makeDownloader(store, hub.url, {
+      settings: { partBytes: 64 * 1024, networkRetries: 0, progressIntervalMs: 0 },
+    });
     await expectCode(first.dl.downloadBundle(tinyBundle()), 'network');
     hub.setFault(MODEL_KEY, { kind: 'ignoreRange', times: 1 });
     hub.clearLog();
@@ -257,13 +269,20 @@ describe('WeightsDownloader against the local hub', () => {
 
   it('follows the hub LFS redirect to the CDN on another origin, and resumes there with Range', async () => {
     await hub.close();
-    hub = await startHubServer({ files: hubFiles(), redirectLfs: true, faults: { [MODEL_KEY]: { kind: 'drop', afterBytes: 100_000, times: 1 } } });
+    hub = await startHubServer({
+      files: hubFiles(),
+      redirectLfs: true,
+      faults: { [MODEL_KEY]: { kind: 'drop', afterBytes: 100_000, times: 1 } },
+    });
     const store = new MemoryByteStore();
     const { dl } = makeDownloader(store, hub.url);
     expect((await dl.downloadBundle(tinyBundle())).status).toBe('complete');
     expect(hub.log.filter((e) => e.status === 302).length).toBe(3);
     const cdn = hub.log.filter((e) => e.path === `/cdn/${MODEL_KEY}`);
-    expect(cdn.map((e) => [e.range === null ? null : 'ranged', e.status])).toEqual([[null, 200], ['ranged', 206]]);
+    expect(cdn.map((e) => [e.range === null ? null : 'ranged', e.status])).toEqual([
+      [null, 200],
+      ['ranged', 206],
+    ]);
     expect(await digestOf(await store.read(dl.urlOf(tinyFile('onnx/model.onnx'))))).toBe(sha256Hex(MODEL));
   });
 });

@@ -40,7 +40,11 @@ export function tinyFile(path: string, repo = REPO): Pick<BundleFile, 'repo' | '
   return { repo: tinyRepo(repo), path };
 }
 
-type TinyOverrides = Partial<Omit<ModelBundle, 'files'>> & { repo?: string; revision?: string; files?: Array<Omit<BundleFile, 'repo' | 'role'> & { role?: string }> };
+type TinyOverrides = Partial<Omit<ModelBundle, 'files'>> & {
+  repo?: string;
+  revision?: string;
+  files?: Array<Omit<BundleFile, 'repo' | 'role'> & { role?: string }>;
+};
 
 export function tinyBundle(overrides: TinyOverrides = {}): ModelBundle {
   const { repo = REPO, revision = 'main', files, ...rest } = overrides;

@@ -35,7 +35,12 @@ describe('hub fixture server', () => {
     expect(full.headers.get('x-linked-size')).toBe('1000');
     expect(new Uint8Array(await full.arrayBuffer())).toEqual(model);
 
-    const cases: Array<[string, number, number]> = [['bytes=10-19', 10, 19], ['bytes=990-', 990, 999], ['bytes=-5', 995, 999], ['bytes=0-0', 0, 0]];
+    const cases: Array<[string, number, number]> = [
+      ['bytes=10-19', 10, 19],
+      ['bytes=990-', 990, 999],
+      ['bytes=-5', 995, 999],
+      ['bytes=0-0', 0, 0],
+    ];
     for (const [range, a, b] of cases) {
       const r = await fetch(url, { headers: { Range: range } });
       expect(r.status).toBe(206);

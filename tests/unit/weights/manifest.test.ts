@@ -12,7 +12,16 @@ import manifestJson from '../../../models/manifest.json';
 import { ManifestError, parseWeightsManifest } from '../../../core/weights/manifest';
 import { bundleTotalBytes, buildFileUrl, defaultDownloadBytes } from '../../../core/weights/registry';
 import {
-  ASR_BUNDLES, ASR_MODELS, LLM_BUNDLE, LLM_MODEL, MODEL_BUNDLES, TTS_BUNDLE, TTS_GPU_BUNDLE, WEIGHTS_MANIFEST, dtypeSuffix, ttsWorkerFiles,
+  ASR_BUNDLES,
+  ASR_MODELS,
+  LLM_BUNDLE,
+  LLM_MODEL,
+  MODEL_BUNDLES,
+  TTS_BUNDLE,
+  TTS_GPU_BUNDLE,
+  WEIGHTS_MANIFEST,
+  dtypeSuffix,
+  ttsWorkerFiles,
 } from '../../../models/registry';
 import { VISION_BUNDLE, VISION_MODEL } from '../../../models/vision/detector-spec';
 import { REQUIRED_GRAPHS, WEBGPU_GRAPHS } from '../../../models/tts/pocket/model';
@@ -30,7 +39,8 @@ describe('models/manifest.json', () => {
         expect(buildFileUrl(f)).not.toMatch(/\/resolve\/main\//);
       }
     }
-    for (const b of WEIGHTS_MANIFEST.bundles) for (const f of b.files) if (f.lfs) expect(f.sha256, `${b.id}/${f.role}`).toMatch(/^[0-9a-f]{64}$/);
+    for (const b of WEIGHTS_MANIFEST.bundles)
+      for (const f of b.files) if (f.lfs) expect(f.sha256, `${b.id}/${f.role}`).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('refuses a branch for a commit, an LFS file without a hash, a duplicate role, an unknown repo and a path that escapes', () => {
@@ -54,8 +64,15 @@ describe('models/manifest.json', () => {
   it('gives the registry and the runtimes their repo, commit and dtype (nothing else names a hub fact)', () => {
     expect(MODEL_BUNDLES.map((b) => b.id)).toEqual(WEIGHTS_MANIFEST.bundles.map((b) => b.id));
     const commitOf = (key: string) => WEIGHTS_MANIFEST.repos[key]!.commit;
-    expect(LLM_MODEL).toMatchObject({ repo: 'LiquidAI/LFM2.5-1.2B-Instruct-ONNX', revision: commitOf('lfm2.5-1.2b'), dtype: 'q4' });
-    expect(ASR_MODELS.moonshine).toMatchObject({ repo: 'onnx-community/moonshine-base-ONNX', revision: commitOf('moonshine-base') });
+    expect(LLM_MODEL).toMatchObject({
+      repo: 'LiquidAI/LFM2.5-1.2B-Instruct-ONNX',
+      revision: commitOf('lfm2.5-1.2b'),
+      dtype: 'q4',
+    });
+    expect(ASR_MODELS.moonshine).toMatchObject({
+      repo: 'onnx-community/moonshine-base-ONNX',
+      revision: commitOf('moonshine-base'),
+    });
     expect(ASR_MODELS.whisper).toMatchObject({ repo: 'onnx-community/whisper-base', revision: commitOf('whisper-base') });
     expect(VISION_MODEL).toMatchObject({ repo: 'onnx-community/dfine_m_coco-ONNX', revision: commitOf('dfine-m-coco') });
   });
@@ -63,12 +80,18 @@ describe('models/manifest.json', () => {
   it('lists every file transformers.js derives from the dtypes (graphs, external data, configs, tokenizer)', () => {
     const paths = (b: typeof LLM_BUNDLE) => b.files.map((f) => f.path);
     const llm = `onnx/model${dtypeSuffix(LLM_MODEL.dtype)}.onnx`;
-    expect(paths(LLM_BUNDLE)).toEqual(expect.arrayContaining(['config.json', 'tokenizer.json', 'tokenizer_config.json', llm, `${llm}_data`]));
+    expect(paths(LLM_BUNDLE)).toEqual(
+      expect.arrayContaining(['config.json', 'tokenizer.json', 'tokenizer_config.json', llm, `${llm}_data`]),
+    );
     for (const family of ['moonshine', 'whisper'] as const) {
       const spec = ASR_MODELS[family];
       expect(paths(ASR_BUNDLES[family])).toEqual(
         expect.arrayContaining([
-          'config.json', 'preprocessor_config.json', 'tokenizer.json', 'tokenizer_config.json', 'generation_config.json',
+          'config.json',
+          'preprocessor_config.json',
+          'tokenizer.json',
+          'tokenizer_config.json',
+          'generation_config.json',
           `onnx/encoder_model${dtypeSuffix(spec.dtype.encoder_model!)}.onnx`,
           `onnx/decoder_model_merged${dtypeSuffix(spec.dtype.decoder_model_merged!)}.onnx`,
         ]),
@@ -80,9 +103,17 @@ describe('models/manifest.json', () => {
   it('gives the Pocket TTS worker every role it opens, from one language folder, and voices with their licences', () => {
     const roles = Object.keys(ttsWorkerFiles((f) => buildFileUrl(f), true));
     for (const r of ['bundle_json', 'tokenizer', 'bos_before_voice']) expect(roles).toContain(r);
-    for (const g of REQUIRED_GRAPHS) expect(roles.some((r) => r === `${g}.int8` || r === `${g}.fp32`), g).toBe(true);
+    for (const g of REQUIRED_GRAPHS)
+      expect(
+        roles.some((r) => r === `${g}.int8` || r === `${g}.fp32`),
+        g,
+      ).toBe(true);
     for (const g of WEBGPU_GRAPHS) expect(TTS_GPU_BUNDLE.files.map((f) => f.role)).toContain(`${g}.fp32`);
-    const graphFolders = new Set([...TTS_BUNDLE.files, ...TTS_GPU_BUNDLE.files].filter((f) => !f.role.startsWith('voice.')).map((f) => f.path.slice(0, f.path.lastIndexOf('/'))));
+    const graphFolders = new Set(
+      [...TTS_BUNDLE.files, ...TTS_GPU_BUNDLE.files]
+        .filter((f) => !f.role.startsWith('voice.'))
+        .map((f) => f.path.slice(0, f.path.lastIndexOf('/'))),
+    );
     expect([...graphFolders]).toEqual(['onnx/english_2026-04']);
     const voices = TTS_BUNDLE.files.filter((f) => f.role.startsWith('voice.'));
     expect(voices.map((v) => v.role)).toEqual(expect.arrayContaining(['voice.alba', 'voice.marius']));
@@ -109,7 +140,8 @@ describe('the fixture hub mirrors the real layout', () => {
       const layout = await writeFixtureHub(root);
       expect(layout.manifest.kind).toBe('fixture');
       expect(layout.manifest.repos).toEqual(WEIGHTS_MANIFEST.repos);
-      const where = (m: typeof WEIGHTS_MANIFEST) => m.bundles.map((b) => b.files.map((f) => [b.id, f.role, f.repo, f.path, f.lfs, f.optional ?? false]));
+      const where = (m: typeof WEIGHTS_MANIFEST) =>
+        m.bundles.map((b) => b.files.map((f) => [b.id, f.role, f.repo, f.path, f.lfs, f.optional ?? false]));
       expect(where(layout.manifest)).toEqual(where(WEIGHTS_MANIFEST));
       for (const b of layout.manifest.bundles) {
         for (const f of b.files) {
@@ -118,9 +150,13 @@ describe('the fixture hub mirrors the real layout', () => {
           expect(createHash('sha256').update(bytes).digest('hex')).toBe(f.sha256);
         }
       }
-      expect(layout.hubOptions.revisions).toEqual(Object.fromEntries(Object.values(WEIGHTS_MANIFEST.repos).map((r) => [r.id, r.commit])));
+      expect(layout.hubOptions.revisions).toEqual(
+        Object.fromEntries(Object.values(WEIGHTS_MANIFEST.repos).map((r) => [r.id, r.commit])),
+      );
       // Same-named files of another language sit next to ours, as on the real hub.
-      await expect(readFile(join(root, 'KevinAHM/pocket-tts-onnx/onnx/french_24l/bundle.json'), 'utf8')).resolves.toMatch(/decoy/);
+      await expect(readFile(join(root, 'KevinAHM/pocket-tts-onnx/onnx/french_24l/bundle.json'), 'utf8')).resolves.toMatch(
+        /decoy/,
+      );
     } finally {
       await rm(root, { recursive: true, force: true });
     }

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { WeightsError } from '../../../core/weights/errors';
-import { DEFAULT_HUB_URL, buildFileUrl, bundleTotalBytes, configuredMirror, treeApiUrl, validateMirrorUrl } from '../../../core/weights/registry';
+import {
+  DEFAULT_HUB_URL,
+  buildFileUrl,
+  bundleTotalBytes,
+  configuredMirror,
+  treeApiUrl,
+  validateMirrorUrl,
+} from '../../../core/weights/registry';
 import { StreamingSha256, sha256OfChunks } from '../../../core/weights/sha256';
 import { MemoryByteStore } from '../../../core/weights/byte-store';
 import { buildSnapshot, parseSnapshot } from '../../../core/weights/state';
@@ -27,7 +34,9 @@ describe('registry', () => {
     expect(treeApiUrl(space, 'onnx/english_2026-04')).toBe(
       'https://huggingface.co/api/spaces/KevinAHM/pocket-tts-web/tree/d0c0c79b7712256a32d691c67f20b8ae2e020d00/onnx/english_2026-04',
     );
-    expect(treeApiUrl(repo, '', 'http://127.0.0.1:9/')).toBe(`http://127.0.0.1:9/api/models/onnx-community/LFM2-350M-ONNX/tree/${commit}`);
+    expect(treeApiUrl(repo, '', 'http://127.0.0.1:9/')).toBe(
+      `http://127.0.0.1:9/api/models/onnx-community/LFM2-350M-ONNX/tree/${commit}`,
+    );
     expect(DEFAULT_HUB_URL).toBe('https://huggingface.co');
   });
 
@@ -43,7 +52,14 @@ describe('registry', () => {
     expect(validateMirrorUrl(' https://hf-mirror.com/ ')).toBe('https://hf-mirror.com');
     expect(validateMirrorUrl('http://localhost:3000/x/')).toBe('http://localhost:3000/x');
     expect(validateMirrorUrl('http://127.0.0.1:9')).toBe('http://127.0.0.1:9');
-    for (const bad of ['http://example.com', 'ftp://localhost', 'https://u:p@example.com', 'https://x.org/?t=1', 'not a url', 'javascript:alert(1)']) {
+    for (const bad of [
+      'http://example.com',
+      'ftp://localhost',
+      'https://u:p@example.com',
+      'https://x.org/?t=1',
+      'not a url',
+      'javascript:alert(1)',
+    ]) {
       expect(() => validateMirrorUrl(bad), bad).toThrow(WeightsError);
     }
     let err: unknown;

@@ -31,7 +31,13 @@ function bundle(overrides: Partial<Record<string, Partial<BundleFile>>> = {}): M
     { role: 'voices', repo: space, path: 'onnx/english/voices.bin', size: 300, sha256: sha(voices) },
   ];
   return {
-    id: 'tts', dtype: 'int8', task: 'tts', backends: ['wasm'], label: 'Test', license: 'MIT', default: true,
+    id: 'tts',
+    dtype: 'int8',
+    task: 'tts',
+    backends: ['wasm'],
+    label: 'Test',
+    license: 'MIT',
+    default: true,
     files: list.map((f) => ({ ...f, ...overrides[f.role] })),
   };
 }
@@ -43,7 +49,10 @@ afterEach(async () => {
 });
 
 async function failure(b: ModelBundle, opts: { fetch?: typeof fetch } = {}): Promise<WeightsError> {
-  const err = await preflightBundle(b, { fetch: opts.fetch ?? fetch, baseUrl: server!.url }).then(() => null, (e: unknown) => e);
+  const err = await preflightBundle(b, { fetch: opts.fetch ?? fetch, baseUrl: server!.url }).then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(WeightsError);
   return err as WeightsError;
 }
@@ -94,7 +103,9 @@ describe('preflightBundle: the hub listing at the pinned commits against the man
     weightsTunables.preflightTimeoutMs = 1000;
     const hanging: typeof fetch = (input, init) =>
       String(input).includes('/api/')
-        ? new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(new DOMException('timeout', 'TimeoutError'))))
+        ? new Promise((_, reject) =>
+            init?.signal?.addEventListener('abort', () => reject(new DOMException('timeout', 'TimeoutError'))),
+          )
         : fetch(input, init);
     try {
       const t0 = Date.now();

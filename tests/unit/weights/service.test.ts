@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryByteStore, WeightsService, type DownloadProgress, type ModelBundle, type WeightsSnapshot } from '../../../core/weights';
+import {
+  MemoryByteStore,
+  WeightsService,
+  type DownloadProgress,
+  type ModelBundle,
+  type WeightsSnapshot,
+} from '../../../core/weights';
 import { startHubServer, type HubServer } from '../../fixtures/hub/server';
 
 const bytes = (n: number, seed: number) => new Uint8Array(n).map((_, i) => (i * seed + 3) % 251);
@@ -8,7 +14,10 @@ const SERVED = {
   a: { config: '{"model":"a"}', model: bytes(300_000, 7) },
   b: { config: '{"model":"b"}', model: bytes(200_000, 11) },
 };
-const served = (name: 'a' | 'b') => ({ [`org/${name}/config.json`]: SERVED[name].config, [`org/${name}/onnx/model.onnx`]: SERVED[name].model });
+const served = (name: 'a' | 'b') => ({
+  [`org/${name}/config.json`]: SERVED[name].config,
+  [`org/${name}/onnx/model.onnx`]: SERVED[name].model,
+});
 const catalog: ModelBundle[] = (['a', 'b'] as const).map((name) => {
   const repo = { type: 'model' as const, id: `org/${name}`, revision: 'main' };
   return {
