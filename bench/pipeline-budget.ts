@@ -2,7 +2,7 @@
  * End of speech → first audio, from measured pieces: the engine's real-audio scenarios (real Silero VAD, the real
  * DuplexEngine policy on a manual clock; bench/engine/scenarios.ts) run with stage latencies taken from a stage-bench
  * results file (bench/stages; default: the newest bench/results/*-h200.json). Reports p50/p90 per hardware profile,
- * the bandwidth-limit floor for the same work, and the peers' published numbers (reference/duplex-conversation.md).
+ * the bandwidth-limit floor for the same work, and the peers' published numbers (docs/benchmarks.md).
  *
  *   npx jiti bench/pipeline-budget.ts [--stages bench/results/<file>.json] [--out bench/results/<file>-budget.json]
  *

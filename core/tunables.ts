@@ -387,7 +387,7 @@ export const pageTunables = registerTunables(
 );
 
 // vision: webcam object detection (core/vision, models/vision). Times in ms, scores are sigmoid probabilities, boxes
-// are normalised to [0, 1] of the frame. Defaults follow reference/duplex-conversation.md §11 unless noted.
+// are normalised to [0, 1] of the frame. Defaults and their sources: docs/vision.md.
 export const visionTunables = registerTunables(
   'vision',
   {

@@ -1,6 +1,6 @@
 /**
  * Loads onnxruntime-web's browser build (`ort.webgpu.mjs`: the native WebGPU EP + the WASM EP, the build
- * transformers.js imports) in Node, with the shims of reference/gpu-bench.md §3 and testing.md §10:
+ * transformers.js imports) in Node, with the shims described in docs/benchmarks.md:
  * 1. `navigator.gpu` from dawn.node (npm `webgpu`), keeping a reference to the GPU object for the process lifetime;
  * 2. `fetch`/`URL.createObjectURL` for `file:` URLs (the threaded WASM build loads its worker script that way);
  * 3. `GPUQueue.writeBuffer` copies SharedArrayBuffer-backed data (Node 20 crashes otherwise; harmless on 22);

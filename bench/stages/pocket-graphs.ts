@@ -1,5 +1,5 @@
 /**
- * Pocket TTS graphs with random weights (reference/pocket-tts.md §2–3):
+ * Pocket TTS graphs with random weights (graph contracts: docs/tts.md):
  * - `flow_lm_main`: the KAE contract — `sequence` [1, S∈{0,1}, 32] (NaN = BOS), `text_embeddings` [1, T, 1024],
  *   per layer `state_{3l}` cache [2, 1, 1000, heads, 64] / `state_{3l+1}` current_end [0] / `state_{3l+2}` step int64
  *   [1] → `conditioning` [1, 1024], `eos_logit` [1, 1], `out_state_i`. Six pre-LayerNorm layers (d 1024, 16 heads,

@@ -3,7 +3,7 @@
  * Sidetalk's playback model into TalkingHead's streaming API: 24 kHz Float32 PCM chunks + their text in, audio with
  * lip-sync out, and started / level / ended events back for the conversation engine.
  *
- * Audio graph rules (shared/reference/talkinghead.md §3–4): streamStart({ sampleRate: 24000 }) rebuilds the
+ * Audio graph rules (docs/avatar.md): streamStart({ sampleRate: 24000 }) rebuilds the
  * AudioContext once, so everything we touch is looked up on `head` every time, never cached; the stock graph plays
  * streamed audio twice (+6 dB), so the stream-gain → reverb edge is cut once per context; visemes are cumulative from
  * the first sample of the current utterance, and TalkingHead starts a new time base whenever it is not speaking.

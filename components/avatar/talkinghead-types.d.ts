@@ -1,6 +1,6 @@
 /**
  * Minimal typings for the parts of @met4citizen/talkinghead 1.7.0 that Sidetalk uses (the package ships none).
- * Line references: shared/reference/talkinghead.md.
+ * The API surface the app relies on and its pitfalls: docs/avatar.md.
  */
 declare module '@met4citizen/talkinghead/modules/talkinghead.mjs' {
   export interface TalkingHeadOptions {

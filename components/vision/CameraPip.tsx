@@ -23,7 +23,7 @@ export interface CameraPipProps {
   message?: string;
   /** Show as a selfie view (default true). */
   mirrored?: boolean;
-  /** Turns vision off (the lead maps it to settings/set { visionEnabled: false }). */
+  /** Turns vision off (the side panel maps it to settings/set { visionEnabled: false }). */
   onClose(): void;
 }
 

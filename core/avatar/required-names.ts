@@ -1,5 +1,5 @@
 /**
- * Names a TalkingHead 1.7.0 avatar must contain (see shared/reference/talkinghead.md §7). Shared by the GLB
+ * Names a TalkingHead 1.7.0 avatar must contain (docs/avatar.md). Shared by the GLB
  * generator (scripts/avatar), the user-GLB validator (glb-check.ts) and the tests, so the three can never disagree.
  */
 

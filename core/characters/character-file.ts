@@ -38,7 +38,7 @@ export function serializeCharacters(characters: readonly Character[], now: numbe
   return JSON.stringify(file, null, 2);
 }
 
-/** Which referenced assets exist here; the lead answers from its avatar and voice stores. */
+/** Which referenced assets exist here; the caller answers from its avatar and voice stores. */
 export interface AssetAvailability {
   hasUserAvatar(glbId: string): boolean;
   hasVoice(kind: 'builtin' | 'cloned', voiceId: string): boolean;

@@ -1,5 +1,5 @@
 // The character collection and its rules (built-ins read-only and undeletable, one active character, imports never
-// overwrite). All logic works on one snapshot {characters, activeId} behind a tiny load/save backend, so the lead's
+// overwrite). All logic works on one snapshot {characters, activeId} behind a tiny load/save backend, so the caller's
 // chrome.storage version is just another backend and inherits every rule tested here.
 import { z } from 'zod';
 import { BUILT_IN_CHARACTERS, DEFAULT_CHARACTER_ID, isBuiltInId } from './built-ins';

@@ -25,7 +25,7 @@ export const CHARACTER_LIMITS = {
 
 export const avatarRefSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('default') }),
-  /** A GLB the user loaded; the bytes live in the lead's avatar store under this id, never inside the character. */
+  /** A GLB the user loaded; the bytes live in the side panel's avatar store under this id, never inside the character. */
   z.object({ kind: z.literal('user'), glbId: refSchema }),
 ]);
 

@@ -93,7 +93,7 @@ export class DuplexEngine {
     return this.stateValue;
   }
 
-  /** The conversation so far (user and assistant messages); the lead persists or clears it. */
+  /** The conversation so far (user and assistant messages); the offscreen document persists or clears it. */
   get messages(): readonly ChatMessage[] {
     return this.history;
   }

@@ -2,5 +2,4 @@
 export const LINES = {
   clarify: "Sorry, I didn't catch that. Could you say it again?",
   degenerate: 'Sorry, I lost my train of thought. Could you ask that again?',
-  busy: "I'm still working on the last thing you asked.",
 } as const;

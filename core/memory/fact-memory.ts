@@ -2,7 +2,7 @@
  * Facts the user states about themselves ("my name is Ana", "I live in Porto", "I love jazz", "I'm flying to Rome
  * on Friday"), extracted by rules from the user's own words only — never from the assistant's replies or page text,
  * so nothing the model invents becomes a "fact". Bounded; one fact per (kind, key), latest wins. Relevance selection
- * picks the few facts a new turn needs for the prompt. Plain JSON in and out; the lead stores it.
+ * picks the few facts a new turn needs for the prompt. Plain JSON in and out; the background stores it.
  */
 import { z } from 'zod';
 import { words } from '../text/transcript-quality';

@@ -78,7 +78,7 @@ export interface CachedVerdict {
   at: number;
 }
 
-/** Persisted by the lead (chrome.storage via the background); an in-memory one serves tests and a first session. */
+/** Persisted by the background (chrome.storage); an in-memory one serves tests and a first session. */
 export interface VerdictCache {
   get(key: string): Promise<CachedVerdict | undefined>;
   set(key: string, verdict: CachedVerdict): Promise<void>;

@@ -3,7 +3,7 @@
  * record names the bundle it belongs to; consent travels with the voice. `serializeVoice` writes
  * "STVOICE" + u16 version + u32 header length + JSON header + a one-voice PTVB1 payload; `deserializeVoice` checks
  * every field and size so a damaged or hostile file is refused with VoiceFileError, never half-loaded.
- * The IndexedDB store lives with the lead (offscreen document); it stores the bytes from `serializeVoice`.
+ * The IndexedDB store lives in the offscreen document; it stores the bytes from `serializeVoice`.
  */
 import { z } from 'zod';
 import type { HostTensor } from './tensor-data';

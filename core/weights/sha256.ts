@@ -1,5 +1,5 @@
 // SHA-256 of a file held as a stream of parts. WebCrypto has no incremental digest, so hashing a 1 GB model through
-// crypto.subtle means holding all of it in one ArrayBuffer (reference/chrome-extension.md §2.5: memory is the real
+// crypto.subtle means holding all of it in one ArrayBuffer (docs/weights.md: memory is the real
 // limit). Files up to `webCryptoMaxBytes` use WebCrypto (fast, native); larger ones use this streaming implementation
 // of FIPS 180-4, which needs 64 bytes of buffer whatever the file size.
 

@@ -3,9 +3,8 @@
  * project's own sessions (VAD, Pocket TTS) share them, so weights and kernels are not duplicated and stages do not
  * fight over two devices (ARCHITECTURE.md). No chrome.* here: this runs inside a dedicated worker.
  *
- * Init order (the lead wires this in the model worker):
- *   import * as ort from 'onnxruntime-web/webgpu';
- *   shareOrt(ort);                                   // BEFORE transformers is imported: it reads the symbol at load
+ * Init order (as the model worker wires it):
+ *   import * as ort from 'onnxruntime-web/webgpu';   // the same specifier transformers.js imports: one ORT (ort-setup.ts)
  *   const rt = await initGpuRuntime({ ort, gpu: navigator.gpu, crossOriginIsolated, hardwareConcurrency });
  *   const tjs = await import('@huggingface/transformers');
  *   applyToTransformers(tjs.env, rt);                // re-asserts local wasm paths over transformers' CDN default
@@ -29,24 +28,6 @@ export interface OrtNamespace {
     wasm: { wasmPaths?: unknown; numThreads?: number; proxy?: boolean };
     webgpu?: { device?: unknown; powerPreference?: string; adapter?: unknown };
   };
-}
-
-export const ORT_SYMBOL = Symbol.for('onnxruntime');
-
-/** Publishes `ort` as the process-wide ORT that transformers.js picks up; refuses a second, different instance. */
-export function shareOrt<T extends object>(ort: T): T {
-  const g = globalThis as Record<symbol, unknown>;
-  const existing = g[ORT_SYMBOL];
-  if (existing && existing !== ort) throw new Error('a different onnxruntime instance is already shared');
-  g[ORT_SYMBOL] = ort;
-  return ort;
-}
-
-/** The shared ORT namespace, for the project's own sessions (VAD, Pocket TTS). */
-export function sharedOrt<T = unknown>(): T {
-  const ort = (globalThis as Record<symbol, unknown>)[ORT_SYMBOL];
-  if (!ort) throw new Error('onnxruntime not shared yet: call shareOrt() first');
-  return ort as T;
 }
 
 export interface GpuRuntimeOptions {

@@ -1,6 +1,6 @@
 /**
  * Cross-turn KV/conv-state reuse. transformers.js `generate()` slices the prompt at `past_key_values.get_seq_length()`
- * and never checks that those tokens are the ones the cache was built from (reference/models.md §2.3). So we keep the
+ * and never checks that those tokens are the ones the cache was built from (docs/models.md, runtime behaviour). So we keep the
  * exact ids a cache covers and hand it out again only when they are a strict prefix of the new prompt; anything else
  * (re-rendered history, compaction, an edited turn) drops it and the caller prefills from scratch.
  */

@@ -14,7 +14,7 @@ export const ttsWorkerRequestSchema = z.discriminatedUnion('type', [
     files: z.record(z.string(), fileSource),
     /** 'auto' = WebGPU only with a passing (cached or fresh) self-test verdict. */
     backend: z.enum(['wasm', 'webgpu', 'auto']).default('wasm'),
-    /** Verdicts the lead persisted (chrome.storage), keyed by selfTestCacheKey. */
+    /** Verdicts the background persisted (chrome.storage), keyed by selfTestCacheKey. */
     verdicts: z.record(z.string(), z.object({ pass: z.boolean(), reason: z.string().optional(), at: z.number() })).default({}),
     /** WASM threads for this worker's sessions (set before the first session: a retry after a hung load uses 1). */
     numThreads: z.number().int().min(1).max(16).optional(),

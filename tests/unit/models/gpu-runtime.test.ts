@@ -1,8 +1,8 @@
 // models/gpu/runtime: backend choice, WASM settings, device-loss fallback and the shared-ORT guard. Node has no
 // WebGPU, so navigator.gpu is replaced by a small in-memory stand-in whose queue really copies bytes (or corrupts
 // them, to fail the health check); ORT is a plain namespace object carrying the env the runtime configures.
-import { afterEach, describe, expect, it } from 'vitest';
-import { initGpuRuntime, ORT_SYMBOL, shareOrt, sharedOrt, threadCount, type OrtNamespace } from '../../../models/gpu/runtime';
+import { describe, expect, it } from 'vitest';
+import { initGpuRuntime, threadCount, type OrtNamespace } from '../../../models/gpu/runtime';
 import type { GpuDeviceLostInfo, GpuLike } from '../../../models/gpu/webgpu-types';
 
 function fakeOrt(): OrtNamespace {
@@ -61,10 +61,6 @@ function fakeGpu(opts: { corrupt?: boolean; f16?: boolean } = {}) {
   };
   return { gpu: gpu as unknown as GpuLike, device, requested, loseDevice };
 }
-
-afterEach(() => {
-  delete (globalThis as Record<symbol, unknown>)[ORT_SYMBOL];
-});
 
 describe('gpu runtime', () => {
   it('uses WASM with the extension wasm folder when there is no WebGPU', async () => {
@@ -145,13 +141,5 @@ describe('gpu runtime', () => {
     orts.loseDevice({ reason: 'unknown', message: 'reset' });
     await new Promise((r) => setTimeout(r, 0));
     expect([seen, rt.backend]).toEqual([['unknown'], 'wasm']);
-  });
-
-  it('shares exactly one ORT instance through Symbol.for("onnxruntime")', () => {
-    const ort = fakeOrt();
-    expect(() => sharedOrt()).toThrow();
-    shareOrt(ort);
-    expect(sharedOrt()).toBe(ort);
-    expect(() => shareOrt(fakeOrt())).toThrow(/different onnxruntime/);
   });
 });
