@@ -1,6 +1,7 @@
 import type { TtsWorkerEvent, TtsWorkerRequest, VoiceInfo } from '../../models/tts/pocket/protocol';
 import type { VoiceConsent } from '../../core/tts/voice-store';
 import { ttsTunables } from '../../core/tunables';
+import { WorkerClient, type WorkerLike } from '../../models/workers/worker-client';
 
 type Verdict = { pass: boolean; reason?: string; at: number };
 
@@ -23,9 +24,6 @@ export interface TtsFrame {
   text: string;
 }
 
-type Job = { onFrame: (f: TtsFrame) => void; resolve: () => void; reject: (e: Error) => void };
-type Waiter<T> = { resolve: (v: T) => void; reject: (e: Error) => void };
-
 /** A worker error with its code (consent-required, cloning-unavailable, bad-audio, bad-voice-file …). */
 export class TtsWorkerError extends Error {
   constructor(
@@ -37,13 +35,11 @@ export class TtsWorkerError extends Error {
   }
 }
 
-/** Promise face of the Pocket TTS worker: load a bundle, speak with streamed frames, cancel within one frame. */
+type Loaded = TtsWorkerEvent & { type: 'loaded' };
+
+/** Promise face of the Pocket TTS worker over the one worker client: load, speak with streamed frames, cancel. */
 export class TtsClient {
-  private readonly jobs = new Map<string, Job>();
-  private loadWaiter: { resolve: (v: TtsWorkerEvent & { type: 'loaded' }) => void; reject: (e: Error) => void } | null = null;
-  private seq = 0;
-  private readonly clones = new Map<string, Waiter<{ voice: VoiceInfo; bytes: Uint8Array }>>();
-  private readonly addWaiters: Waiter<VoiceInfo[]>[] = [];
+  private readonly channel: WorkerClient<TtsWorkerRequest, TtsWorkerEvent>;
   voices: VoiceInfo[] = [];
   /** The loaded bundle's id (clones made with another bundle are refused by the worker). */
   bundleId: string | null = null;
@@ -60,30 +56,13 @@ export class TtsClient {
   threads: number | null = null;
   /** Set once a threaded load hung: every later worker of this client uses one thread. */
   singleThread = false;
-  private worker: Worker;
 
-  constructor(private readonly createWorker: () => Worker = createTtsWorker) {
-    this.worker = this.spawn();
-  }
-
-  private spawn(): Worker {
-    const worker = this.createWorker();
-    worker.onmessage = (e: MessageEvent<TtsWorkerEvent>) => this.receive(e.data);
-    worker.onerror = (e) => this.failAll(new Error(`voice worker crashed: ${e.message}`));
-    return worker;
-  }
-
-  private failAll(err: Error): void {
-    this.loadWaiter?.reject(err);
-    this.loadWaiter = null;
-    for (const job of this.jobs.values()) job.reject(err);
-    this.jobs.clear();
-    for (const w of [...this.clones.values(), ...this.addWaiters.splice(0)]) w.reject(err);
-    this.clones.clear();
-  }
-
-  private post(msg: TtsWorkerRequest): void {
-    this.worker.postMessage(msg);
+  constructor(createWorker: () => WorkerLike = createTtsWorker) {
+    this.channel = new WorkerClient(createWorker, {
+      name: 'voice worker',
+      errorOf: (e) => (e.type === 'error' ? new TtsWorkerError(e.code, e.message) : null),
+    });
+    this.channel.onEvent = (event) => this.observe(event);
   }
 
   get loaded(): boolean {
@@ -94,87 +73,92 @@ export class TtsClient {
    * Loads a bundle. If the load hangs (threaded WASM session creation is known to in some environments), the worker
    * is replaced and the load retried once on one thread; that choice then sticks for this client.
    */
-  async load(files: Record<string, string>, options: TtsLoadOptions = {}): Promise<TtsWorkerEvent & { type: 'loaded' }> {
+  async load(files: Record<string, string>, options: TtsLoadOptions = {}): Promise<Loaded> {
     try {
       return await this.loadOnce(files, options, this.singleThread ? 1 : undefined, ttsTunables.loadTimeoutMs);
     } catch (err) {
       if (!(err instanceof LoadTimeout) || this.singleThread) throw err;
-      this.worker.terminate();
-      this.failAll(new Error('the voice worker was restarted'));
+      this.channel.replace(new Error('the voice worker was restarted'));
       this.backend = null;
       this.singleThread = true;
-      this.worker = this.spawn();
       return this.loadOnce(files, options, 1, ttsTunables.loadTimeoutMs);
     }
   }
 
-  private loadOnce(files: Record<string, string>, options: TtsLoadOptions, numThreads: number | undefined, timeoutMs: number) {
-    return new Promise<TtsWorkerEvent & { type: 'loaded' }>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.loadWaiter = null;
-        reject(new LoadTimeout(`the voice model did not load within ${Math.round(timeoutMs / 1000)} s`));
-      }, timeoutMs);
-      const settle =
-        <T>(fn: (v: T) => void) =>
-        (v: T) => {
-          clearTimeout(timer);
-          fn(v);
-        };
-      this.loadWaiter = { resolve: settle(resolve), reject: settle(reject) };
-      // WASM runs the int8 graphs; 'auto' may put the fp32 graphs on WebGPU after the self-test (docs/tts.md).
-      this.post({
+  private async loadOnce(
+    files: Record<string, string>,
+    options: TtsLoadOptions,
+    numThreads: number | undefined,
+    timeoutMs: number,
+  ) {
+    // WASM runs the int8 graphs; 'auto' may put the fp32 graphs on WebGPU after the self-test (docs/tts.md).
+    const { requestId, reply } = this.channel.request(
+      {
         type: 'load',
         files,
         backend: options.backend ?? 'wasm',
         verdicts: options.verdicts ?? {},
         ...(numThreads ? { numThreads } : {}),
-      });
+      },
+      ['loaded'],
+    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        this.channel.forget(requestId);
+        reject(new LoadTimeout(`the voice model did not load within ${Math.round(timeoutMs / 1000)} s`));
+      }, timeoutMs);
     });
+    try {
+      return await Promise.race([reply, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
-  speak(text: string, voiceId: string, signal: AbortSignal, onFrame: (f: TtsFrame) => void): Promise<void> {
-    const requestId = `tts-${++this.seq}`;
-    return new Promise<void>((resolve, reject) => {
-      if (signal.aborted) return resolve();
-      this.jobs.set(requestId, { onFrame, resolve, reject });
+  async speak(text: string, voiceId: string, signal: AbortSignal, onFrame: (f: TtsFrame) => void): Promise<void> {
+    if (signal.aborted) return;
+    const { requestId, reply } = this.channel.request({ type: 'speak', text, voiceId }, ['done'], {
+      onEvent: (e) => {
+        if (e.type === 'audio') onFrame({ pcm: e.pcm, sampleRate: e.sampleRate, frameIndex: e.frameIndex, text: e.text });
+      },
+    });
+    // Stopping resolves at once: the caller moves on, the worker stops within one frame and its `done` is ignored.
+    const stopped = new Promise<void>((resolve) =>
       signal.addEventListener(
         'abort',
         () => {
-          this.post({ type: 'cancel', requestId });
-          this.jobs.delete(requestId);
+          this.channel.post({ type: 'cancel', requestId });
+          this.channel.forget(requestId);
           resolve();
         },
         { once: true },
-      );
-      this.post({ type: 'speak', requestId, text, voiceId });
-    });
+      ),
+    );
+    await Promise.race([reply.then(() => undefined), stopped]);
   }
 
   /** Consent-gated cloning in the worker; resolves with the voice (now speakable) and its serialized bytes to store. */
-  clone(
+  async clone(
     audio: Float32Array<ArrayBuffer>,
     sampleRate: number,
     name: string,
     consent: VoiceConsent,
   ): Promise<{ voice: VoiceInfo; bytes: Uint8Array }> {
-    const requestId = `clone-${++this.seq}`;
-    return new Promise((resolve, reject) => {
-      this.clones.set(requestId, { resolve, reject });
-      this.worker.postMessage({ type: 'clone', requestId, audio, sampleRate, name, consent } satisfies TtsWorkerRequest, [
-        audio.buffer,
-      ]);
+    const { reply } = this.channel.request({ type: 'clone', audio, sampleRate, name, consent }, ['voice-cloned'], {
+      transfer: [audio.buffer],
     });
+    const { voice, bytes } = await reply;
+    return { voice, bytes };
   }
 
   /** Makes a stored clone speakable again (after every load); resolves with the worker's voice list. */
-  addVoice(bytes: Uint8Array<ArrayBuffer>): Promise<VoiceInfo[]> {
-    return new Promise((resolve, reject) => {
-      this.addWaiters.push({ resolve, reject });
-      this.post({ type: 'add-voice', bytes });
-    });
+  async addVoice(bytes: Uint8Array<ArrayBuffer>): Promise<VoiceInfo[]> {
+    return (await this.channel.request({ type: 'add-voice', bytes }, ['voices']).reply).voices;
   }
 
-  private receive(event: TtsWorkerEvent): void {
+  /** State kept from the worker's events, then the listener. */
+  private observe(event: TtsWorkerEvent): void {
     switch (event.type) {
       case 'loaded':
         this.backend = event.backend;
@@ -183,20 +167,6 @@ export class TtsClient {
         this.onBackendChange?.();
         this.voices = event.voices;
         this.bundleId = event.bundleId;
-        this.loadWaiter?.resolve(event);
-        this.loadWaiter = null;
-        break;
-      case 'audio':
-        this.jobs.get(event.requestId)?.onFrame({
-          pcm: event.pcm,
-          sampleRate: event.sampleRate,
-          frameIndex: event.frameIndex,
-          text: event.text,
-        });
-        break;
-      case 'done':
-        this.jobs.get(event.requestId)?.resolve();
-        this.jobs.delete(event.requestId);
         break;
       case 'backend':
         this.backend = event.backend;
@@ -208,28 +178,10 @@ export class TtsClient {
         break;
       case 'voice-cloned':
         this.voices = [...this.voices.filter((v) => v.id !== event.voice.id), event.voice];
-        this.clones.get(event.requestId)?.resolve({ voice: event.voice, bytes: event.bytes });
-        this.clones.delete(event.requestId);
         break;
       case 'voices':
         this.voices = event.voices;
-        this.addWaiters.shift()?.resolve(event.voices);
         break;
-      case 'error': {
-        const err = new TtsWorkerError(event.code, event.message);
-        if (event.requestId) {
-          this.jobs.get(event.requestId)?.reject(err);
-          this.jobs.delete(event.requestId);
-          this.clones.get(event.requestId)?.reject(err);
-          this.clones.delete(event.requestId);
-        } else if (this.loadWaiter) {
-          this.loadWaiter.reject(err);
-          this.loadWaiter = null;
-        } else {
-          this.addWaiters.shift()?.reject(err);
-        }
-        break;
-      }
       default:
         break;
     }

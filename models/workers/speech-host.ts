@@ -40,32 +40,38 @@ export class SpeechHost {
     const msg = parsed.data;
     switch (msg.type) {
       case 'init':
-        return this.init(msg.vadModelUrl, msg.wasmPaths, msg.forceWasm);
+        return this.init(msg.requestId, msg.vadModelUrl, msg.wasmPaths, msg.forceWasm);
       case 'vad':
         // In order, one at a time: the engine needs frames in sequence.
         this.vadChain = this.vadChain.then(async () => {
-          if (!this.vad) return;
+          if (!this.vad) return this.fail(msg.requestId, 'not-ready', new Error('voice detection is not loaded'));
           const prob = await this.vad.process(msg.frame);
-          this.deps.post({ type: 'vad', seq: msg.seq, prob });
+          this.deps.post({ type: 'vad', requestId: msg.requestId, prob });
         });
-        return this.vadChain.catch((err: unknown) => this.fail(undefined, 'not-ready', err));
+        return this.vadChain.catch((err: unknown) => this.fail(msg.requestId, 'not-ready', err));
       case 'vad-reset':
         this.vad?.reset();
         return;
       case 'load':
-        return this.load(msg.remoteHost, msg.asrFamily, msg.parts, msg.device);
+        return this.load(msg.requestId, msg.remoteHost, msg.asrFamily, msg.parts, msg.device);
       case 'asr':
-        return this.transcribe(msg.id, msg.pcm, msg.language);
+        return this.transcribe(msg.requestId, msg.pcm, msg.language);
       case 'llm':
-        return this.generate(msg.id, msg.messages, msg.tools, msg.maxNewTokens);
+        return this.generate(msg.requestId, msg.messages, msg.tools, msg.maxNewTokens);
       case 'cancel':
-        this.jobs.get(msg.id)?.abort();
+        this.jobs.get(msg.requestId)?.abort();
         return;
       case 'vision-port':
         return this.hostVision(msg.port);
       case 'gpu-stats': {
         const b = this.runtime?.buffers() ?? { count: 0, bytes: 0 };
-        this.deps.post({ type: 'gpu-stats', backend: this.runtime?.backend ?? 'wasm', buffers: b.count, bytes: b.bytes });
+        this.deps.post({
+          type: 'gpu-stats',
+          requestId: msg.requestId,
+          backend: this.runtime?.backend ?? 'wasm',
+          buffers: b.count,
+          bytes: b.bytes,
+        });
         return;
       }
       case 'lose-device':
@@ -74,12 +80,12 @@ export class SpeechHost {
     }
   }
 
-  private fail(id: string | undefined, code: Extract<SpeechEvent, { type: 'error' }>['code'], err: unknown): void {
+  private fail(requestId: string | undefined, code: Extract<SpeechEvent, { type: 'error' }>['code'], err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
-    this.deps.post(id ? { type: 'error', id, code, message } : { type: 'error', code, message });
+    this.deps.post(requestId ? { type: 'error', requestId, code, message } : { type: 'error', code, message });
   }
 
-  private async init(vadModelUrl: string, wasmPaths: string, forceWasm = false): Promise<void> {
+  private async init(requestId: string, vadModelUrl: string, wasmPaths: string, forceWasm = false): Promise<void> {
     try {
       this.runtime = await initGpuRuntime({
         ort: this.deps.ort,
@@ -98,22 +104,25 @@ export class SpeechHost {
       });
       this.deps.post({
         type: 'ready',
+        requestId,
         backend: this.runtime.backend,
         fallbackReason: this.runtime.fallbackReason,
         numThreads: this.runtime.numThreads,
       });
     } catch (err) {
-      this.fail(undefined, 'not-ready', err);
+      this.fail(requestId, 'not-ready', err);
     }
   }
 
+  /** `requestId` is absent when the worker reloads on its own (after a GPU loss). */
   private async load(
+    requestId: string | undefined,
     remoteHost: string,
     asrFamily: 'moonshine' | 'whisper',
     parts: ('asr' | 'llm')[],
     forced?: 'webgpu' | 'wasm',
   ): Promise<void> {
-    if (!this.runtime) return this.fail(undefined, 'not-ready', new Error('speech worker not initialised'));
+    if (!this.runtime) return this.fail(requestId, 'not-ready', new Error('speech worker not initialised'));
     this.lastLoad = { remoteHost, asrFamily, parts };
     env.allowLocalModels = false;
     env.remoteHost = remoteHost.endsWith('/') ? remoteHost : `${remoteHost}/`;
@@ -133,9 +142,9 @@ export class SpeechHost {
         await this.llm?.dispose();
         this.llm = await LlmRuntime.load({ device, onProgress: progress('llm'), warmUp: true });
       }
-      this.deps.post({ type: 'loaded', parts, device });
+      this.deps.post({ type: 'loaded', ...(requestId ? { requestId } : {}), parts, device });
     } catch (err) {
-      this.fail(undefined, 'load-failed', err);
+      this.fail(requestId, 'load-failed', err);
     }
   }
 
@@ -158,7 +167,7 @@ export class SpeechHost {
   private async recoverOnWasm(reason: string): Promise<void> {
     this.deps.post({ type: 'backend', backend: 'wasm', reason });
     for (const job of this.jobs.values()) job.abort();
-    if (this.lastLoad) await this.load(this.lastLoad.remoteHost, this.lastLoad.asrFamily, this.lastLoad.parts, 'wasm');
+    if (this.lastLoad) await this.load(undefined, this.lastLoad.remoteHost, this.lastLoad.asrFamily, this.lastLoad.parts, 'wasm');
   }
 
   private async transcribe(id: string, pcm: Float32Array, language?: string): Promise<void> {
@@ -167,7 +176,7 @@ export class SpeechHost {
     this.jobs.set(id, controller);
     try {
       const out = await this.asr.transcribe(pcm, { signal: controller.signal, ...(language ? { language } : {}) });
-      this.deps.post({ type: 'asr-result', id, text: out.text, confidence: out.confidence });
+      this.deps.post({ type: 'asr-result', requestId: id, text: out.text, confidence: out.confidence });
     } catch (err) {
       this.fail(id, 'asr-failed', err);
     } finally {
@@ -187,13 +196,13 @@ export class SpeechHost {
     try {
       const { text, stats } = await this.llm.generate(messages, {
         signal: controller.signal,
-        onDelta: (piece) => this.deps.post({ type: 'llm-delta', id, text: piece }),
+        onDelta: (piece) => this.deps.post({ type: 'llm-delta', requestId: id, text: piece }),
         ...(tools ? { tools } : {}),
         ...(maxNewTokens ? { maxNewTokens } : {}),
       });
       this.deps.post({
         type: 'llm-done',
-        id,
+        requestId: id,
         text,
         promptTokens: stats.promptTokens,
         cachedTokens: stats.cachedTokens,

@@ -1,6 +1,8 @@
 /**
  * Messages between the offscreen document and the speech worker (VAD + ASR + LLM on one ORT instance and one GPU
- * device). Requests are zod-validated inside the worker; a bad one gets a typed error event, never a crash.
+ * device). Requests are zod-validated inside the worker; a bad one gets a typed error event, never a crash. Every
+ * request that expects a reply carries a `requestId` (assigned by models/workers/worker-client.ts) and every event of
+ * that request echoes it; `cancel` names the request it stops.
  */
 import { z } from 'zod';
 
@@ -14,35 +16,37 @@ export const ChatMessageSchema = z.object({
 export const SpeechRequestSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('init'),
+    requestId: Id,
     vadModelUrl: z.string().min(1),
     wasmPaths: z.string().min(1),
     /** No WebGPU in this worker (a restart after the GPU device was lost). */
     forceWasm: z.boolean().optional(),
   }),
-  z.object({ type: z.literal('vad'), seq: z.number().int().nonnegative(), frame: z.instanceof(Float32Array) }),
+  z.object({ type: z.literal('vad'), requestId: Id, frame: z.instanceof(Float32Array) }),
   z.object({ type: z.literal('vad-reset') }),
   z.object({
     type: z.literal('load'),
+    requestId: Id,
     remoteHost: z.string().min(1),
     asrFamily: z.enum(['moonshine', 'whisper']),
     parts: z.array(z.enum(['asr', 'llm'])).min(1),
     /** Force a backend (tests, or after the user picks CPU); default: WebGPU when healthy. */
     device: z.enum(['webgpu', 'wasm']).optional(),
   }),
-  z.object({ type: z.literal('asr'), id: Id, pcm: z.instanceof(Float32Array), language: z.string().max(8).optional() }),
+  z.object({ type: z.literal('asr'), requestId: Id, pcm: z.instanceof(Float32Array), language: z.string().max(8).optional() }),
   z.object({
     type: z.literal('llm'),
-    id: Id,
+    requestId: Id,
     messages: z.array(ChatMessageSchema).min(1).max(400),
     tools: z.array(z.record(z.string(), z.unknown())).max(16).optional(),
     maxNewTokens: z.number().int().positive().max(2048).optional(),
   }),
-  z.object({ type: z.literal('cancel'), id: Id }),
+  z.object({ type: z.literal('cancel'), requestId: Id }),
   /** A port for the vision detector's own request/reply protocol (models/vision/vision-protocol.ts), so the
    * detector runs on this worker's one ORT instance and GPU device instead of opening a second pair. */
   z.object({ type: z.literal('vision-port'), port: z.instanceof(MessagePort) }),
   /** Live GPU buffers of this worker's device (leak checks). */
-  z.object({ type: z.literal('gpu-stats') }),
+  z.object({ type: z.literal('gpu-stats'), requestId: Id }),
   /** Fault injection: lose the GPU device now (the offscreen allows it only with the debug panel on). */
   z.object({ type: z.literal('lose-device') }),
 ]);
@@ -51,15 +55,15 @@ export type SpeechRequest = z.input<typeof SpeechRequestSchema>;
 export type SpeechErrorCode = 'bad-message' | 'not-ready' | 'load-failed' | 'asr-failed' | 'llm-failed' | 'device-lost';
 
 export type SpeechEvent =
-  | { type: 'ready'; backend: 'webgpu' | 'wasm'; fallbackReason: string | null; numThreads: number }
-  | { type: 'vad'; seq: number; prob: number }
+  | { type: 'ready'; requestId: string; backend: 'webgpu' | 'wasm'; fallbackReason: string | null; numThreads: number }
+  | { type: 'vad'; requestId: string; prob: number }
   | { type: 'load-progress'; part: 'asr' | 'llm'; file: string; loaded: number; total: number }
-  | { type: 'loaded'; parts: ('asr' | 'llm')[]; device: 'webgpu' | 'wasm' }
-  | { type: 'asr-result'; id: string; text: string; confidence: number | null }
-  | { type: 'llm-delta'; id: string; text: string }
+  | { type: 'loaded'; requestId?: string; parts: ('asr' | 'llm')[]; device: 'webgpu' | 'wasm' }
+  | { type: 'asr-result'; requestId: string; text: string; confidence: number | null }
+  | { type: 'llm-delta'; requestId: string; text: string }
   | {
       type: 'llm-done';
-      id: string;
+      requestId: string;
       text: string;
       promptTokens: number;
       cachedTokens: number;
@@ -67,5 +71,5 @@ export type SpeechEvent =
       aborted: boolean;
     }
   | { type: 'backend'; backend: 'wasm'; reason: string }
-  | { type: 'gpu-stats'; backend: 'webgpu' | 'wasm'; buffers: number; bytes: number }
-  | { type: 'error'; id?: string; code: SpeechErrorCode; message: string };
+  | { type: 'gpu-stats'; requestId: string; backend: 'webgpu' | 'wasm'; buffers: number; bytes: number }
+  | { type: 'error'; requestId?: string; code: SpeechErrorCode; message: string };

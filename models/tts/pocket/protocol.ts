@@ -1,6 +1,7 @@
 /**
  * Messages between the offscreen document and the Pocket TTS worker. Incoming messages are zod-validated (a bad
- * message gets a typed error, never a crash); audio leaves as a transferable Float32Array.
+ * message gets a typed error, never a crash); audio leaves as a transferable Float32Array. Every request that expects
+ * a reply carries a `requestId` (models/workers/worker-client.ts) and every event of that request echoes it.
  */
 import { z } from 'zod';
 import { consentSchema } from '../../../core/tts/voice-store';
@@ -10,7 +11,8 @@ const fileSource = z.union([z.instanceof(ArrayBuffer), z.instanceof(Uint8Array),
 export const ttsWorkerRequestSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('load'),
-    /** File name in the bundle → bytes, or a URL the worker fetches (e.g. a Cache Storage-backed URL). */
+    requestId: z.string().min(1),
+    /** Role in the bundle (models/manifest.json) → bytes, or a URL the worker fetches (e.g. a Cache Storage-backed URL). */
     files: z.record(z.string(), fileSource),
     /** 'auto' = WebGPU only with a passing (cached or fresh) self-test verdict. */
     backend: z.enum(['wasm', 'webgpu', 'auto']).default('wasm'),
@@ -36,8 +38,12 @@ export const ttsWorkerRequestSchema = z.discriminatedUnion('type', [
     consent: consentSchema.optional(),
   }),
   /** A stored clone (bytes from serializeVoice) made available for `speak`. */
-  z.object({ type: z.literal('add-voice'), bytes: z.union([z.instanceof(ArrayBuffer), z.instanceof(Uint8Array)]) }),
-  z.object({ type: z.literal('list-voices') }),
+  z.object({
+    type: z.literal('add-voice'),
+    requestId: z.string().min(1),
+    bytes: z.union([z.instanceof(ArrayBuffer), z.instanceof(Uint8Array)]),
+  }),
+  z.object({ type: z.literal('list-voices'), requestId: z.string().min(1) }),
 ]);
 export type TtsWorkerRequest = z.input<typeof ttsWorkerRequestSchema>;
 
@@ -59,7 +65,15 @@ export interface VoiceInfo {
 }
 
 export type TtsWorkerEvent =
-  | { type: 'loaded'; backend: 'wasm' | 'webgpu'; bundleId: string; sampleRate: number; voices: VoiceInfo[]; threads: number }
+  | {
+      type: 'loaded';
+      requestId: string;
+      backend: 'wasm' | 'webgpu';
+      bundleId: string;
+      sampleRate: number;
+      voices: VoiceInfo[];
+      threads: number;
+    }
   | { type: 'verdict'; key: string; verdict: { pass: boolean; reason?: string; at: number } }
   | {
       type: 'audio';
@@ -73,7 +87,7 @@ export type TtsWorkerEvent =
   | { type: 'done'; requestId: string; frames: number; cancelled: boolean }
   | { type: 'backend'; backend: 'wasm'; reason: string; frameIndex: number }
   | { type: 'voice-cloned'; requestId: string; voice: VoiceInfo; bytes: Uint8Array }
-  | { type: 'voices'; voices: VoiceInfo[] }
+  | { type: 'voices'; requestId: string; voices: VoiceInfo[] }
   | { type: 'error'; requestId?: string; code: TtsErrorCode; message: string };
 
 /** post(event, transfer) — a Worker's postMessage or a test collector. */

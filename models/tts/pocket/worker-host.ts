@@ -50,7 +50,7 @@ export class PocketWorkerHost {
     const msg = parsed.data;
     switch (msg.type) {
       case 'load':
-        return this.load(msg.files, msg.backend, msg.verdicts as Record<string, CachedVerdict>, msg.numThreads);
+        return this.load(msg.requestId, msg.files, msg.backend, msg.verdicts as Record<string, CachedVerdict>, msg.numThreads);
       case 'cancel':
         this.aborts.get(msg.requestId)?.abort();
         return;
@@ -65,14 +65,19 @@ export class PocketWorkerHost {
       case 'clone':
         return this.clone(msg.requestId, msg.audio, msg.sampleRate, msg.name, msg.consent);
       case 'add-voice':
-        return this.addVoice(msg.bytes instanceof Uint8Array ? msg.bytes : new Uint8Array(msg.bytes));
+        return this.addVoice(msg.requestId, msg.bytes instanceof Uint8Array ? msg.bytes : new Uint8Array(msg.bytes));
       case 'list-voices':
-        this.deps.post({ type: 'voices', voices: this.model ? [...this.model.voices.values()].map(info) : [] });
+        this.deps.post({
+          type: 'voices',
+          requestId: msg.requestId,
+          voices: this.model ? [...this.model.voices.values()].map(info) : [],
+        });
         return;
     }
   }
 
   private async load(
+    requestId: string,
     sources: Record<string, ArrayBuffer | Uint8Array | string>,
     backend: 'wasm' | 'webgpu' | 'auto',
     verdicts: Record<string, CachedVerdict>,
@@ -124,6 +129,7 @@ export class PocketWorkerHost {
       this.model = chosen;
       this.deps.post({
         type: 'loaded',
+        requestId,
         backend: chosen.backend,
         bundleId: chosen.bundleId,
         sampleRate: chosen.bundle.sample_rate,
@@ -131,7 +137,7 @@ export class PocketWorkerHost {
         threads: wasmEnv?.numThreads ?? 1,
       });
     } catch (e) {
-      this.error('load-failed', (e as Error).message);
+      this.error('load-failed', (e as Error).message, requestId);
     }
   }
 
@@ -198,16 +204,16 @@ export class PocketWorkerHost {
     }
   }
 
-  private async addVoice(bytes: Uint8Array) {
-    if (!this.model) return this.error('not-loaded', 'load a bundle first');
+  private async addVoice(requestId: string, bytes: Uint8Array) {
+    if (!this.model) return this.error('not-loaded', 'load a bundle first', requestId);
     try {
       const stored = deserializeVoice(bytes);
       if (stored.bundleId !== this.model.bundleId)
         throw new VoiceFileError(`voice belongs to ${stored.bundleId}, not ${this.model.bundleId}`);
       this.model.voices.set(stored.id, { id: stored.id, name: stored.name, kind: 'clone', tensors: stored.tensors });
-      this.deps.post({ type: 'voices', voices: [...this.model.voices.values()].map(info) });
+      this.deps.post({ type: 'voices', requestId, voices: [...this.model.voices.values()].map(info) });
     } catch (e) {
-      this.error('bad-voice-file', (e as Error).message);
+      this.error('bad-voice-file', (e as Error).message, requestId);
     }
   }
 }

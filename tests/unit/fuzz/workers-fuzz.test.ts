@@ -43,13 +43,14 @@ describe('speech worker (SpeechHost) under fuzz', () => {
     });
     const rng = new Rng(0x5bee);
     const valid = [
-      { type: 'vad', seq: 1, frame: new Float32Array(512) },
+      { type: 'vad', requestId: 'v1', frame: new Float32Array(512) },
       { type: 'vad-reset' },
-      { type: 'load', remoteHost: 'http://127.0.0.1:9/', asrFamily: 'moonshine', parts: ['asr', 'llm'] },
-      { type: 'asr', id: 'a1', pcm: new Float32Array(1600) },
-      { type: 'llm', id: 'l1', messages: [{ role: 'user', content: 'hi' }], maxNewTokens: 8 },
-      { type: 'cancel', id: 'l1' },
-      { type: 'init', vadModelUrl: 'chrome-extension://x/vad.onnx', wasmPaths: 'chrome-extension://x/ort/' },
+      { type: 'load', requestId: 'load-1', remoteHost: 'http://127.0.0.1:9/', asrFamily: 'moonshine', parts: ['asr', 'llm'] },
+      { type: 'asr', requestId: 'a1', pcm: new Float32Array(1600) },
+      { type: 'llm', requestId: 'l1', messages: [{ role: 'user', content: 'hi' }], maxNewTokens: 8 },
+      { type: 'cancel', requestId: 'l1' },
+      { type: 'gpu-stats', requestId: 'g1' },
+      { type: 'init', requestId: 'init-1', vadModelUrl: 'chrome-extension://x/vad.onnx', wasmPaths: 'chrome-extension://x/ort/' },
     ];
     let bad = 0;
     let accepted = 0;
@@ -71,10 +72,14 @@ describe('speech worker (SpeechHost) under fuzz', () => {
         expect((out[0] as { message: string }).message.length).toBeGreaterThan(0);
       } else {
         accepted++;
-        // Valid but the worker is not initialised: a typed not-ready (with the job's id), or nothing for vad/cancel.
+        // Valid but the worker is not initialised: a typed not-ready with the request's id (nothing for cancel and
+        // reset), or the GPU counters, which need no model.
         for (const e of out) {
+          if (e.type === 'gpu-stats') continue;
           expect(e.type).toBe('error');
           expect((e as { code: string }).code).toBe('not-ready');
+          const id = (input as { requestId?: string }).requestId;
+          if ((input as { type: string }).type !== 'cancel') expect((e as { requestId?: string }).requestId).toBe(id);
         }
       }
     }
@@ -115,7 +120,7 @@ describe('Pocket TTS worker host under fuzz', () => {
   let voiceBytes: Uint8Array;
 
   beforeAll(async () => {
-    await host.handle({ type: 'load', files: Object.fromEntries(buildPocketBundle()) });
+    await host.handle({ type: 'load', requestId: 'load-0', files: Object.fromEntries(buildPocketBundle()) });
     expect(events.at(-1)).toMatchObject({ type: 'loaded', voices: [{ id: 'alba' }, { id: 'marius' }] });
     // A genuine cloned voice file, to damage below.
     events.length = 0;
@@ -138,8 +143,8 @@ describe('Pocket TTS worker host under fuzz', () => {
       { type: 'speak', requestId: 'r1', text: 'hello world', voiceId: 'alba', temperature: 0 },
       { type: 'cancel', requestId: 'r1' },
       { type: 'clone', requestId: 'c1', audio: new Float32Array(4000).fill(0.2), sampleRate: 24000, name: 'x', consent },
-      { type: 'add-voice', bytes: voiceBytes },
-      { type: 'list-voices' },
+      { type: 'add-voice', requestId: 'add-0', bytes: voiceBytes },
+      { type: 'list-voices', requestId: 'list-0' },
     ];
     events.length = 0;
     let i = 0;
@@ -202,7 +207,7 @@ describe('Pocket TTS worker host under fuzz', () => {
               ? rng.bytes(rng.int(0, 4096))
               : bytes;
       events.length = 0;
-      await settle(host.handle({ type: 'add-voice', bytes: damaged }), `voice #${i}`);
+      await settle(host.handle({ type: 'add-voice', requestId: `add-${i}`, bytes: damaged }), `voice #${i}`);
       expect(events).toHaveLength(1);
       const e = events[0]!;
       checkTtsEvent(e);
@@ -238,7 +243,9 @@ describe('Pocket TTS worker host under fuzz', () => {
                 : bundle[name];
       }
       if (rng.chance(0.2)) delete files[rng.pick(names)];
-      const msg = rng.chance(0.8) ? { type: 'load', files } : mutate(rng, { type: 'load', files, backend: 'wasm' });
+      const msg = rng.chance(0.8)
+        ? { type: 'load', requestId: `load-${i}`, files }
+        : mutate(rng, { type: 'load', requestId: `load-${i}`, files, backend: 'wasm' });
       posted.length = 0;
       await settle(fresh.handle(msg), `load #${i}`);
       expect(posted.length).toBeGreaterThan(0);

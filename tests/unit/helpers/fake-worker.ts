@@ -17,4 +17,17 @@ export class FakeWorker<E> {
   answer(e: E): void {
     this.onmessage?.({ data: e } as MessageEvent);
   }
+  /** The id of the last request of `type` this worker was sent (what a real worker echoes in its reply). */
+  idOf(type: string): string {
+    const m = [...this.sent].reverse().find((x) => x.type === type);
+    if (!m || typeof m.requestId !== 'string') throw new Error(`no ${type} request with an id was sent`);
+    return m.requestId;
+  }
+  /** Answers the last request of `type` with `event`, echoing its request id. */
+  reply(type: string, event: E extends unknown ? Omit<E, 'requestId'> : never): void {
+    this.answer({ ...event, requestId: this.idOf(type) } as E);
+  }
+  crash(message: string): void {
+    this.onerror?.({ message } as ErrorEvent);
+  }
 }

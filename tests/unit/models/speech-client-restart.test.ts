@@ -11,13 +11,13 @@ const tick = () => new Promise((r) => setTimeout(r, 0));
 describe('SpeechClient after a GPU device loss', () => {
   it('replaces the worker with a WASM-only one, reloads the models there, and makes requests wait for it', async () => {
     FakeWorker.made = [];
-    const client = new SpeechClient(() => new FakeWorker<SpeechEvent>() as unknown as Worker);
+    const client = new SpeechClient(() => new FakeWorker<SpeechEvent>());
     const w1 = made()[0]!;
     const ready = client.init('/vad.onnx', '/ort/');
-    w1.answer({ type: 'ready', backend: 'webgpu', fallbackReason: null, numThreads: 1 });
+    w1.reply('init', { type: 'ready', backend: 'webgpu', fallbackReason: null, numThreads: 1 });
     await ready;
     const loaded = client.load('https://hub/', 'moonshine', ['asr', 'llm']);
-    w1.answer({ type: 'loaded', parts: ['asr', 'llm'], device: 'webgpu' });
+    w1.reply('load', { type: 'loaded', parts: ['asr', 'llm'], device: 'webgpu' });
     await loaded;
     const pendingVad = client.vad(new Float32Array(512)); // never answered by the old worker
     let restarted: Promise<void> | null = null;
@@ -30,15 +30,16 @@ describe('SpeechClient after a GPU device loss', () => {
     const w2 = made()[1]!;
     expect(w2.sent[0]).toMatchObject({ type: 'init', vadModelUrl: '/vad.onnx', forceWasm: true });
     const asr = client.transcribe(new Float32Array(160), new AbortController().signal);
-    w2.answer({ type: 'ready', backend: 'wasm', fallbackReason: 'WebGPU unavailable in this context', numThreads: 1 });
+    w2.reply('init', { type: 'ready', backend: 'wasm', fallbackReason: 'WebGPU unavailable in this context', numThreads: 1 });
     await tick();
     expect(w2.sent[1]).toMatchObject({ type: 'load', remoteHost: 'https://hub/', parts: ['asr', 'llm'], device: 'wasm' });
     expect(w2.sent.some((m) => m.type === 'asr')).toBe(false); // waits for the reload
-    w2.answer({ type: 'loaded', parts: ['asr', 'llm'], device: 'wasm' });
+    w2.reply('load', { type: 'loaded', parts: ['asr', 'llm'], device: 'wasm' });
     await restarted;
     await tick();
-    const asrMsg = w2.sent.find((m) => m.type === 'asr')!;
-    w2.answer({ type: 'asr-result', id: asrMsg.id as string, text: 'hello', confidence: 0.9 });
+    w2.reply('asr', { type: 'asr-result', text: 'hello', confidence: 0.9 });
+    // A late answer of the replaced worker changes nothing.
+    w1.answer({ type: 'asr-result', requestId: 'asr-1', text: 'stale', confidence: 1 });
     expect(await asr).toEqual({ text: 'hello', confidence: 0.9 });
     expect(client.backend).toBe('wasm');
     // Later loads stay on WASM.

@@ -62,7 +62,7 @@ describe('TTS worker host (message protocol)', () => {
   const files = Object.fromEntries(buildPocketBundle());
 
   beforeAll(async () => {
-    await host.handle({ type: 'load', files });
+    await host.handle({ type: 'load', requestId: 'load', files });
   });
 
   it('loads and lists the preset voices', () => {
@@ -140,12 +140,12 @@ describe('TTS worker host (message protocol)', () => {
           NODE_SESSION_OPTIONS[backend],
         ),
     });
-    await gpuHost.handle({ type: 'load', files, backend: 'auto' });
+    await gpuHost.handle({ type: 'load', requestId: 'load', files, backend: 'auto' });
     expect(evs[0]).toMatchObject({ type: 'verdict', verdict: { pass: false, reason: 'silent' } });
     expect(evs[1]).toMatchObject({ type: 'loaded', backend: 'wasm' });
     const key = (evs[0] as Extract<TtsWorkerEvent, { type: 'verdict' }>).key;
     evs.length = 0;
-    await gpuHost.handle({ type: 'load', files, backend: 'auto', verdicts: { [key]: { pass: true, at: 1 } } });
+    await gpuHost.handle({ type: 'load', requestId: 'load', files, backend: 'auto', verdicts: { [key]: { pass: true, at: 1 } } });
     expect(evs).toHaveLength(1); // cached verdict: no test, straight to WebGPU
     expect(evs[0]).toMatchObject({ type: 'loaded', backend: 'webgpu' });
   });
@@ -165,7 +165,7 @@ describe('TTS worker host (message protocol)', () => {
           NODE_SESSION_OPTIONS[backend],
         ),
     });
-    await gpuHost.handle({ type: 'load', files, backend: 'auto' });
+    await gpuHost.handle({ type: 'load', requestId: 'load', files, backend: 'auto' });
     const verdict = evs.find((e) => e.type === 'verdict') as Extract<TtsWorkerEvent, { type: 'verdict' }>;
     expect(verdict.verdict.pass).toBe(true); // the 4-frame self-test cannot see a failure that starts at frame 6
     expect(evs.find((e) => e.type === 'loaded')).toMatchObject({ backend: 'webgpu' });
@@ -196,7 +196,7 @@ describe('TTS worker host (message protocol)', () => {
       post: (e) => evs.push(e),
       sessionOptions: NODE_SESSION_OPTIONS,
     });
-    await h.handle({ type: 'load', files, backend: 'wasm', numThreads: 1 });
+    await h.handle({ type: 'load', requestId: 'load', files, backend: 'wasm', numThreads: 1 });
     expect(env.wasm.numThreads).toBe(1);
     expect(evs.at(-1)).toMatchObject({ type: 'loaded', threads: 1 });
   });
