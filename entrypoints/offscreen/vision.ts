@@ -4,7 +4,7 @@ import type { SpeechStage } from '../../core/vision/scheduler';
 import { CameraCapture } from '../../models/vision/camera-capture';
 import { VISION_BUNDLE } from '../../models/vision/detector-spec';
 import { VisionLoop } from '../../models/vision/vision-loop';
-import { VisionWorkerClient, type WorkerLike } from '../../models/vision/vision-worker-client';
+import { portAsWorker, VisionWorkerClient } from '../../models/vision/vision-worker-client';
 import type { MarkName } from '../../core/engine/types';
 
 /** Which speech stage each engine mark opens or closes, for the rule that vision never delays a reply. */
@@ -73,13 +73,7 @@ export class VisionService {
     }
     if (!this.client) {
       const port = this.openPort();
-      const worker: WorkerLike = {
-        postMessage: (message, transfer) => port.postMessage(message, transfer ?? []),
-        addEventListener: (_type, listener) => port.addEventListener('message', (e) => listener({ data: e.data })),
-        terminate: () => port.close(),
-      };
-      port.start();
-      this.client = new VisionWorkerClient(worker);
+      this.client = new VisionWorkerClient(portAsWorker(port));
       await this.client.load({
         remoteHost: `${baseUrl ?? 'https://huggingface.co'}/`,
         wasmPaths: chrome.runtime.getURL('/ort/'),

@@ -1,10 +1,11 @@
 /**
- * Messages between the offscreen document and the vision worker (a dedicated module worker: it has no `chrome`
- * object). Validated with zod on both sides. Frames travel as transferred RGBA buffers and never leave the worker.
+ * Messages between the offscreen document and the vision detector, served on a MessagePort by the model worker
+ * (models/workers/speech-host.ts). Validated with zod on both sides. Frames travel as transferred RGBA buffers and never
+ * leave the worker. Every request carries a `requestId` (models/workers/worker-client.ts) that its reply echoes.
  */
 import { z } from 'zod';
 
-const Id = z.number().int().nonnegative();
+const Id = z.string().min(1).max(64);
 
 const BoxSchema = z.object({ x0: z.number(), y0: z.number(), x1: z.number(), y1: z.number() });
 export const DetectionSchema = z.object({ label: z.string().min(1).max(64), score: z.number().min(0).max(1), box: BoxSchema });
@@ -12,7 +13,7 @@ export const DetectionSchema = z.object({ label: z.string().min(1).max(64), scor
 export const VisionWorkerRequestSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('load'),
-    id: Id,
+    requestId: Id,
     /** Hub or mirror base URL with a trailing slash ('https://huggingface.co/' by default). */
     remoteHost: z.string().url().optional(),
     /** Folder (URL) holding the ORT wasm files copied into the extension. */
@@ -25,7 +26,7 @@ export const VisionWorkerRequestSchema = z.discriminatedUnion('type', [
   z
     .object({
       type: z.literal('detect'),
-      id: Id,
+      requestId: Id,
       width: z.number().int().positive().max(4096),
       height: z.number().int().positive().max(4096),
       data: z.instanceof(Uint8ClampedArray),
@@ -33,24 +34,24 @@ export const VisionWorkerRequestSchema = z.discriminatedUnion('type', [
       capturedAt: z.number(),
     })
     .refine((m) => m.data.length === m.width * m.height * 4, 'data must be width × height × 4 bytes (RGBA)'),
-  z.object({ type: z.literal('dispose'), id: Id }),
+  z.object({ type: z.literal('dispose'), requestId: Id }),
 ]);
 export type VisionWorkerRequest = z.infer<typeof VisionWorkerRequestSchema>;
 
 export const VisionWorkerReplySchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('loaded'), id: Id, device: z.enum(['webgpu', 'wasm', 'cpu']), ms: z.number() }),
-  z.object({ type: z.literal('progress'), id: Id, file: z.string(), loaded: z.number(), total: z.number() }),
+  z.object({ type: z.literal('loaded'), requestId: Id, device: z.enum(['webgpu', 'wasm', 'cpu']), ms: z.number() }),
+  z.object({ type: z.literal('progress'), requestId: Id, file: z.string(), loaded: z.number(), total: z.number() }),
   z.object({
     type: z.literal('detections'),
-    id: Id,
+    requestId: Id,
     capturedAt: z.number(),
     ms: z.number(),
     detections: z.array(DetectionSchema),
   }),
-  z.object({ type: z.literal('disposed'), id: Id }),
+  z.object({ type: z.literal('disposed'), requestId: Id }),
   z.object({
     type: z.literal('error'),
-    id: Id,
+    requestId: Id,
     /** not-loaded: detect before load; load-failed: download/session error; detect-failed: inference error; bad-request. */
     code: z.enum(['not-loaded', 'load-failed', 'detect-failed', 'bad-request']),
     message: z.string(),

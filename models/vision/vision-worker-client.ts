@@ -1,19 +1,12 @@
 /**
- * The offscreen document's side of the vision worker: one promise per request, matched by id, replies validated.
- * detect() transfers the frame's buffer to the worker (zero-copy); the caller must not reuse the frame afterwards.
+ * The offscreen document's side of the vision detector, over the one worker client (models/workers/worker-client.ts):
+ * a request id per call, replies validated against the protocol, errors routed to their request. detect() transfers
+ * the frame's buffer (zero-copy); the caller must not reuse the frame afterwards.
  */
 import type { Detection } from '../../core/vision/types';
+import { WorkerClient, type WorkerLike } from '../workers/worker-client';
 import type { RgbaFrame } from './detector';
 import { VisionWorkerReplySchema, type VisionWorkerReply, type VisionWorkerRequest } from './vision-protocol';
-
-export interface WorkerLike {
-  postMessage(message: unknown, transfer?: Transferable[]): void;
-  addEventListener(type: 'message', listener: (event: { data: unknown }) => void): void;
-  terminate(): void;
-}
-
-type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
-type Pending = { resolve: (reply: VisionWorkerReply) => void };
 
 export class VisionWorkerError extends Error {
   constructor(
@@ -25,52 +18,40 @@ export class VisionWorkerError extends Error {
   }
 }
 
+/** A MessagePort served by the model worker, seen as a worker: replies that break the protocol are dropped here. */
+export function portAsWorker(port: MessagePort): WorkerLike {
+  const worker: WorkerLike = {
+    onmessage: null,
+    onerror: null,
+    postMessage: (message, transfer) => port.postMessage(message, transfer ?? []),
+    terminate: () => port.close(),
+  };
+  port.onmessage = (e: MessageEvent) => {
+    const parsed = VisionWorkerReplySchema.safeParse(e.data);
+    if (parsed.success) worker.onmessage?.({ data: parsed.data } as MessageEvent);
+  };
+  return worker;
+}
+
 export class VisionWorkerClient {
-  private nextId = 1;
-  private readonly pending = new Map<number, Pending>();
+  private readonly channel: WorkerClient<VisionWorkerRequest, VisionWorkerReply>;
 
-  constructor(
-    private readonly worker: WorkerLike,
-    private readonly onProgress?: (file: string, loaded: number, total: number) => void,
-  ) {
-    worker.addEventListener('message', (event) => {
-      const parsed = VisionWorkerReplySchema.safeParse(event.data);
-      if (!parsed.success) return;
-      const reply = parsed.data;
-      if (reply.type === 'progress') {
-        this.onProgress?.(reply.file, reply.loaded, reply.total);
-        return;
-      }
-      const waiter = this.pending.get(reply.id);
-      if (!waiter) return;
-      this.pending.delete(reply.id);
-      waiter.resolve(reply);
+  constructor(worker: WorkerLike, onProgress?: (file: string, loaded: number, total: number) => void) {
+    this.channel = new WorkerClient(() => worker, {
+      name: 'vision detector',
+      errorOf: (r) => (r.type === 'error' ? new VisionWorkerError(r.code, r.message) : null),
     });
+    this.channel.onEvent = (r) => {
+      if (r.type === 'progress') onProgress?.(r.file, r.loaded, r.total);
+    };
   }
 
-  private request(body: WithoutId<VisionWorkerRequest>, transfer: Transferable[] = []): Promise<VisionWorkerReply> {
-    const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.pending.set(id, { resolve });
-      this.worker.postMessage({ ...body, id }, transfer);
-    });
-  }
-
-  private static check<T extends VisionWorkerReply['type']>(
-    reply: VisionWorkerReply,
-    type: T,
-  ): Extract<VisionWorkerReply, { type: T }> {
-    if (reply.type === 'error') throw new VisionWorkerError(reply.code, reply.message);
-    if (reply.type !== type) throw new VisionWorkerError('bad-reply', `expected ${type}, got ${reply.type}`);
-    return reply as Extract<VisionWorkerReply, { type: T }>;
-  }
-
-  async load(options: { remoteHost?: string; wasmPaths?: string; forceWasm?: boolean; repo?: string; revision?: string } = {}) {
-    return VisionWorkerClient.check(await this.request({ type: 'load', ...options }), 'loaded');
+  load(options: { remoteHost?: string; wasmPaths?: string; forceWasm?: boolean; repo?: string; revision?: string } = {}) {
+    return this.channel.request({ type: 'load', ...options }, ['loaded']).reply;
   }
 
   async detect(frame: RgbaFrame, capturedAt: number): Promise<Detection[]> {
-    const reply = await this.request(
+    const { reply } = this.channel.request(
       {
         type: 'detect',
         width: frame.width,
@@ -78,17 +59,18 @@ export class VisionWorkerClient {
         data: frame.data as Uint8ClampedArray<ArrayBuffer>,
         capturedAt,
       },
-      [frame.data.buffer as ArrayBuffer],
+      ['detections'],
+      { transfer: [frame.data.buffer as ArrayBuffer] },
     );
-    return VisionWorkerClient.check(reply, 'detections').detections;
+    return (await reply).detections;
   }
 
-  /** Releases the model; then terminates the worker (its GPU device goes with it). */
+  /** Releases the model; then closes the channel (the model worker stays, for speech). */
   async dispose(): Promise<void> {
     try {
-      VisionWorkerClient.check(await this.request({ type: 'dispose' }), 'disposed');
+      await this.channel.request({ type: 'dispose' }, ['disposed']).reply;
     } finally {
-      this.worker.terminate();
+      this.channel.terminate();
     }
   }
 }

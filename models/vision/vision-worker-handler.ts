@@ -1,6 +1,6 @@
 /**
  * The vision worker's logic, separate from the Worker global so Node tests drive it directly: validates each request,
- * keeps at most one detector, answers every request exactly once (by id). Detections run one at a time because
+ * keeps at most one detector, answers every request exactly once (by request id). Detections run one at a time because
  * the caller (core/vision/scheduler.ts) admits one frame at a time; a second detect while one runs still queues
  * behind it inside ORT rather than failing.
  */
@@ -24,11 +24,11 @@ export function createVisionWorkerHandler(deps: VisionWorkerDeps): (raw: unknown
     const parsed = VisionWorkerRequestSchema.safeParse(raw);
     if (!parsed.success) {
       // Echo the id only when it is one the reply schema accepts (else the caller would drop the reply as invalid).
-      const rawId = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : undefined;
-      const id = typeof rawId === 'number' && Number.isSafeInteger(rawId) && rawId >= 0 ? rawId : 0;
+      const rawId = typeof raw === 'object' && raw !== null ? (raw as { requestId?: unknown }).requestId : undefined;
+      const requestId = typeof rawId === 'string' && rawId.length > 0 && rawId.length <= 64 ? rawId : 'unknown';
       const issue = parsed.error.issues[0];
       const why = issue ? `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}` : 'bad request';
-      deps.post({ type: 'error', id, code: 'bad-request', message: why.slice(0, 300) });
+      deps.post({ type: 'error', requestId, code: 'bad-request', message: why.slice(0, 300) });
       return;
     }
     const request = parsed.data;
@@ -47,27 +47,39 @@ export function createVisionWorkerHandler(deps: VisionWorkerDeps): (raw: unknown
             onProgress: (event) => {
               const e = event as { status?: string; file?: string; loaded?: number; total?: number };
               if (e.status === 'progress' && e.file) {
-                deps.post({ type: 'progress', id: request.id, file: e.file, loaded: e.loaded ?? 0, total: e.total ?? 0 });
+                deps.post({
+                  type: 'progress',
+                  requestId: request.requestId,
+                  file: e.file,
+                  loaded: e.loaded ?? 0,
+                  total: e.total ?? 0,
+                });
               }
             },
           });
-          deps.post({ type: 'loaded', id: request.id, device, ms: deps.now() - started });
+          deps.post({ type: 'loaded', requestId: request.requestId, device, ms: deps.now() - started });
         } catch (error) {
-          deps.post({ type: 'error', id: request.id, code: 'load-failed', message: message(error) });
+          deps.post({ type: 'error', requestId: request.requestId, code: 'load-failed', message: message(error) });
         }
         return;
       }
       case 'detect': {
         if (!detector) {
-          deps.post({ type: 'error', id: request.id, code: 'not-loaded', message: 'detect before load' });
+          deps.post({ type: 'error', requestId: request.requestId, code: 'not-loaded', message: 'detect before load' });
           return;
         }
         const started = deps.now();
         try {
           const detections = await detector.detect({ data: request.data, width: request.width, height: request.height });
-          deps.post({ type: 'detections', id: request.id, capturedAt: request.capturedAt, ms: deps.now() - started, detections });
+          deps.post({
+            type: 'detections',
+            requestId: request.requestId,
+            capturedAt: request.capturedAt,
+            ms: deps.now() - started,
+            detections,
+          });
         } catch (error) {
-          deps.post({ type: 'error', id: request.id, code: 'detect-failed', message: message(error) });
+          deps.post({ type: 'error', requestId: request.requestId, code: 'detect-failed', message: message(error) });
         }
         return;
       }
@@ -75,7 +87,7 @@ export function createVisionWorkerHandler(deps: VisionWorkerDeps): (raw: unknown
         const old = detector;
         detector = null;
         await old?.dispose();
-        deps.post({ type: 'disposed', id: request.id });
+        deps.post({ type: 'disposed', requestId: request.requestId });
         return;
       }
     }

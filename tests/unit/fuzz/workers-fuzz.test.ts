@@ -267,9 +267,9 @@ describe('vision worker handler under fuzz', () => {
     });
     const rng = new Rng(0x715);
     const valid = [
-      { type: 'load', id: 1, remoteHost: 'http://127.0.0.1:9/', forceWasm: true },
-      { type: 'detect', id: 2, width: 2, height: 2, data: new Uint8ClampedArray(16), capturedAt: 5 },
-      { type: 'dispose', id: 3 },
+      { type: 'load', requestId: 'v1', remoteHost: 'http://127.0.0.1:9/', forceWasm: true },
+      { type: 'detect', requestId: 'v2', width: 2, height: 2, data: new Uint8ClampedArray(16), capturedAt: 5 },
+      { type: 'dispose', requestId: 'v3' },
     ];
     let bad = 0;
     let i = 0;
@@ -286,7 +286,7 @@ describe('vision worker handler under fuzz', () => {
         expect(out[0]).toMatchObject({ type: 'error', code: 'bad-request' });
         expect((out[0] as { message: string }).message.length).toBeLessThanOrEqual(300);
       } else {
-        expect(out[0]!.id).toBe((input as { id: number }).id);
+        expect(out[0]!.requestId).toBe((input as { requestId: string }).requestId);
         if (out[0]!.type === 'error') expect(['load-failed', 'not-loaded']).toContain(out[0]!.code);
       }
     }
