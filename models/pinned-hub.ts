@@ -18,17 +18,7 @@ export function pinnedUrl(repo: string, revision: string, file: string): string 
 }
 
 export async function pinnedJson<T = Record<string, unknown>>(repo: string, revision: string, file: string): Promise<T> {
-  const url = pinnedUrl(repo, revision, file);
-  if (env.useBrowserCache && typeof caches !== 'undefined') {
-    const hit = await caches
-      .open(WEIGHTS_CACHE)
-      .then((c) => c.match(url))
-      .catch(() => undefined);
-    if (hit) return (await hit.json()) as T;
-  }
-  const res = await fetch(url);
-  if (!res.ok) throw new Error(`${file} of ${repo}@${revision.slice(0, 7)}: HTTP ${res.status}`);
-  return (await res.json()) as T;
+  return (await (await pinnedResponse(repo, revision, file)).json()) as T;
 }
 
 type TokenizerClass = new (json: unknown, config: unknown) => PreTrainedTokenizer;
@@ -41,11 +31,42 @@ function tokenizerClass(config: { tokenizer_class?: string }): TokenizerClass {
   return (isTokenizer ? cls : PreTrainedTokenizer) as TokenizerClass;
 }
 
-export async function loadPinnedTokenizer(repo: string, revision: string): Promise<PreTrainedTokenizer> {
-  const [json, config] = await Promise.all([
+async function pinnedResponse(repo: string, revision: string, file: string): Promise<Response> {
+  const url = pinnedUrl(repo, revision, file);
+  if (env.useBrowserCache && typeof caches !== 'undefined') {
+    const hit = await caches
+      .open(WEIGHTS_CACHE)
+      .then((c) => c.match(url))
+      .catch(() => undefined);
+    if (hit) return hit;
+  }
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${file} of ${repo}@${revision.slice(0, 7)}: HTTP ${res.status}`);
+  return res;
+}
+
+export interface PinnedTokenizerOptions {
+  /**
+   * The repo ships its chat template as `chat_template.jinja` (newer exports keep it out of tokenizer_config.json);
+   * transformers.js 4.3.2 reads only the config's `chat_template`, so the file's text is put there, and wins, as it
+   * does in transformers.
+   */
+  chatTemplateFile?: boolean;
+}
+
+export async function loadPinnedTokenizer(
+  repo: string,
+  revision: string,
+  options: PinnedTokenizerOptions = {},
+): Promise<PreTrainedTokenizer> {
+  const [json, config, template] = await Promise.all([
     pinnedJson(repo, revision, 'tokenizer.json'),
-    pinnedJson<{ tokenizer_class?: string }>(repo, revision, 'tokenizer_config.json'),
+    pinnedJson<{ tokenizer_class?: string; chat_template?: unknown }>(repo, revision, 'tokenizer_config.json'),
+    options.chatTemplateFile
+      ? pinnedResponse(repo, revision, 'chat_template.jinja').then((r) => r.text())
+      : Promise.resolve(null),
   ]);
+  if (template !== null) config.chat_template = template;
   return new (tokenizerClass(config))(json, config);
 }
 

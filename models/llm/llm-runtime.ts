@@ -13,8 +13,11 @@ import {
   type Tensor,
 } from '@huggingface/transformers';
 import { llmTunables } from '../../core/tunables';
-import { LLM_MODEL } from '../registry';
+import { LLM_BUNDLE, LLM_MODEL } from '../registry';
 import { loadPinnedTokenizer } from '../pinned-hub';
+
+/** The pinned LLM repo keeps its chat template in chat_template.jinja (docs/models.md). */
+const LLM_HAS_TEMPLATE_FILE = LLM_BUNDLE.files.some((f) => f.role === 'chat_template');
 import { AbortSignalCriteria } from './abort-criteria';
 import { compactHistory, type ChatMessage } from './compaction';
 import { PrefixCache } from './prefix-cache';
@@ -79,7 +82,7 @@ export class LlmRuntime {
     const repo = options.repo ?? LLM_MODEL.repo;
     const common = { revision: options.revision ?? LLM_MODEL.revision, progress_callback: options.onProgress };
     // Not AutoTokenizer: in 4.3.2 it probes tokenizer_config.json at `main` (models/pinned-hub.ts).
-    const tokenizer = await loadPinnedTokenizer(repo, common.revision);
+    const tokenizer = await loadPinnedTokenizer(repo, common.revision, { chatTemplateFile: LLM_HAS_TEMPLATE_FILE });
     const model = await AutoModelForCausalLM.from_pretrained(repo, {
       ...common,
       device: options.device,

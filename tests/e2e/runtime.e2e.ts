@@ -26,6 +26,8 @@ afterAll(async () => {
 
 async function open(micWav: string): Promise<{ session: ExtensionSession; panel: Page }> {
   fixtures ??= await startFixtureHub();
+  // One browser at a time: an earlier test's browser keeps feeding its fake microphone through VAD on the same 2 cores.
+  for (const s of sessions.splice(0)) await s.close();
   const session = await launchExtension({ extensionDir: fixtures.extensionDir, micWav });
   sessions.push(session);
   const panel = await session.openPage('sidepanel.html');

@@ -48,7 +48,7 @@ describe('models/manifest.json', () => {
     branch.repos['lfm2.5-1.2b'].commit = 'main';
     expect(() => parseWeightsManifest(branch)).toThrow(ManifestError);
     const noHash = clone();
-    delete (noHash.bundles[0]!.files[4] as { sha256?: string }).sha256;
+    delete (noHash.bundles[0]!.files.find((f) => f.lfs) as { sha256?: string }).sha256;
     expect(() => parseWeightsManifest(noHash)).toThrow(/LFS file needs its pinned sha256/);
     const dup = clone();
     dup.bundles[0]!.files[1]!.role = dup.bundles[0]!.files[0]!.role;
@@ -81,7 +81,14 @@ describe('models/manifest.json', () => {
     const paths = (b: typeof LLM_BUNDLE) => b.files.map((f) => f.path);
     const llm = `onnx/model${dtypeSuffix(LLM_MODEL.dtype)}.onnx`;
     expect(paths(LLM_BUNDLE)).toEqual(
-      expect.arrayContaining(['config.json', 'tokenizer.json', 'tokenizer_config.json', llm, `${llm}_data`]),
+      expect.arrayContaining([
+        'config.json',
+        'tokenizer.json',
+        'tokenizer_config.json',
+        'chat_template.jinja',
+        llm,
+        `${llm}_data`,
+      ]),
     );
     for (const family of ['moonshine', 'whisper'] as const) {
       const spec = ASR_MODELS[family];
