@@ -9,13 +9,15 @@
  * the first sample of the current utterance, and TalkingHead starts a new time base whenever it is not speaking.
  */
 import { TalkingHead } from '@met4citizen/talkinghead/modules/talkinghead.mjs';
+import type { EngineState } from '../../core/engine/types';
 import { StreamingLipsync } from '../../core/lipsync/stream-lipsync';
 import { sampleCurve } from '../../core/lipsync/envelope';
 import { validateAvatarGlb } from '../../core/avatar/glb-check';
 import { attachAvatarProbe, type AvatarProbe, type ProbedHead } from './avatar-probe';
 import { closeMouth, type MorphMesh, type TalkingHeadMouth } from './mouth-morphs';
 
-export type AvatarState = 'idle' | 'listening' | 'thinking' | 'speaking';
+/** The avatar mirrors the engine's state. */
+export type AvatarState = EngineState;
 export const PCM_SAMPLE_RATE = 24000;
 
 export interface AvatarEvents {

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { EngineState } from '../../core/engine/types';
 import { createEventReceiver } from '../../core/protocol';
 
 export interface TranscriptLine {
@@ -9,7 +10,7 @@ export interface TranscriptLine {
 }
 
 export interface ConversationView {
-  state: 'idle' | 'listening' | 'thinking' | 'speaking';
+  state: EngineState;
   detail: string | null;
   lines: TranscriptLine[];
   card: Record<string, unknown> | null;

@@ -5,15 +5,14 @@ import type { BackgroundTask, ChatMessage as EngineMessage, UserTurn } from '../
 import type { PageExtraction } from '../page/types';
 import { buildPagePrompt } from '../page/prompt';
 import { chatTemplateTools } from '../tools/definitions';
+import type { ChatMessage } from './chat-message';
 import { toolResultMessage } from '../tools/executor';
 import { routeUtterance } from '../tools/router';
 import { ToolCallStreamParser } from '../tools/tool-call-stream';
 import type { ToolCall, ToolCard, ToolName, ToolResult } from '../tools/types';
 
-export interface LlmMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  content: string;
-}
+/** A chat message as the responder builds it (core/conversation/chat-message.ts). */
+export type LlmMessage = ChatMessage;
 
 export type PageRead = { ok: true; page: PageExtraction } | { ok: false; message: string };
 

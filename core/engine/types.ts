@@ -68,7 +68,9 @@ export interface MicFrame {
 export type PlaybackEvent =
   { type: 'started'; turnId: number } | { type: 'level'; rms: number } | { type: 'ended'; turnId: number };
 
-export type EngineState = 'idle' | 'listening' | 'thinking' | 'speaking';
+/** What the engine is doing, as the UI, the avatar and the status line show it: the one definition. */
+export const ENGINE_STATES = ['idle', 'listening', 'thinking', 'speaking'] as const;
+export type EngineState = (typeof ENGINE_STATES)[number];
 
 export type MarkName =
   | 'speech-start'

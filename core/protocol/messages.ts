@@ -3,6 +3,8 @@ import { SettingsPatchSchema, SettingsSchema } from './settings';
 import { AppStatusSchema, OffscreenStatusSchema } from './status';
 import { weightsSnapshotSchema } from '../weights/state';
 import { memorySchema } from '../memory/fact-memory';
+import { cachedVerdictSchema } from '../tts/self-test';
+import { ENGINE_STATES } from '../engine/types';
 import { PERSONAL_EVENTS, PERSONAL_REQUESTS } from './personal';
 
 /** Contexts that answer requests. UIs (side panel, popup) only send requests and receive events. */
@@ -72,9 +74,9 @@ export const PageReadSchema = z.union([
   z.object({ ok: z.literal(false), message: z.string() }),
 ]);
 
-export const TtsVerdictSchema = z.object({ pass: z.boolean(), reason: z.string().max(200).optional(), at: z.number() }).strict();
+export const TtsVerdictSchema = cachedVerdictSchema;
 
-export const EngineStateSchema = z.enum(['idle', 'listening', 'thinking', 'speaking']);
+export const EngineStateSchema = z.enum(ENGINE_STATES);
 
 /**
  * Every request between contexts: its receiving context, its payload and the shape of its answer. Both directions

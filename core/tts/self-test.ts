@@ -4,6 +4,7 @@
  * over a whole utterance — its FIRST frame must match the WASM reference within `selfTestMinSnrDb`.
  * Verdicts are cached per (adapter vendor, architecture, driver description, bundle) so the test runs once.
  */
+import { z } from 'zod';
 import { ttsTunables } from '../tunables';
 import { frameStats, type FrameStats } from './audio-health';
 
@@ -72,11 +73,14 @@ export function selfTestCacheKey(adapter: AdapterIdentity, bundleId: string): st
   return JSON.stringify(['pocket-selftest/v1', adapter.vendor, adapter.architecture, adapter.description, bundleId]);
 }
 
-export interface CachedVerdict {
-  pass: boolean;
-  reason?: SelfTestFailure;
-  at: number;
-}
+/**
+ * A self-test (or mid-session) verdict for one adapter and bundle: the one definition, used by the worker protocol,
+ * the offscreen clients and the background's store (`core/protocol/messages.ts`).
+ */
+export const cachedVerdictSchema = z
+  .object({ pass: z.boolean(), reason: z.string().max(200).optional(), at: z.number() })
+  .strict();
+export type CachedVerdict = z.infer<typeof cachedVerdictSchema>;
 
 /** Persisted by the background (chrome.storage); an in-memory one serves tests and a first session. */
 export interface VerdictCache {

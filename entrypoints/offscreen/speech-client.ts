@@ -1,3 +1,4 @@
+import type { ChatMessage } from '../../core/conversation/chat-message';
 import type { SpeechEvent, SpeechRequest } from '../../models/workers/speech-protocol';
 import { WorkerClient, type WorkerLike } from '../../models/workers/worker-client';
 
@@ -121,11 +122,7 @@ export class SpeechClient {
   }
 
   /** Streams the LLM's text deltas (tool-call markers included) until the model stops or `signal` aborts. */
-  async *generate(
-    messages: { role: 'system' | 'user' | 'assistant' | 'tool'; content: string }[],
-    signal: AbortSignal,
-    tools?: Record<string, unknown>[],
-  ): AsyncGenerator<string> {
+  async *generate(messages: ChatMessage[], signal: AbortSignal, tools?: Record<string, unknown>[]): AsyncGenerator<string> {
     await this.restarting;
     const queue: string[] = [];
     let wake: (() => void) | null = null;

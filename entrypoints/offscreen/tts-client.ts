@@ -1,9 +1,10 @@
 import type { TtsWorkerEvent, TtsWorkerRequest, VoiceInfo } from '../../models/tts/pocket/protocol';
 import type { VoiceConsent } from '../../core/tts/voice-store';
 import { ttsTunables } from '../../core/tunables';
+import type { CachedVerdict } from '../../core/tts/self-test';
 import { WorkerClient, type WorkerLike } from '../../models/workers/worker-client';
 
-type Verdict = { pass: boolean; reason?: string; at: number };
+type Verdict = CachedVerdict;
 
 export interface TtsLoadOptions {
   /** 'auto' = WebGPU for the fp32 graphs after a passing self-test verdict (cached in `verdicts`). */

@@ -7,6 +7,7 @@ import {
   type Send,
   type VoiceList,
 } from '../../core/protocol';
+import type { CachedVerdict } from '../../core/tts/self-test';
 import { deserializeVoice, type VoiceStore } from '../../core/tts/voice-store';
 import { base64ToBytes, bytesToBase64, prepareVoiceImport, voiceFileName } from '../../core/tts/voice-transfer';
 import { decodeWav, WavError } from '../../core/tts/wav';
@@ -105,7 +106,7 @@ export class VoiceService {
     return this.options.modelsReady([TTS_GPU_BUNDLE.id], baseUrl).catch(() => false);
   }
 
-  private async verdicts(): Promise<Record<string, { pass: boolean; reason?: string; at: number }>> {
+  private async verdicts(): Promise<Record<string, CachedVerdict>> {
     const reply = await sendRequest(this.options.send, 'tts/verdicts', {}, 5_000);
     return reply.ok ? reply.data : {};
   }

@@ -4,10 +4,9 @@
  * separated from its call. Compaction drops down to a target below the budget, not just under it, because every
  * compaction changes the prompt prefix and costs a full re-prefill: doing it rarely keeps prefix caching effective.
  */
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  content: string;
-}
+import type { ChatMessage } from '../../core/conversation/chat-message';
+
+export type { ChatMessage };
 
 export interface CompactionResult {
   messages: ChatMessage[];

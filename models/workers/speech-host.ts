@@ -1,4 +1,5 @@
 import { env } from '@huggingface/transformers';
+import type { ChatMessage } from '../../core/conversation/chat-message';
 import { AsrRuntime } from '../asr/asr-runtime';
 import { applyToTransformers, initGpuRuntime, type GpuRuntime, type OrtNamespace } from '../gpu/runtime';
 import { LlmRuntime } from '../llm/llm-runtime';
@@ -186,7 +187,7 @@ export class SpeechHost {
 
   private async generate(
     id: string,
-    messages: { role: 'system' | 'user' | 'assistant' | 'tool'; content: string }[],
+    messages: ChatMessage[],
     tools?: Record<string, unknown>[],
     maxNewTokens?: number,
   ): Promise<void> {

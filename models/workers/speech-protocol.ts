@@ -5,13 +5,11 @@
  * that request echoes it; `cancel` names the request it stops.
  */
 import { z } from 'zod';
+import { ChatMessageSchema } from '../../core/conversation/chat-message';
 
 const Id = z.string().min(1).max(64);
 
-export const ChatMessageSchema = z.object({
-  role: z.enum(['system', 'user', 'assistant', 'tool']),
-  content: z.string().max(200_000),
-});
+export { ChatMessageSchema };
 
 export const SpeechRequestSchema = z.discriminatedUnion('type', [
   z.object({

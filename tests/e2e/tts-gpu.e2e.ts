@@ -7,11 +7,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { OffscreenStatus, Reply } from '../../core/protocol';
+import type { CachedVerdict } from '../../core/tts/self-test';
 import { TTS_BUNDLE, TTS_GPU_BUNDLE } from '../../models/registry';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
 import { downloadModels, launchExtension, poll, request, sendFromPage, waitForOffscreen, type ExtensionSession } from './harness';
 
-type Verdicts = Record<string, { pass: boolean; reason?: string; at: number }>;
+type Verdicts = Record<string, CachedVerdict>;
 type Chunk = { turnId: string; finite: boolean; peak: number };
 
 let session: ExtensionSession | undefined;

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { consentSchema } from '../../../core/tts/voice-store';
+import { cachedVerdictSchema, type CachedVerdict } from '../../../core/tts/self-test';
 
 const fileSource = z.union([z.instanceof(ArrayBuffer), z.instanceof(Uint8Array), z.string().min(1)]);
 
@@ -17,7 +18,7 @@ export const ttsWorkerRequestSchema = z.discriminatedUnion('type', [
     /** 'auto' = WebGPU only with a passing (cached or fresh) self-test verdict. */
     backend: z.enum(['wasm', 'webgpu', 'auto']).default('wasm'),
     /** Verdicts the background persisted (chrome.storage), keyed by selfTestCacheKey. */
-    verdicts: z.record(z.string(), z.object({ pass: z.boolean(), reason: z.string().optional(), at: z.number() })).default({}),
+    verdicts: z.record(z.string(), cachedVerdictSchema).default({}),
     /** WASM threads for this worker's sessions (set before the first session: a retry after a hung load uses 1). */
     numThreads: z.number().int().min(1).max(16).optional(),
   }),
@@ -74,7 +75,7 @@ export type TtsWorkerEvent =
       voices: VoiceInfo[];
       threads: number;
     }
-  | { type: 'verdict'; key: string; verdict: { pass: boolean; reason?: string; at: number } }
+  | { type: 'verdict'; key: string; verdict: CachedVerdict }
   | {
       type: 'audio';
       requestId: string;

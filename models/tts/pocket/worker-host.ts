@@ -50,7 +50,7 @@ export class PocketWorkerHost {
     const msg = parsed.data;
     switch (msg.type) {
       case 'load':
-        return this.load(msg.requestId, msg.files, msg.backend, msg.verdicts as Record<string, CachedVerdict>, msg.numThreads);
+        return this.load(msg.requestId, msg.files, msg.backend, msg.verdicts, msg.numThreads);
       case 'cancel':
         this.aborts.get(msg.requestId)?.abort();
         return;
