@@ -168,7 +168,7 @@ async function main(): Promise<void> {
     const workers: Record<string, number | null> = {};
     for (const [path, url] of proxy.workers) if (path.startsWith(`${offscreen}/`)) workers[workerName(url)] = await heapOf(path);
     const rss = chromiumRss();
-    // GPU buffers alive on the speech worker's device (the one the models run on), from its buffer ledger.
+    // GPU buffers alive on the model worker's device (the one the models run on), from its buffer ledger.
     const gpu = await sendFromPage<Reply<{ backend: string; buffers: number; bytes: number }> | undefined>(
       panel,
       request('debug/gpu-stats', 'offscreen'),

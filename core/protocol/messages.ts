@@ -164,7 +164,7 @@ export const REQUESTS = {
     result: Empty,
   },
   'conversation/interrupt': { target: 'offscreen', payload: Empty, result: Empty },
-  /** Live GPU buffers of the speech worker (long-session leak checks). */
+  /** Live GPU buffers of the model worker (long-session leak checks). */
   'debug/gpu-stats': {
     target: 'offscreen',
     payload: Empty,

@@ -16,7 +16,7 @@ import { PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protoco
 import type { ToolCall, ToolResult } from '../../core/tools/types';
 import type { MicCapture } from '../../models/audio/mic-capture';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
-import { SpeechClient } from './speech-client';
+import { ModelWorkerClient } from './model-client';
 import type { TtsClient } from './tts-client';
 import type { ActiveCharacter } from './character-state';
 import type { LanguageModel } from './remote-llm';
@@ -41,12 +41,12 @@ export interface ConversationOptions {
 }
 
 /**
- * The conversation in the offscreen document: microphone → VAD (speech worker) → duplex engine → ASR/LLM (speech
+ * The conversation in the offscreen document: microphone → VAD (model worker) → duplex engine → ASR/LLM (speech
  * worker) → Pocket TTS (its own worker) → PCM to the side panel over a BroadcastChannel; playback events come back
  * the same way. Everything a turn starts hangs off the engine's one AbortSignal per turn.
  */
 export class Conversation {
-  private readonly speech = new SpeechClient();
+  private readonly speech = new ModelWorkerClient();
   private readonly tts: TtsClient;
   private readonly audioOut = new BroadcastChannel(AUDIO_CHANNEL_NAME);
   private readonly playbackIn = new BroadcastChannel(PLAYBACK_CHANNEL_NAME);
@@ -211,12 +211,12 @@ export class Conversation {
     return probeVad(this.options.mic, (pcm) => this.speech.vad(pcm), durationMs);
   }
 
-  /** Live GPU buffers of the speech worker's device (soak leak checks). */
+  /** Live GPU buffers of the model worker's device (soak leak checks). */
   gpuStats(): Promise<{ backend: 'webgpu' | 'wasm'; buffers: number; bytes: number }> {
     return this.ready.then(() => this.speech.gpuStats());
   }
 
-  /** Fault injection (debug panel on): the speech worker loses its GPU device. */
+  /** Fault injection (debug panel on): the model worker loses its GPU device. */
   loseGpu(): void {
     this.speech.loseDevice();
   }
@@ -260,7 +260,7 @@ export class Conversation {
     this.engine.start();
   }
 
-  /** Vision needs the speech worker (the detector runs there) but not the speech models. */
+  /** Vision needs the model worker (the detector runs there) but not the speech models. */
   async setVision(on: boolean, baseUrl: string | undefined): Promise<void> {
     await this.ready;
     if (on) await this.vision.start(baseUrl);

@@ -47,7 +47,7 @@ const weights = createWeights();
 // Created on first use: it starts the model workers, which a download-only session does not need.
 let conversation: Conversation | null = null;
 const runtimeSend = (message: unknown) => chrome.runtime.sendMessage(message);
-// The TTS worker serves the voice settings too (list, preview, clone) without starting the speech worker.
+// The TTS worker serves the voice settings too (list, preview, clone) without starting the model worker.
 const voices = new VoiceService({ send: runtimeSend, modelsReady: weights.complete });
 // Where the voice runs shows in Settings: report it when it changes.
 voices.tts.onBackendChange = () =>

@@ -39,7 +39,7 @@ const STAGE_MARKS: Partial<Record<MarkName, [SpeechStage, boolean][]>> = {
 
 /**
  * Webcam vision in the offscreen document: the camera is open only while vision is on, frames go to the detector that
- * runs inside the speech worker, and a downscaled preview goes to the side panel. Nothing is stored or sent anywhere.
+ * runs inside the model worker, and a downscaled preview goes to the side panel. Nothing is stored or sent anywhere.
  */
 export class VisionService {
   private loop: VisionLoop | null = null;
@@ -92,7 +92,7 @@ export class VisionService {
     await this.loop.start();
   }
 
-  /** The speech worker (which hosts the detector) was replaced: load the detector there again and resume if on. */
+  /** The model worker (which hosts the detector) was replaced: load the detector there again and resume if on. */
   async restart(): Promise<void> {
     await this.starting?.catch(() => undefined);
     const wasOn = this.loop !== null;

@@ -1,6 +1,6 @@
 /**
  * Messages between the offscreen document and the vision detector, served on a MessagePort by the model worker
- * (models/workers/speech-host.ts). Validated with zod on both sides. Frames travel as transferred RGBA buffers and never
+ * (models/workers/model-host.ts). Validated with zod on both sides. Frames travel as transferred RGBA buffers and never
  * leave the worker. Every request carries a `requestId` (models/workers/worker-client.ts) that its reply echoes.
  */
 import { z } from 'zod';

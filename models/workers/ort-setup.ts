@@ -1,5 +1,5 @@
 /**
- * The one onnxruntime-web instance of the speech worker. transformers.js (web build) imports the same specifier,
+ * The one onnxruntime-web instance of the model worker. transformers.js (web build) imports the same specifier,
  * `onnxruntime-web/webgpu`, so the bundler resolves both to one module: one ORT, one wasm, one GPU device.
  * (Registering it under Symbol.for('onnxruntime') instead makes transformers.js 4.3.2 treat it as a foreign runtime
  * and list no devices at all: "Unsupported device: webgpu. Should be one of: .")

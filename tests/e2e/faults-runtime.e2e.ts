@@ -175,7 +175,7 @@ describe('browser faults in the built extension', () => {
     await assistantLine(before + 1, (t) => t.length > 10, 180_000);
   });
 
-  it('after the GPU loss, vision works (the speech worker restarted on the CPU); the camera is unplugged: the picture says so, it is released', async () => {
+  it('after the GPU loss, vision works (the model worker restarted on the CPU); the camera is unplugged: the picture says so, it is released', async () => {
     await downloadModels(panel, fixtures.hub.url, [VISION_BUNDLE.id]);
     await setSettings({ debugPanel: true, visionEnabled: true });
     await poll(offscreenStatus, (s) => (s?.camera?.live ?? 0) > 0, 60_000, 250);

@@ -225,7 +225,7 @@ describe('soak: a long typed conversation', () => {
       bounded('domElementsOutsideTranscript');
       bounded('audioHandlers', 4);
       bounded('jsEventListeners', 10);
-      // The speech worker's GPU device (the LLM runs there on SwiftShader WebGPU): buffers and bytes stay bounded.
+      // The model worker's GPU device (the LLM runs there on SwiftShader WebGPU): buffers and bytes stay bounded.
       expect(
         samples.filter((x) => x.turn > 0).every((x) => x.gpuBackend === 'webgpu'),
         'the models left WebGPU',

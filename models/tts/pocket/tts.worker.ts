@@ -5,7 +5,7 @@
  * else imports onnxruntime-web. WASM is single-threaded (multi-thread session creation hangs in some environments,
  * pocket-tts.md §6). All logic lives in worker-host.ts.
  */
-import * as ortWeb from 'onnxruntime-web/webgpu'; // same build (and wasm file) as the speech worker
+import * as ortWeb from 'onnxruntime-web/webgpu'; // same build (and wasm file) as the model worker
 import type { OrtLike } from './ort-types';
 import { PocketWorkerHost } from './worker-host';
 

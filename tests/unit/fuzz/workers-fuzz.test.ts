@@ -1,5 +1,5 @@
 /**
- * Fuzz of the worker boundaries: the speech worker (SpeechHost), the Pocket TTS worker (PocketWorkerHost over the
+ * Fuzz of the worker boundaries: the model worker (ModelHost), the Pocket TTS worker (PocketWorkerHost over the
  * real fixture bundle and onnxruntime-node) and the vision worker handler. Each gets thousands of random and damaged
  * messages (seeded, deterministic); every one must end in a typed event (an 'error' with a known code for the bad
  * ones), `handle` must never reject, and the worker must still do real work afterwards.
@@ -13,7 +13,7 @@ import {
   type VisionWorkerReply,
 } from '../../../models/vision/vision-protocol';
 import { createVisionWorkerHandler } from '../../../models/vision/vision-worker-handler';
-import { SpeechRequestSchema, type SpeechEvent } from '../../../models/workers/speech-protocol';
+import { ModelWorkerRequestSchema, type ModelWorkerEvent } from '../../../models/workers/model-protocol';
 import { buildPocketBundle } from '../../fixtures/pocket/generate';
 import { NODE_SESSION_OPTIONS, ort } from '../tts/helpers';
 import { arbitrary, hostileInputs, mutate, Rng } from './arbitrary';
@@ -28,12 +28,12 @@ async function settle<T>(work: Promise<T>, label: string): Promise<T> {
   }
 }
 
-describe('speech worker (SpeechHost) under fuzz', () => {
+describe('model worker (ModelHost) under fuzz', () => {
   it('answers every bad message with a typed error and never rejects', async () => {
     // No GPU, no network: 'init' is fuzzed through the schema only (a real init would build an ORT runtime).
-    const { SpeechHost } = await import('../../../models/workers/speech-host');
-    const events: SpeechEvent[] = [];
-    const host = new SpeechHost({
+    const { ModelHost } = await import('../../../models/workers/model-host');
+    const events: ModelWorkerEvent[] = [];
+    const host = new ModelHost({
       ort: { env: { wasm: {} } },
       gpu: null,
       crossOriginIsolated: false,
@@ -57,7 +57,7 @@ describe('speech worker (SpeechHost) under fuzz', () => {
     let i = 0;
     for (const input of hostileInputs(rng, 3000, valid)) {
       i++;
-      const schemaOk = SpeechRequestSchema.safeParse(input).success;
+      const schemaOk = ModelWorkerRequestSchema.safeParse(input).success;
       if (schemaOk && (input as { type: string }).type === 'init') {
         accepted++;
         continue; // accepted by the schema; not run (see above)

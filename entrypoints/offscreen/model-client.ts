@@ -1,19 +1,19 @@
 import type { ChatMessage } from '../../core/conversation/chat-message';
-import type { SpeechEvent, SpeechRequest } from '../../models/workers/speech-protocol';
+import type { ModelWorkerEvent, ModelWorkerRequest } from '../../models/workers/model-protocol';
 import { WorkerClient, type WorkerLike } from '../../models/workers/worker-client';
 
 function createSpeechWorker(): Worker {
-  return new Worker(new URL('../../models/workers/speech.worker.ts', import.meta.url), { type: 'module' });
+  return new Worker(new URL('../../models/workers/model.worker.ts', import.meta.url), { type: 'module' });
 }
 
 type LoadParts = ('asr' | 'llm')[];
 
-/** Promise/stream face of the speech worker for the engine's stages, over the one worker client. */
-export class SpeechClient {
-  private readonly channel: WorkerClient<SpeechRequest, SpeechEvent>;
+/** Promise/stream face of the model worker for the engine's stages, over the one worker client. */
+export class ModelWorkerClient {
+  private readonly channel: WorkerClient<ModelWorkerRequest, ModelWorkerEvent>;
   backend: 'webgpu' | 'wasm' | null = null;
   loaded = new Set<'asr' | 'llm'>();
-  onEvent: ((event: SpeechEvent) => void) | null = null;
+  onEvent: ((event: ModelWorkerEvent) => void) | null = null;
 
   /** Called when the worker was replaced after a GPU loss, with a promise that settles once it is ready again. */
   onRestart: ((ready: Promise<void>) => void) | null = null;
@@ -24,13 +24,13 @@ export class SpeechClient {
 
   constructor(createWorker: () => WorkerLike = createSpeechWorker) {
     this.channel = new WorkerClient(createWorker, {
-      name: 'speech worker',
+      name: 'model worker',
       errorOf: (e) => (e.type === 'error' ? new Error(e.message) : null),
     });
     this.channel.onEvent = (event) => this.observe(event);
   }
 
-  async init(vadModelUrl: string, wasmPaths: string): Promise<SpeechEvent & { type: 'ready' }> {
+  async init(vadModelUrl: string, wasmPaths: string): Promise<ModelWorkerEvent & { type: 'ready' }> {
     this.initArgs = [vadModelUrl, wasmPaths];
     const { reply } = this.channel.request(
       { type: 'init', vadModelUrl, wasmPaths, ...(this.forceWasm ? { forceWasm: true } : {}) },
@@ -169,7 +169,7 @@ export class SpeechClient {
   }
 
   /** State kept from the worker's events (its backend, what is loaded), then the listener. */
-  private observe(event: SpeechEvent): void {
+  private observe(event: ModelWorkerEvent): void {
     switch (event.type) {
       case 'ready':
         this.backend = event.backend;

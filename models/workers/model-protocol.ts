@@ -1,5 +1,5 @@
 /**
- * Messages between the offscreen document and the speech worker (VAD + ASR + LLM on one ORT instance and one GPU
+ * Messages between the offscreen document and the model worker (VAD + ASR + LLM on one ORT instance and one GPU
  * device). Requests are zod-validated inside the worker; a bad one gets a typed error event, never a crash. Every
  * request that expects a reply carries a `requestId` (assigned by models/workers/worker-client.ts) and every event of
  * that request echoes it; `cancel` names the request it stops.
@@ -11,7 +11,7 @@ const Id = z.string().min(1).max(64);
 
 export { ChatMessageSchema };
 
-export const SpeechRequestSchema = z.discriminatedUnion('type', [
+export const ModelWorkerRequestSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('init'),
     requestId: Id,
@@ -48,11 +48,11 @@ export const SpeechRequestSchema = z.discriminatedUnion('type', [
   /** Fault injection: lose the GPU device now (the offscreen allows it only with the debug panel on). */
   z.object({ type: z.literal('lose-device') }),
 ]);
-export type SpeechRequest = z.input<typeof SpeechRequestSchema>;
+export type ModelWorkerRequest = z.input<typeof ModelWorkerRequestSchema>;
 
-export type SpeechErrorCode = 'bad-message' | 'not-ready' | 'load-failed' | 'asr-failed' | 'llm-failed' | 'device-lost';
+export type ModelWorkerErrorCode = 'bad-message' | 'not-ready' | 'load-failed' | 'asr-failed' | 'llm-failed' | 'device-lost';
 
-export type SpeechEvent =
+export type ModelWorkerEvent =
   | { type: 'ready'; requestId: string; backend: 'webgpu' | 'wasm'; fallbackReason: string | null; numThreads: number }
   | { type: 'vad'; requestId: string; prob: number }
   | { type: 'load-progress'; part: 'asr' | 'llm'; file: string; loaded: number; total: number }
@@ -70,4 +70,4 @@ export type SpeechEvent =
     }
   | { type: 'backend'; backend: 'wasm'; reason: string }
   | { type: 'gpu-stats'; requestId: string; backend: 'webgpu' | 'wasm'; buffers: number; bytes: number }
-  | { type: 'error'; requestId?: string; code: SpeechErrorCode; message: string };
+  | { type: 'error'; requestId?: string; code: ModelWorkerErrorCode; message: string };

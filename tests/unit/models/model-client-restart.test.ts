@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { SpeechClient } from '../../../entrypoints/offscreen/speech-client';
-import type { SpeechEvent } from '../../../models/workers/speech-protocol';
+import { ModelWorkerClient } from '../../../entrypoints/offscreen/model-client';
+import type { ModelWorkerEvent } from '../../../models/workers/model-protocol';
 import { FakeWorker } from '../helpers/fake-worker';
 
-type Fake = FakeWorker<SpeechEvent>;
+type Fake = FakeWorker<ModelWorkerEvent>;
 const made = () => FakeWorker.made as Fake[];
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
-describe('SpeechClient after a GPU device loss', () => {
+describe('ModelWorkerClient after a GPU device loss', () => {
   it('replaces the worker with a WASM-only one, reloads the models there, and makes requests wait for it', async () => {
     FakeWorker.made = [];
-    const client = new SpeechClient(() => new FakeWorker<SpeechEvent>());
+    const client = new ModelWorkerClient(() => new FakeWorker<ModelWorkerEvent>());
     const w1 = made()[0]!;
     const ready = client.init('/vad.onnx', '/ort/');
     w1.reply('init', { type: 'ready', backend: 'webgpu', fallbackReason: null, numThreads: 1 });

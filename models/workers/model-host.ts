@@ -4,16 +4,16 @@ import { AsrRuntime } from '../asr/asr-runtime';
 import { applyToTransformers, initGpuRuntime, type GpuRuntime, type OrtNamespace } from '../gpu/runtime';
 import { LlmRuntime } from '../llm/llm-runtime';
 import { SileroVad, type OrtLike } from '../vad/silero';
-import { SpeechRequestSchema, type SpeechEvent } from './speech-protocol';
+import { ModelWorkerRequestSchema, type ModelWorkerEvent } from './model-protocol';
 import { createVisionWorkerHandler } from '../vision/vision-worker-handler';
 import type { VisionWorkerReply } from '../vision/vision-protocol';
 
-export interface SpeechHostDeps {
+export interface ModelHostDeps {
   ort: OrtNamespace;
   gpu: unknown;
   crossOriginIsolated: boolean;
   hardwareConcurrency: number;
-  post: (event: SpeechEvent, transfer?: Transferable[]) => void;
+  post: (event: ModelWorkerEvent, transfer?: Transferable[]) => void;
   fetchBytes: (url: string) => Promise<Uint8Array>;
 }
 
@@ -21,7 +21,7 @@ export interface SpeechHostDeps {
  * The worker's logic: one GPU runtime, Silero VAD on WASM (CPU) from the start, ASR and LLM once their weights are
  * cached. On a device loss the models are re-created on WASM from the same cached files.
  */
-export class SpeechHost {
+export class ModelHost {
   private runtime: GpuRuntime | null = null;
   private vad: SileroVad | null = null;
   private asr: AsrRuntime | null = null;
@@ -30,10 +30,10 @@ export class SpeechHost {
   private readonly jobs = new Map<string, AbortController>();
   private vadChain: Promise<void> = Promise.resolve();
 
-  constructor(private readonly deps: SpeechHostDeps) {}
+  constructor(private readonly deps: ModelHostDeps) {}
 
   async handle(raw: unknown): Promise<void> {
-    const parsed = SpeechRequestSchema.safeParse(raw);
+    const parsed = ModelWorkerRequestSchema.safeParse(raw);
     if (!parsed.success) {
       this.deps.post({ type: 'error', code: 'bad-message', message: parsed.error.issues[0]?.message ?? 'bad message' });
       return;
@@ -81,7 +81,7 @@ export class SpeechHost {
     }
   }
 
-  private fail(requestId: string | undefined, code: Extract<SpeechEvent, { type: 'error' }>['code'], err: unknown): void {
+  private fail(requestId: string | undefined, code: Extract<ModelWorkerEvent, { type: 'error' }>['code'], err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
     this.deps.post(requestId ? { type: 'error', requestId, code, message } : { type: 'error', code, message });
   }
@@ -123,7 +123,7 @@ export class SpeechHost {
     parts: ('asr' | 'llm')[],
     forced?: 'webgpu' | 'wasm',
   ): Promise<void> {
-    if (!this.runtime) return this.fail(requestId, 'not-ready', new Error('speech worker not initialised'));
+    if (!this.runtime) return this.fail(requestId, 'not-ready', new Error('model worker not initialised'));
     this.lastLoad = { remoteHost, asrFamily, parts };
     env.allowLocalModels = false;
     env.remoteHost = remoteHost.endsWith('/') ? remoteHost : `${remoteHost}/`;
@@ -155,7 +155,7 @@ export class SpeechHost {
       now: () => performance.now(),
       post: (reply: VisionWorkerReply) => port.postMessage(reply),
       prepare: async (request) => {
-        if (!this.runtime) throw new Error('speech worker not initialised');
+        if (!this.runtime) throw new Error('model worker not initialised');
         env.allowLocalModels = false;
         if (request.remoteHost) env.remoteHost = request.remoteHost;
         env.useBrowserCache = true;

@@ -1,10 +1,10 @@
 /**
- * The speech worker: VAD, ASR and the LLM share one onnxruntime-web instance and one GPU device here. The ORT setup
+ * The model worker: VAD, ASR and the LLM share one onnxruntime-web instance and one GPU device here. The ORT setup
  * import must stay first so transformers.js finds the shared instance when it loads.
  */
 import { sharedOrtInstance } from './ort-setup';
 import type { OrtNamespace } from '../gpu/runtime';
-import { SpeechHost } from './speech-host';
+import { ModelHost } from './model-host';
 
 declare const self: {
   postMessage(message: unknown, transfer: Transferable[]): void;
@@ -13,7 +13,7 @@ declare const self: {
   crossOriginIsolated: boolean;
 };
 
-const host = new SpeechHost({
+const host = new ModelHost({
   ort: sharedOrtInstance as unknown as OrtNamespace,
   gpu: self.navigator.gpu ?? null,
   crossOriginIsolated: self.crossOriginIsolated,
