@@ -18,6 +18,8 @@ import { loadPinnedTokenizer } from '../pinned-hub';
 
 /** The pinned LLM repo keeps its chat template in chat_template.jinja (docs/models.md). */
 const LLM_HAS_TEMPLATE_FILE = LLM_BUNDLE.files.some((f) => f.role === 'chat_template');
+/** The pinned graph keeps its weights in one external data file (`model_data`). */
+const LLM_HAS_EXTERNAL_DATA = LLM_BUNDLE.files.some((f) => f.role === 'model_data');
 import { AbortSignalCriteria } from './abort-criteria';
 import { compactHistory, type ChatMessage } from './compaction';
 import { PrefixCache } from './prefix-cache';
@@ -88,6 +90,9 @@ export class LlmRuntime {
       device: options.device,
       // Always explicit: transformers' WebGPU default is fp32 (4× the download). See models/registry.ts.
       dtype: (options.dtype ?? LLM_MODEL.dtype) as 'q4',
+      // The pinned manifest lists the graph's external data file; say so rather than rely on config.json declaring it
+      // (unverified for the pinned commit, docs/models.md): without it transformers.js never fetches `_data`.
+      ...(LLM_HAS_EXTERNAL_DATA ? { use_external_data_format: true } : {}),
     });
     const runtime = new LlmRuntime(tokenizer, model, options.device);
     if (options.warmUp ?? true) await runtime.warmUp();
