@@ -8,17 +8,14 @@
  */
 import * as tjs from '@huggingface/transformers';
 import { env, PreTrainedTokenizer, type Processor } from '@huggingface/transformers';
+import { buildFileUrl } from '../core/weights/registry';
 
 /** The Cache Storage the weights manager writes and transformers.js reads (docs/weights.md). */
 const WEIGHTS_CACHE = 'transformers-cache';
 
+/** The same URL the weights manager stored the file under (core/weights/registry.ts builds both). */
 export function pinnedUrl(repo: string, revision: string, file: string): string {
-  const host = env.remoteHost.endsWith('/') ? env.remoteHost : `${env.remoteHost}/`;
-  return `${host}${repo}/resolve/${encodeURIComponent(revision)}/${file}`;
-}
-
-export async function pinnedJson<T = Record<string, unknown>>(repo: string, revision: string, file: string): Promise<T> {
-  return (await (await pinnedResponse(repo, revision, file)).json()) as T;
+  return buildFileUrl({ repo: { type: 'model', id: repo, revision }, path: file }, env.remoteHost);
 }
 
 type TokenizerClass = new (json: unknown, config: unknown) => PreTrainedTokenizer;
@@ -43,6 +40,10 @@ async function pinnedResponse(repo: string, revision: string, file: string): Pro
   const res = await fetch(url);
   if (!res.ok) throw new Error(`${file} of ${repo}@${revision.slice(0, 7)}: HTTP ${res.status}`);
   return res;
+}
+
+export async function pinnedJson<T = Record<string, unknown>>(repo: string, revision: string, file: string): Promise<T> {
+  return (await (await pinnedResponse(repo, revision, file)).json()) as T;
 }
 
 export interface PinnedTokenizerOptions {

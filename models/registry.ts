@@ -8,7 +8,7 @@
  * WASM from the files already cached, with no second download (docs/models.md).
  */
 import manifestJson from './manifest.json';
-import { fileByRole, manifestBundles, parseWeightsManifest, type WeightsManifest } from '../core/weights/manifest';
+import { manifestBundles, parseWeightsManifest, type WeightsManifest } from '../core/weights/manifest';
 import type { BundleFile, ModelBundle } from '../core/weights/types';
 
 export const WEIGHTS_MANIFEST: WeightsManifest = parseWeightsManifest(manifestJson);
@@ -50,7 +50,7 @@ function singleRepo(bundle: ModelBundle): { repo: string; revision: string } {
 }
 
 /** 'encoder_model:fp32,decoder_model_merged:q4' → per-session dtypes; a plain 'q4' → the same for every session. */
-export function parseDtype(dtype: string): Record<string, string> | string {
+function parseDtype(dtype: string): Record<string, string> | string {
   if (!dtype.includes(':')) return dtype;
   return Object.fromEntries(dtype.split(',').map((part) => part.split(':') as [string, string]));
 }
@@ -117,5 +117,3 @@ export function ttsWorkerFiles(urlOf: (file: BundleFile) => string, withGpuGraph
 
 /** Roles of the TTS bundle a worker can do without (the voice encoder: speaking works, cloning does not). */
 export const TTS_OPTIONAL_ROLES: string[] = TTS_BUNDLE.files.filter((f) => f.optional).map((f) => f.role);
-
-export { fileByRole };
