@@ -151,7 +151,7 @@ async function runProfile(
       const firstSpeak = r.marks('first-speak')[0];
       const eos = r.marks('end-of-speech').find((m) => m.turnId === firstSpeak?.turnId) ?? r.marks('end-of-speech')[0];
       const endpoint = r.marks('endpoint').find((m) => m.turnId === eos?.turnId);
-      const audio = r.marks('playback-started').find((m) => m.turnId === eos?.turnId);
+      const audio = r.marks('first-audio').find((m) => m.turnId === eos?.turnId);
       turns.push({
         scenario: name,
         speculate,

@@ -42,6 +42,11 @@ async function pinnedResponse(repo: string, revision: string, file: string): Pro
   return res;
 }
 
+/** The bytes of one pinned file (an ONNX graph read outside transformers.js). */
+export async function pinnedBytes(repo: string, revision: string, file: string): Promise<Uint8Array> {
+  return new Uint8Array(await (await pinnedResponse(repo, revision, file)).arrayBuffer());
+}
+
 export async function pinnedJson<T = Record<string, unknown>>(repo: string, revision: string, file: string): Promise<T> {
   return (await (await pinnedResponse(repo, revision, file)).json()) as T;
 }

@@ -78,6 +78,8 @@ export const ASR_BUNDLES: Record<'moonshine' | 'whisper', ModelBundle> = {
   moonshine: bundleById('asr-moonshine-base'),
   whisper: bundleById('asr-whisper-base'),
 };
+/** Smart Turn v3.2: the end-of-turn model the engine asks after a short pause (docs/models.md § Smart Turn). */
+export const TURN_BUNDLE = bundleById('turn-smart-turn-v3.2');
 export const TTS_BUNDLE = bundleById('tts-pocket-en');
 /** Optional fp32 graphs of the three heavy Pocket TTS graphs, the only ones allowed on WebGPU (docs/tts.md). */
 export const TTS_GPU_BUNDLE = bundleById('tts-pocket-en-gpu');

@@ -28,7 +28,7 @@ const OUT_DIR = 'bench/memory/out';
 const TURNS = Number(process.argv[2] ?? process.env.MEMORY_TURNS ?? 50);
 const MB = 1024 * 1024;
 const request = (type: string, target: string, payload: unknown = {}) => ({ kind: 'request', type, target, payload });
-type Mark = { name: string; turnId: number };
+type Mark = { name: string; turnId: string };
 
 /** CDP commands to targets that Playwright does not expose (the offscreen document, workers), through one session. */
 class TargetProxy {
@@ -196,7 +196,7 @@ async function main(): Promise<void> {
               ok: new RegExp(`\\b${(3 + (i % 17)) * (2 + ((i * 7) % 13))}\\b`),
             };
     const before = await panel.locator('.line.assistant').count();
-    const last = Math.max(-1, ...(await marks()).map((m) => m.turnId));
+    const earlier = new Set((await marks()).map((m) => m.turnId));
     await panel.getByTestId('composer').fill(q.text);
     await panel.getByRole('button', { name: 'Send' }).click();
     await poll(
@@ -205,7 +205,7 @@ async function main(): Promise<void> {
       first ? 240_000 : 60_000,
       50,
     );
-    await poll(marks, (m) => m.some((x) => x.turnId > last && x.name === 'reply-done'), 60_000, 50);
+    await poll(marks, (m) => m.some((x) => !earlier.has(x.turnId) && x.name === 'done'), 60_000, 50);
   }
 
   const samples = [await sample('side panel open, models downloaded, nothing loaded')];

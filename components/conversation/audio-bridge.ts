@@ -1,16 +1,25 @@
-import { AUDIO_CHANNEL_NAME, AudioChannelMessageSchema, PLAYBACK_CHANNEL_NAME, type PlaybackMessage } from '../../core/protocol';
+import {
+  AUDIO_CHANNEL_NAME,
+  AudioChannelMessageSchema,
+  deliverAudioMessage,
+  PLAYBACK_CHANNEL_NAME,
+  type AudioSink,
+  type AudioSinkChunk,
+  type PlaybackMessage,
+} from '../../core/protocol';
 import type { AvatarHandle } from '../avatar/Avatar';
 
 /**
- * Connects the engine's audio stream to the avatar: PCM chunks in (validated), playback events out. The avatar
- * reports started/level/ended without a turn, so the bridge tags them with the turn whose audio is playing.
+ * The side-panel end of the audio channel: messages arrive validated and are handed to this player, the same
+ * `AudioSink` the offscreen document spoke into, so a stop there is a stop here. Playback events go back tagged with
+ * the turn whose audio is playing (the avatar reports started/level/ended without one).
  */
-export class AudioBridge {
+export class AudioBridge implements AudioSink {
   private readonly audioIn = new BroadcastChannel(AUDIO_CHANNEL_NAME);
   private readonly playbackOut = new BroadcastChannel(PLAYBACK_CHANNEL_NAME);
   private handle: AvatarHandle | null = null;
   private turnId: string | null = null;
-  private stopped = new Set<string>();
+  private readonly stopped = new Set<string>();
   /** Counts chunks played, for tests and the debug panel. */
   chunksPlayed = 0;
 
@@ -18,26 +27,29 @@ export class AudioBridge {
     this.audioIn.onmessage = (e: MessageEvent) => {
       const parsed = AudioChannelMessageSchema.safeParse(e.data);
       if (!parsed.success) return console.warn('[sidetalk] rejected audio message:', parsed.error.issues[0]?.message);
-      const msg = parsed.data;
-      if (msg.kind === 'stop') {
-        this.stopped.add(msg.turnId);
-        if (this.turnId === msg.turnId || msg.turnId === '-1') this.handle?.interrupt();
-        return;
-      }
-      if (msg.kind === 'end') {
-        if (this.turnId === msg.turnId) this.handle?.endOfSpeech();
-        return;
-      }
-      if (this.stopped.has(msg.turnId) || !this.handle) return;
-      this.turnId = msg.turnId;
-      if (msg.text) this.onSpeechText?.(msg.text);
-      this.chunksPlayed += 1;
-      void this.handle.speakChunk(msg.samples, msg.text ?? '');
+      deliverAudioMessage(parsed.data, this);
     };
   }
 
   attach(handle: AvatarHandle): void {
     this.handle = handle;
+  }
+
+  chunk(turnId: string, chunk: AudioSinkChunk): void {
+    if (this.stopped.has(turnId) || !this.handle) return;
+    this.turnId = turnId;
+    if (chunk.text) this.onSpeechText?.(chunk.text);
+    this.chunksPlayed += 1;
+    void this.handle.speakChunk(chunk.samples, chunk.text ?? '');
+  }
+
+  end(turnId: string): void {
+    if (this.turnId === turnId) this.handle?.endOfSpeech();
+  }
+
+  stop(turnId: string): void {
+    this.stopped.add(turnId);
+    if (this.turnId === turnId) this.handle?.interrupt();
   }
 
   private report(message: PlaybackMessage): void {

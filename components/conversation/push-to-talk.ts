@@ -18,7 +18,7 @@ export function usePushToTalk(enabled: boolean, toggleHandsFree: () => void) {
   const press = (down: boolean) => {
     held.current = down;
     setTalking(down);
-    void request('chat/ptt', { down }, 120_000).catch(() => undefined);
+    void request('conversation/ptt', { down }, 120_000).catch(() => undefined);
   };
 
   useEffect(() => {

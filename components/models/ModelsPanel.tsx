@@ -15,7 +15,7 @@ function useWeights(): [WeightsSnapshot | null, DownloadProgress | null] {
   const [snapshot, setSnapshot] = useState<WeightsSnapshot | null>(null);
   const [progress, setProgress] = useState<DownloadProgress | null>(null);
   useEffect(() => {
-    request('models/state', {}).then(setSnapshot, () => undefined);
+    request('weights/state', {}).then(setSnapshot, () => undefined);
     const receive = createEventReceiver(
       (event) => {
         if (event.type === 'event/weights-snapshot') {
@@ -65,7 +65,7 @@ export function ModelsPanel({ catalog, settings, onMirrorSave }: Props) {
           type="button"
           class="button primary"
           disabled={defaultsMissing.length === 0}
-          onClick={() => run(request('models/download', { bundleIds: defaultsMissing }))}
+          onClick={() => run(request('weights/download', { bundleIds: defaultsMissing }))}
           data-testid="download-defaults"
         >
           {defaultsMissing.length === 0 ? 'Ready to talk' : `Download what talking needs (${formatBytes(defaultBytes)})`}
@@ -113,18 +113,18 @@ export function ModelsPanel({ catalog, settings, onMirrorSave }: Props) {
                   <button
                     type="button"
                     class="button"
-                    onClick={() => run(request('models/download', { bundleIds: [bundle.id] }))}
+                    onClick={() => run(request('weights/download', { bundleIds: [bundle.id] }))}
                   >
                     {status === 'partial' ? 'Resume' : 'Download'}
                   </button>
                 )}
                 {active && (
-                  <button type="button" class="button" onClick={() => run(request('models/cancel', {}))}>
+                  <button type="button" class="button" onClick={() => run(request('weights/cancel', {}))}>
                     Pause
                   </button>
                 )}
                 {(state?.bytesStored ?? 0) > 0 && !active && (
-                  <button type="button" class="button" onClick={() => run(request('models/delete', { bundleId: bundle.id }))}>
+                  <button type="button" class="button" onClick={() => run(request('weights/delete', { bundleId: bundle.id }))}>
                     Delete
                   </button>
                 )}
@@ -147,7 +147,7 @@ export function ModelsPanel({ catalog, settings, onMirrorSave }: Props) {
         type="button"
         class="button primary"
         disabled={missing.length === 0}
-        onClick={() => run(request('models/download', { bundleIds: missing }))}
+        onClick={() => run(request('weights/download', { bundleIds: missing }))}
         data-testid="download-all"
       >
         {missing.length === 0 ? 'All models are ready offline' : 'Download all for offline use'}

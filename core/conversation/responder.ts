@@ -1,7 +1,7 @@
 // What the assistant says to one user turn: the deterministic router first (instant tools answer inline; slow tools
 // and page questions become background work with a holding line), otherwise the LLM, whose raw stream is parsed for
 // native tool calls. Page text is quoted data in a tool-less prompt, so it can never trigger a tool.
-import type { BackgroundTask, ChatMessage as EngineMessage, UserTurn } from '../engine/types';
+import type { BackgroundTask, HistoryMessage as EngineMessage, UserTurn } from '../engine/types';
 import type { PageExtraction } from '../page/types';
 import { buildPagePrompt } from '../page/prompt';
 import { chatTemplateTools } from '../tools/definitions';

@@ -6,46 +6,30 @@
  * Listening: onset → utterance → tentative endpoint (speculative ASR, and LLM if the text sounds complete, held
  * unspoken) → endpoint after an adaptive silence → answer. Resuming before the endpoint discards the speculation;
  * resuming after it but before any reply audio merges both halves into one turn. While the reply plays, a barge-in
- * (VAD and energy over the echo estimate) aborts ASR/LLM/TTS/playback through the turn's one AbortController.
+ * (VAD and energy over the echo estimate) cancels the turn: ASR, LLM, TTS and playback all observe its one signal.
+ * Each reply is owned by a `Turn` (core/engine/turn.ts): one phase, one `cancel(reason)`, typed stage events.
  */
-import { FactMemory } from '../memory/fact-memory';
 import { phraseCompleteness } from '../text/phrase-completeness';
 import { isGarbledTranscript, isNonSpeechTranscript } from '../text/transcript-quality';
 import { engineTunables as T } from '../tunables';
 import { FRAME_MS, rms } from './audio-frames';
-import { BargeDetector } from './barge-detector';
 import { LINES } from './lines';
-import { ReplyRunner, lineSource, type ReplyOutcome } from './reply-runner';
-import { formatLocalDateTime } from './time-context';
-import type {
-  BackgroundTask,
-  ChatMessage,
-  Clock,
-  EngineEvent,
-  EngineListener,
-  EngineStages,
-  EngineState,
-  MarkDetail,
-  MarkName,
-  MicFrame,
-  PlaybackEvent,
-  Transcript,
-  UserTurn,
-} from './types';
+import type { ReplyRunner } from './reply-runner';
+import type { CancelReason, Turn } from './turn';
+import { TurnKeeper, type ActiveTurn } from './turn-keeper';
+import type { MicFrame, PlaybackEvent, Transcript } from './types';
 import { UtteranceTracker } from './utterance-tracker';
 
-export interface EngineOptions {
-  clock: Clock;
-  stages: EngineStages;
-  memory?: FactMemory;
-  timeZone?: string;
-  /** Start the ASR (and LLM) at the tentative endpoint. On by default; benches turn it off to compare. */
-  speculate?: boolean;
+/** One question to the end-of-turn model, for one pause (identified by when the pause began). */
+interface TurnCheck {
+  pauseStart: number;
+  controller: AbortController;
+  probability: number | null;
 }
 
 interface Speculation {
-  turnId: number;
-  controller: AbortController;
+  /** The turn the speculation will become at the endpoint; in phase 'listening' until then. */
+  turn: Turn;
   transcript: Transcript | null;
   transcriptPromise: Promise<Transcript | null>;
   reply: ReplyRunner | null;
@@ -53,59 +37,15 @@ interface Speculation {
   replyController: AbortController | null;
 }
 
-interface ActiveTurn {
-  id: number;
-  kind: 'reply' | 'line';
-  controller: AbortController;
-  endpointAt: number;
-  /** The committed utterance, kept for a continuation-merge; null for lines. */
-  saved: { frames: Float32Array[]; speechStart: number; voiced: number } | null;
-  gap: Float32Array[];
-  reply: ReplyRunner | null;
-  historyIndex: number | null;
-  audioStarted: boolean;
-  playing: boolean;
-  pendingAudio: boolean;
-  genDone: boolean;
-  /** Pushed to history as the assistant's words when the line completes. */
-  recordAsAssistant: boolean;
-}
-
-export class DuplexEngine {
-  private stateValue: EngineState = 'idle';
-  private readonly listeners = new Set<EngineListener>();
+export class DuplexEngine extends TurnKeeper {
   private readonly tracker = new UtteranceTracker();
-  private readonly barge = new BargeDetector();
-  private readonly history: ChatMessage[] = [];
-  private turnSeq = 0;
-  private active: ActiveTurn | null = null;
   private speculation: Speculation | null = null;
-  private background: { controller: AbortController; result: string | null } | null = null;
-  private lastProgressAt = 0;
+  private turnCheck: TurnCheck | null = null;
   private lastAudibleAt = -Infinity;
-  private mergesLeft = 1;
-  /** Hands-free on: the mic feeds frames. Typed turns work with it off, and the engine rests in 'idle' after them. */
-  private micOn = false;
-
-  constructor(private readonly options: EngineOptions) {}
-
-  get state(): EngineState {
-    return this.stateValue;
-  }
-
-  /** The conversation so far (user and assistant messages); the offscreen document persists or clears it. */
-  get messages(): readonly ChatMessage[] {
-    return this.history;
-  }
-
-  on(listener: EngineListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
 
   start(): void {
     this.micOn = true;
-    if (this.stateValue === 'idle') this.setState('listening');
+    if (this.state === 'idle') this.setState('listening');
   }
 
   /**
@@ -115,12 +55,8 @@ export class DuplexEngine {
   submitText(text: string): void {
     const clean = text.trim();
     if (!clean) return;
-    this.discardSpeculation(false);
-    this.active?.controller.abort();
-    this.active = null;
-    this.tracker.reset();
-    const turn = this.newTurn(++this.turnSeq, 'reply', new AbortController(), this.options.clock.now());
-    this.lastProgressAt = this.options.clock.now();
+    this.supersede();
+    const turn = this.newTurn(this.createTurn('thinking'), this.options.clock.now());
     this.setState('thinking');
     void this.answer(turn, null, new Float32Array(0), { text: clean, confidence: 1 });
   }
@@ -132,13 +68,18 @@ export class DuplexEngine {
   say(text: string): void {
     const clean = text.trim();
     if (!clean) return;
-    this.discardSpeculation(false);
-    this.active?.controller.abort();
-    this.active = null;
-    this.tracker.reset();
-    const turn = this.newTurn(++this.turnSeq, 'line', new AbortController(), this.options.clock.now());
+    this.supersede();
+    const turn = this.newTurn(this.createTurn('thinking'), this.options.clock.now());
     this.setState('thinking');
     void this.runLine(turn, clean, true);
+  }
+
+  /** A typed turn or a line takes over: whatever was in flight is cancelled. */
+  private supersede(): void {
+    this.discardSpeculation(false);
+    this.active?.turn.cancel('superseded');
+    this.active = null;
+    this.tracker.reset();
   }
 
   /**
@@ -158,21 +99,21 @@ export class DuplexEngine {
   /** The user pressed stop: generation, TTS and playback of the current reply end together. */
   interrupt(): void {
     this.discardSpeculation(false);
-    const turn = this.active;
-    if (!turn) return;
-    turn.controller.abort();
-    this.mark('barge-in', turn.id, { manual: true });
-    this.finish(turn);
+    const active = this.active;
+    if (!active) return;
+    active.turn.cancel('stop');
+    const spoken = active.reply?.spoken ?? '';
+    if (spoken && active.recordAsAssistant) this.history.push({ role: 'assistant', text: spoken });
+    this.afterTurn();
   }
 
-  /** Mic off: abort everything in flight. */
+  /** Mic off: cancel everything in flight. */
   stop(): void {
     this.micOn = false;
-    this.speculation?.controller.abort();
-    this.speculation = null;
-    this.active?.controller.abort();
+    this.cancelSpeculation('mic-off');
+    this.active?.turn.cancel('mic-off');
     this.active = null;
-    this.background?.controller.abort();
+    this.background?.abort();
     this.background = null;
     this.tracker.reset();
     this.setState('idle');
@@ -185,32 +126,33 @@ export class DuplexEngine {
       if (event.rms > T.playbackAudibleRms) this.lastAudibleAt = now;
       return;
     }
-    const turn = this.active;
-    if (!turn || event.turnId !== turn.id) return;
+    const active = this.active;
+    if (!active || event.turnId !== active.turn.id) return;
     this.lastProgressAt = now;
     if (event.type === 'started') {
-      turn.playing = true;
-      if (!turn.audioStarted) {
-        turn.audioStarted = true;
-        this.mark('playback-started', turn.id);
+      active.turn.audioOutstanding = true;
+      if (active.turn.advance('speaking')) {
+        active.turn.stage('first-audio', {});
         this.setState('speaking');
       }
+    } else if (event.interrupted) {
+      // The player cut the audio (the panel closed, or a stop reached it first): nobody hears the rest of the reply.
+      this.interrupt();
     } else {
-      turn.playing = false;
-      turn.pendingAudio = false;
-      if (turn.genDone) this.finish(turn);
+      active.turn.audioOutstanding = false;
+      if (active.turn.generationComplete) this.finish(active);
     }
   }
 
   onFrame(frame: MicFrame): void {
-    if (this.stateValue === 'idle') return;
+    if (this.state === 'idle') return;
     const now = this.options.clock.now();
     const level = rms(frame.pcm);
-    const turn = this.active;
-    if (turn) {
-      if (now - this.lastProgressAt > T.stallMs) return this.watchdog(turn, now);
-      if (turn.audioStarted) return this.duringPlayback(turn, now, frame, level);
-      return this.beforeAudio(turn, now, frame, level);
+    const active = this.active;
+    if (active) {
+      if (now - this.lastProgressAt > T.stallMs) return this.watchdog(active, now);
+      if (active.turn.phase === 'speaking') return this.duringPlayback(active, now, frame, level);
+      return this.beforeAudio(active, now, frame, level);
     }
     this.listening(now, frame);
   }
@@ -221,7 +163,7 @@ export class DuplexEngine {
     // The tail of our own playback is still in the room: keep it as pre-roll but do not open an utterance on it.
     if (!this.tracker.inSpeech && now - this.lastAudibleAt < T.echoTailMs) return this.tracker.observe(frame.pcm);
     const event = this.tracker.onFrame(now, frame.pcm, frame.prob);
-    if (event.kind === 'onset') this.mark('speech-start', this.turnSeq + 1, undefined, event.at);
+    if (event.kind === 'onset') this.stageOf(this.upcomingId(), 'speech-start', {}, event.at);
     if (event.kind === 'resume' && this.speculation) this.discardSpeculation();
     if (!this.tracker.inSpeech) return this.maybeDeliverBackground(now);
 
@@ -229,43 +171,76 @@ export class DuplexEngine {
     const silence = this.tracker.silenceMs(now);
     if (silence <= 0) return;
     const real = this.tracker.voicedFrames >= T.minVoicedFrames && this.tracker.speechMs(now) >= T.minSpeechMs;
+    if (real && silence >= T.turnCheckMs) this.checkEndOfTurn();
     if (real && !this.speculation && this.options.speculate !== false && silence >= T.tentativeEndpointMs) {
       this.startSpeculation(now);
     }
     if (silence < this.endpointWindow()) return;
     if (real) return this.commit(now, false);
-    this.mark('discarded', this.turnSeq + 1, { reason: 'noise', voicedFrames: this.tracker.voicedFrames });
+    this.stageOf(this.upcomingId(), 'discarded', { reason: 'noise', voicedFrames: this.tracker.voicedFrames });
     this.discardSpeculation(false);
     this.tracker.reset();
   }
 
-  /** Adaptive endpoint: short after a complete-sounding phrase, long after "and…/so…/um". */
+  /**
+   * Adaptive endpoint. With an end-of-turn model's answer for this pause: at once when it says the user has finished,
+   * after a long silence when it says they have not. Without one (no model, or not answered yet): short after a
+   * complete-sounding transcript, long after "and…/so…/um".
+   */
   private endpointWindow(): number {
+    const check = this.currentTurnCheck();
+    if (check?.probability != null) {
+      return check.probability >= T.turnCompleteProbability ? T.turnCheckMs : T.endpointTurnIncompleteMs;
+    }
     const text = this.speculation?.transcript?.text;
     if (text === undefined) return T.endpointSilenceMs;
     const kind = phraseCompleteness(text);
     return kind === 'complete' ? T.endpointCompleteMs : kind === 'trailing' ? T.endpointTrailingMs : T.endpointSilenceMs;
   }
 
+  /** The end-of-turn check of the pause the user is in now, if one was asked. */
+  private currentTurnCheck(): TurnCheck | null {
+    const check = this.turnCheck;
+    return check && check.pauseStart === this.tracker.silenceStart ? check : null;
+  }
+
+  /** Asks the end-of-turn model once per pause; a "finished" answer ends the turn as soon as it arrives. */
+  private checkEndOfTurn(): void {
+    const endOfTurn = this.options.stages.endOfTurn;
+    const pauseStart = this.tracker.silenceStart;
+    if (!endOfTurn || pauseStart === null || this.currentTurnCheck()) return;
+    this.turnCheck?.controller.abort();
+    const check: TurnCheck = { pauseStart, controller: new AbortController(), probability: null };
+    this.turnCheck = check;
+    endOfTurn(this.tracker.audio(), check.controller.signal).then(
+      (probability) => {
+        if (this.currentTurnCheck() !== check || check.controller.signal.aborted || this.active) return;
+        const at = this.options.clock.now();
+        check.probability = probability;
+        this.stageOf(this.speculation?.turn.id ?? this.upcomingId(), 'turn-check', { probability, silenceMs: at - pauseStart });
+        if (probability >= T.turnCompleteProbability && this.state !== 'idle') this.commit(at, false);
+      },
+      () => undefined, // no answer: the silence rules decide
+    );
+  }
+
   private startSpeculation(now: number): void {
-    const turnId = ++this.turnSeq;
-    const controller = new AbortController();
-    this.mark('tentative-endpoint', turnId, { silenceMs: this.tracker.silenceMs(now) });
-    this.mark('asr-start', turnId, { speculative: true });
+    const turn = this.createTurn('listening');
+    turn.stage('tentative-endpoint', { silenceMs: this.tracker.silenceMs(now) });
+    turn.stage('asr-start', { speculative: true });
     const spec: Speculation = {
-      turnId,
-      controller,
+      turn,
       transcript: null,
       transcriptPromise: Promise.resolve(null),
       reply: null,
       replyText: null,
       replyController: null,
     };
-    spec.transcriptPromise = this.options.stages.transcribe(this.tracker.audio(), controller.signal).then(
+    spec.transcriptPromise = this.options.stages.transcribe(this.tracker.audio(), turn.signal).then(
       (transcript) => {
-        if (controller.signal.aborted) return null;
+        if (turn.signal.aborted) return null;
         spec.transcript = transcript;
-        this.mark('asr-done', turnId, { speculative: true });
+        turn.stage('transcript', { speculative: true });
         if (this.speculation === spec) this.speculateReply(spec, transcript);
         return transcript;
       },
@@ -278,277 +253,157 @@ export class DuplexEngine {
   private speculateReply(spec: Speculation, transcript: Transcript): void {
     const text = transcript.text.trim();
     if (!this.acceptable(transcript) || phraseCompleteness(text) !== 'complete') return;
-    const turn = this.buildTurn(spec.turnId, text);
-    if (!this.background && this.options.stages.route?.(turn)) return; // tool turns start at the endpoint
-    this.mark('llm-start', spec.turnId, { speculative: true });
-    // Its own controller, tied to the turn's: a tool route at the endpoint can drop it without aborting the turn.
+    const userTurn = this.buildTurn(spec.turn.id, text);
+    if (!this.background && this.options.stages.route?.(userTurn)) return; // tool turns start at the endpoint
+    spec.turn.stage('llm-start', { speculative: true });
+    // Its own controller, tied to the turn's: a tool route at the endpoint can drop it without cancelling the turn.
     const replyController = new AbortController();
-    spec.controller.signal.addEventListener('abort', () => replyController.abort(), { once: true });
+    spec.turn.signal.addEventListener('abort', () => replyController.abort(), { once: true });
     spec.replyText = text;
     spec.replyController = replyController;
-    spec.reply = this.newReply(spec.turnId, this.options.stages.respond(turn, replyController.signal), replyController, true);
+    spec.reply = this.newReply(
+      spec.turn,
+      this.options.stages.respond(userTurn, replyController.signal),
+      replyController.signal,
+      true,
+    );
   }
 
+  /** The user resumed before the endpoint (or something else took over): the speculative turn is dropped unheard. */
   private discardSpeculation(announce = true): void {
     const spec = this.speculation;
     if (!spec) return;
-    spec.controller.abort();
+    if (announce) spec.turn.stage('speculation-discarded', {});
+    this.cancelSpeculation('resumed');
+  }
+
+  private cancelSpeculation(reason: CancelReason): void {
+    this.speculation?.turn.cancel(reason);
     this.speculation = null;
-    if (announce) this.mark('speculation-discarded', spec.turnId);
   }
 
   private commit(now: number, forced: boolean): void {
     const endOfSpeech = this.tracker.silenceStart ?? now;
     const spec = this.speculation;
     this.speculation = null;
-    const id = spec?.turnId ?? ++this.turnSeq;
-    this.mark('end-of-speech', id, undefined, endOfSpeech);
-    this.mark('endpoint', id, { forced, silenceMs: now - endOfSpeech });
+    const turn = spec?.turn ?? this.createTurn('thinking');
+    turn.advance('thinking');
+    turn.stage('end-of-speech', {}, endOfSpeech);
+    turn.stage('endpoint', { forced, silenceMs: now - endOfSpeech });
     const audio = this.tracker.audio();
     const saved = { frames: this.tracker.takeFrames(), speechStart: this.tracker.speechStart, voiced: this.tracker.voicedFrames };
     this.tracker.reset();
-    const turn = this.newTurn(id, 'reply', spec?.controller ?? new AbortController(), now);
-    turn.saved = saved;
+    const active = this.newTurn(turn, now);
+    active.saved = saved;
     this.setState('thinking');
-    void this.answer(turn, spec, audio);
+    void this.answer(active, spec, audio);
   }
 
-  private async answer(turn: ActiveTurn, spec: Speculation | null, audio: Float32Array, typed?: Transcript): Promise<void> {
-    const { signal } = turn.controller;
+  private async answer(active: ActiveTurn, spec: Speculation | null, audio: Float32Array, typed?: Transcript): Promise<void> {
+    const { turn } = active;
     let transcript: Transcript | null = typed ?? spec?.transcript ?? null;
     if (!transcript && spec) transcript = await spec.transcriptPromise;
-    if (!transcript && !signal.aborted) {
-      this.mark('asr-start', turn.id, { speculative: false });
-      transcript = await this.options.stages.transcribe(audio, signal).catch(() => null);
-      if (transcript) this.mark('asr-done', turn.id, { speculative: false });
+    if (!transcript && !turn.signal.aborted) {
+      turn.stage('asr-start', { speculative: false });
+      transcript = await this.options.stages.transcribe(audio, turn.signal).catch(() => null);
+      if (transcript) turn.stage('transcript', { speculative: false });
     }
-    if (this.active !== turn || signal.aborted) return;
+    if (this.active !== active || turn.signal.aborted) return;
     this.lastProgressAt = this.options.clock.now();
     const text = transcript?.text.trim() ?? '';
     if (!transcript || isNonSpeechTranscript(text)) {
-      this.mark('discarded', turn.id, { reason: 'empty' });
-      return this.finish(turn);
+      turn.stage('discarded', { reason: 'empty' });
+      return this.finish(active);
     }
     if (!typed && !this.acceptable(transcript)) {
-      this.mark('clarify', turn.id, { confidence: transcript.confidence });
-      return this.runLine(turn, LINES.clarify, false);
+      turn.stage('clarify', { confidence: transcript.confidence });
+      return this.runLine(active, LINES.clarify, false);
     }
     this.emit({ type: 'caption', role: 'user', text, final: true, turnId: turn.id, at: this.options.clock.now() });
     this.options.memory?.observe(text, this.options.clock.now());
     const userTurn = this.buildTurn(turn.id, text);
-    turn.historyIndex = this.history.push({ role: 'user', text }) - 1;
+    active.historyIndex = this.history.push({ role: 'user', text }) - 1;
     const task = this.background ? null : (this.options.stages.route?.(userTurn) ?? null);
     if (task) {
       spec?.replyController?.abort();
-      this.startBackground(task, turn.id);
-      this.mark('holding-line', turn.id);
-      return this.runLine(turn, task.holdingLine, true);
+      this.startBackground(task, turn);
+      turn.stage('holding-line', {});
+      return this.runLine(active, task.holdingLine, true);
     }
     let reply = spec?.reply && spec.replyText === text ? spec.reply : null;
     if (!reply) spec?.replyController?.abort();
     if (reply) {
       reply.release();
     } else {
-      this.mark('llm-start', turn.id, { speculative: false });
-      reply = this.newReply(turn.id, this.options.stages.respond(userTurn, signal), turn.controller, false);
+      turn.stage('llm-start', { speculative: false });
+      reply = this.newReply(turn, this.options.stages.respond(userTurn, turn.signal), turn.signal, false);
     }
-    turn.reply = reply;
-    this.afterReply(turn, await reply.done);
+    active.reply = reply;
+    this.afterReply(active, await reply.done);
   }
 
   private acceptable(transcript: Transcript): boolean {
     return transcript.confidence >= T.asrMinConfidence && !isGarbledTranscript(transcript.text);
   }
 
-  private buildTurn(turnId: number, text: string): UserTurn {
-    const date = this.options.clock.date?.();
-    return {
-      turnId,
-      text,
-      history: this.history.slice(-T.historyMessages),
-      memory: (this.options.memory?.select(text) ?? []).map((f) => FactMemory.describe(f)),
-      localTime: date ? formatLocalDateTime(date, 'en-GB', this.options.timeZone) : '',
-      backgroundBusy: this.background !== null,
-    };
-  }
-
-  // ---- replies and lines ------------------------------------------------------------------------------------------
-
-  private newTurn(id: number, kind: ActiveTurn['kind'], controller: AbortController, now: number): ActiveTurn {
-    const turn: ActiveTurn = {
-      id,
-      kind,
-      controller,
-      endpointAt: now,
-      saved: null,
-      gap: [],
-      reply: null,
-      historyIndex: null,
-      audioStarted: false,
-      playing: false,
-      pendingAudio: false,
-      genDone: false,
-      recordAsAssistant: true,
-    };
-    this.active = turn;
-    this.lastProgressAt = now;
-    this.barge.reset();
-    return turn;
-  }
-
-  private newReply(turnId: number, source: AsyncIterable<string>, controller: AbortController, held: boolean): ReplyRunner {
-    return new ReplyRunner(
-      source,
-      this.options.stages.speak,
-      turnId,
-      controller.signal,
-      this.options.clock,
-      {
-        mark: (name, detail) => this.mark(name, turnId, detail),
-        caption: (text, final) =>
-          this.emit({ type: 'caption', role: 'assistant', text, final, turnId, at: this.options.clock.now() }),
-        progress: () => {
-          if (this.active?.id === turnId) this.lastProgressAt = this.options.clock.now();
-        },
-        queued: () => {
-          if (this.active?.id === turnId) this.active.pendingAudio = true;
-        },
-      },
-      held,
-    );
-  }
-
-  /** Speak a fixed line as this turn's reply (clarify, holding line, tool result). */
-  private async runLine(turn: ActiveTurn, text: string, recordAsAssistant: boolean): Promise<void> {
-    turn.recordAsAssistant = recordAsAssistant;
-    turn.reply = this.newReply(turn.id, lineSource(text), turn.controller, false);
-    this.afterReply(turn, await turn.reply.done);
-  }
-
-  private afterReply(turn: ActiveTurn, outcome: ReplyOutcome): void {
-    if (this.active !== turn || outcome === 'aborted') return;
-    turn.genDone = true;
-    this.options.stages.audioComplete?.(turn.id);
-    if (!turn.pendingAudio && !turn.playing) this.finish(turn);
-  }
-
-  private finish(turn: ActiveTurn): void {
-    if (this.active !== turn) return;
-    const spoken = turn.reply?.spoken ?? '';
-    if (spoken && turn.recordAsAssistant) this.history.push({ role: 'assistant', text: spoken });
-    this.mark('reply-done', turn.id);
-    this.active = null;
-    this.mergesLeft = 1;
-    this.setState(this.micOn ? 'listening' : 'idle');
-    this.deliverWithoutMic();
-  }
-
   // ---- the user speaks while a turn is active ----------------------------------------------------------------------
 
   /** Before any reply audio was heard: the user resumed. Merge both halves, or start over with the new speech. */
-  private beforeAudio(turn: ActiveTurn, now: number, frame: MicFrame, level: number): void {
-    if (turn.saved) turn.gap.push(frame.pcm);
+  private beforeAudio(active: ActiveTurn, now: number, frame: MicFrame, level: number): void {
+    if (active.saved) active.gap.push(frame.pcm);
     const event = this.tracker.onFrame(now, frame.pcm, frame.prob);
     if (event.kind !== 'onset') return;
     if (level < T.resumeMinRms) return this.tracker.reset();
-    turn.controller.abort();
-    this.active = null;
-    if (turn.historyIndex !== null) this.history.splice(turn.historyIndex, 1);
-    if (turn.saved && this.mergesLeft > 0 && now - turn.endpointAt <= T.mergeWindowMs) {
+    const { turn, saved } = active;
+    if (saved && this.mergesLeft > 0 && now - active.endpointAt <= T.mergeWindowMs) {
       this.mergesLeft--;
-      this.mark('merge', turn.id, { afterEndpointMs: now - turn.endpointAt });
-      const frames = turn.saved.frames.concat(turn.gap);
-      this.tracker.adopt(frames, turn.saved.speechStart, turn.saved.voiced + this.tracker.voicedFrames);
+      turn.stage('merge', { afterEndpointMs: now - active.endpointAt });
+      turn.cancel('resumed');
+      const frames = saved.frames.concat(active.gap);
+      this.tracker.adopt(frames, saved.speechStart, saved.voiced + this.tracker.voicedFrames);
     } else {
-      this.mark('speech-start', this.turnSeq + 1, { beforeAudio: true }, event.at);
+      turn.cancel('resumed');
+      this.stageOf(this.upcomingId(), 'speech-start', { beforeAudio: true }, event.at);
     }
+    this.active = null;
+    if (active.historyIndex !== null) this.history.splice(active.historyIndex, 1);
     this.setState('listening');
   }
 
-  private duringPlayback(turn: ActiveTurn, now: number, frame: MicFrame, level: number): void {
+  private duringPlayback(active: ActiveTurn, now: number, frame: MicFrame, level: number): void {
     this.tracker.observe(frame.pcm);
     const decision = this.barge.onFrame(now, frame.prob, level);
     if (!decision.fired || decision.onsetAt === undefined) return;
     const onsetAt = decision.onsetAt;
-    turn.controller.abort();
+    const { turn } = active;
+    turn.stage('barge-onset', {}, onsetAt);
+    turn.stage('barge-in', { latencyMs: now - onsetAt });
+    turn.cancel('barge-in');
     this.active = null;
-    this.mark('barge-onset', turn.id, undefined, onsetAt);
-    this.mark('barge-in', turn.id, { latencyMs: now - onsetAt });
-    const spoken = turn.reply?.spoken ?? '';
-    if (spoken && turn.recordAsAssistant) this.history.push({ role: 'assistant', text: `${spoken} [interrupted]` });
+    const spoken = active.reply?.spoken ?? '';
+    if (spoken && active.recordAsAssistant) this.history.push({ role: 'assistant', text: `${spoken} [interrupted]` });
     if (spoken) this.emit({ type: 'caption', role: 'assistant', text: `${spoken} —`, final: true, turnId: turn.id, at: now });
     // The new utterance starts with pre-roll before the onset (the first syllable rose before the VAD did).
     const runFrames = Math.round((now - onsetAt) / FRAME_MS);
     this.tracker.startUtterance(onsetAt, runFrames + Math.round(T.bargePreRollMs / FRAME_MS), runFrames);
     this.mergesLeft = 1;
-    this.mark('speech-start', this.turnSeq + 1, { barge: true }, onsetAt);
+    this.stageOf(this.upcomingId(), 'speech-start', { barge: true }, onsetAt);
     this.setState('listening');
   }
 
-  private watchdog(turn: ActiveTurn, now: number): void {
-    turn.controller.abort();
+  private watchdog(active: ActiveTurn, now: number): void {
+    active.turn.stage('watchdog', { stalledMs: now - this.lastProgressAt });
+    active.turn.cancel('watchdog');
     this.active = null;
-    this.mark('watchdog', turn.id, { stalledMs: now - this.lastProgressAt });
     this.tracker.reset();
     this.setState('listening');
   }
 
-  // ---- background work ----------------------------------------------------------------------------------------------
-
-  private startBackground(task: BackgroundTask, turnId: number): void {
-    const controller = new AbortController();
-    const job = { controller, result: null as string | null };
-    this.background = job;
-    this.mark('background-start', turnId);
-    task.run(controller.signal).then(
-      (result) => {
-        if (this.background !== job) return;
-        job.result = result;
-        this.mark('background-done', turnId);
-        this.deliverWithoutMic();
-      },
-      () => {
-        if (this.background === job) this.background = null;
-      },
-    );
-  }
-
   /** A finished task is spoken at the next silence, when nothing else is said. */
   private maybeDeliverBackground(now: number): void {
-    const job = this.background;
-    if (!job || job.result === null || this.speculation) return;
+    const result = this.background?.result ?? null;
+    if (result === null || this.speculation) return;
     if (now - this.tracker.lastVoiceAt < T.deliverAfterSilenceMs || now - this.lastAudibleAt < T.deliverAfterSilenceMs) return;
-    this.deliverBackground(job.result, now);
-  }
-
-  /** With the mic off (typed turns) no frames arrive to find a silence: speak the result once nothing else is. */
-  private deliverWithoutMic(): void {
-    const job = this.background;
-    if (this.micOn || this.active || !job || job.result === null) return;
-    this.deliverBackground(job.result, this.options.clock.now());
-  }
-
-  private deliverBackground(result: string, now: number): void {
-    this.background = null;
-    const turn = this.newTurn(++this.turnSeq, 'line', new AbortController(), now);
-    this.mark('background-delivered', turn.id);
-    this.setState('thinking');
-    void this.runLine(turn, result, true);
-  }
-
-  // ---- events ---------------------------------------------------------------------------------------------------------
-
-  private setState(state: EngineState): void {
-    if (state === this.stateValue) return;
-    this.stateValue = state;
-    this.emit({ type: 'state', state, at: this.options.clock.now() });
-  }
-
-  private mark(name: MarkName, turnId: number, detail?: MarkDetail, at = this.options.clock.now()): void {
-    this.emit(detail ? { type: 'mark', name, at, turnId, detail } : { type: 'mark', name, at, turnId });
-  }
-
-  private emit(event: EngineEvent): void {
-    for (const listener of this.listeners) listener(event);
+    this.deliverBackground(result, now);
   }
 }

@@ -10,13 +10,14 @@ import { SentenceChunker } from '../text/sentence-chunker';
 import { isSpeakable, sanitizeForSpeech } from '../text/speech-sanitizer';
 import { DegeneracyGuard } from '../text/transcript-quality';
 import { LINES } from './lines';
-import type { Clock, MarkDetail, MarkName, SpeakMeta } from './types';
+import type { Clock, SpeakMeta, TurnEventOf, TurnStage } from './types';
 import { isAbortError } from './types';
 
 export type ReplyOutcome = 'completed' | 'aborted' | 'degenerate' | 'failed';
 
 export interface ReplyHooks {
-  mark(name: MarkName, detail?: MarkDetail): void;
+  /** A stage of the reply's turn (first token, each sentence handed to TTS, degenerate). */
+  stage<S extends TurnStage>(stage: S, fields: Omit<TurnEventOf<S>, 'type' | 'stage' | 'turnId' | 'at'>): void;
   /** Streaming caption of what the assistant says (sanitised sentences as they are handed to TTS). */
   caption(text: string, final: boolean): void;
   /** Any sign of life; feeds the watchdog. */
@@ -36,7 +37,7 @@ export class ReplyRunner {
   constructor(
     private readonly source: AsyncIterable<string>,
     private readonly speak: (sentence: string, signal: AbortSignal, meta: SpeakMeta) => Promise<void>,
-    private readonly turnId: number,
+    private readonly turnId: string,
     private readonly signal: AbortSignal,
     private readonly clock: Clock,
     private readonly hooks: ReplyHooks,
@@ -68,7 +69,7 @@ export class ReplyRunner {
       for await (const delta of this.source) {
         if (this.signal.aborted) return 'aborted';
         if (firstDelta) {
-          this.hooks.mark('llm-first-delta');
+          this.hooks.stage('first-token', {});
           firstDelta = false;
         }
         this.hooks.progress();
@@ -100,9 +101,9 @@ export class ReplyRunner {
     const meta: SpeakMeta = { turnId: this.turnId, index: this.index++ };
     if (this.firstSpeakAt === null) {
       this.firstSpeakAt = this.clock.now();
-      this.hooks.mark('first-speak');
+      this.hooks.stage('first-speak', {});
     }
-    this.hooks.mark('speak', { index: meta.index, chars: sentence.length });
+    this.hooks.stage('speak', { index: meta.index, chars: sentence.length });
     this.spokenParts.push(sentence);
     this.hooks.caption(this.spoken, false);
     await this.speak(sentence, this.signal, meta);
@@ -112,14 +113,14 @@ export class ReplyRunner {
   }
 
   private async degenerate(): Promise<ReplyOutcome> {
-    this.hooks.mark('degenerate', { spokenSentences: this.spokenParts.length });
+    this.hooks.stage('degenerate', { spokenSentences: this.spokenParts.length });
     if (this.spokenParts.length === 0 && !this.signal.aborted) {
       try {
         await this.heldGate;
         const meta: SpeakMeta = { turnId: this.turnId, index: this.index++ };
         if (this.firstSpeakAt === null) {
           this.firstSpeakAt = this.clock.now();
-          this.hooks.mark('first-speak');
+          this.hooks.stage('first-speak', {});
         }
         this.spokenParts.push(LINES.degenerate);
         await this.speak(LINES.degenerate, this.signal, meta);

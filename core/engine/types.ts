@@ -1,4 +1,5 @@
 /** Contracts between the duplex engine and the stages, playback and UI around it. */
+import type { CancelReason } from './turn';
 
 /** Monotonic milliseconds (performance.now() in the browser, a manual clock in tests). */
 export interface Clock {
@@ -7,7 +8,8 @@ export interface Clock {
   date?(): Date;
 }
 
-export interface ChatMessage {
+/** One entry of the conversation history the engine keeps: who spoke, and the words (as heard or as spoken). */
+export interface HistoryMessage {
   role: 'user' | 'assistant';
   text: string;
 }
@@ -19,9 +21,9 @@ export interface Transcript {
 }
 
 export interface UserTurn {
-  turnId: number;
+  turnId: string;
   text: string;
-  history: ChatMessage[];
+  history: HistoryMessage[];
   /** Remembered facts relevant to this turn, as prompt sentences. */
   memory: string[];
   /** Local date and time, e.g. "Tuesday 3 March 2026, 14:05 (Europe/Lisbon)". */
@@ -39,7 +41,7 @@ export interface BackgroundTask {
 }
 
 export interface SpeakMeta {
-  turnId: number;
+  turnId: string;
   /** 0-based sentence index within the turn's reply. */
   index: number;
 }
@@ -53,7 +55,12 @@ export interface EngineStages {
    * Every sentence of this turn's reply has been handed to `speak`: playback may end as soon as the queued audio has
    * played (instead of waiting for silence to prove it).
    */
-  audioComplete?(turnId: number): void;
+  audioComplete?(turnId: string): void;
+  /**
+   * P(the user has finished their turn), from the sound of the turn so far (an end-of-turn model such as Smart Turn).
+   * Optional: without it the endpoint follows silence and the speculative transcript's wording.
+   */
+  endOfTurn?(pcm16k: Float32Array, signal: AbortSignal): Promise<number>;
   /** Decide whether a turn is slow tool work. Return null to answer with the LLM. */
   route?(turn: UserTurn): BackgroundTask | null;
 }
@@ -66,44 +73,62 @@ export interface MicFrame {
 
 /** What the side panel reports about playback. `turnId` lets late events of an aborted reply be ignored. */
 export type PlaybackEvent =
-  { type: 'started'; turnId: number } | { type: 'level'; rms: number } | { type: 'ended'; turnId: number };
+  | { type: 'started'; turnId: string }
+  | { type: 'level'; rms: number }
+  /** `interrupted`: the player cut the audio (a stop) rather than playing it to its end. */
+  | { type: 'ended'; turnId: string; interrupted?: boolean };
 
 /** What the engine is doing, as the UI, the avatar and the status line show it: the one definition. */
 export const ENGINE_STATES = ['idle', 'listening', 'thinking', 'speaking'] as const;
 export type EngineState = (typeof ENGINE_STATES)[number];
 
-export type MarkName =
-  | 'speech-start'
-  | 'tentative-endpoint'
-  | 'speculation-discarded'
-  | 'end-of-speech'
-  | 'endpoint'
-  | 'asr-start'
-  | 'asr-done'
-  | 'llm-start'
-  | 'llm-first-delta'
-  | 'first-speak'
-  | 'speak'
-  | 'playback-started'
-  | 'reply-done'
-  | 'merge'
-  | 'barge-onset'
-  | 'barge-in'
-  | 'discarded'
-  | 'clarify'
-  | 'holding-line'
-  | 'background-start'
-  | 'background-done'
-  | 'background-delivered'
-  | 'degenerate'
-  | 'watchdog';
+/** The typed fields each stage of a turn carries (besides its turn id and time). */
+export interface TurnStageFields {
+  'speech-start': { barge?: boolean; beforeAudio?: boolean };
+  'tentative-endpoint': { silenceMs: number };
+  /** The end-of-turn model answered for this pause: P(complete) and how long after the pause began. */
+  'turn-check': { probability: number; silenceMs: number };
+  'speculation-discarded': Record<never, never>;
+  'end-of-speech': Record<never, never>;
+  endpoint: { forced: boolean; silenceMs: number };
+  'asr-start': { speculative: boolean };
+  /** The final transcript of the user's words arrived (its text travels only as a caption). */
+  transcript: { speculative: boolean };
+  'llm-start': { speculative: boolean };
+  'first-token': Record<never, never>;
+  'first-speak': Record<never, never>;
+  speak: { index: number; chars: number };
+  /** The side panel started playing the reply: the user hears it. */
+  'first-audio': Record<never, never>;
+  /** Every sentence of the reply was handed to TTS; playback ends when the queued audio has played. */
+  'audio-complete': Record<never, never>;
+  merge: { afterEndpointMs: number };
+  'barge-onset': Record<never, never>;
+  'barge-in': { latencyMs: number };
+  discarded: { reason: 'noise' | 'empty'; voicedFrames?: number };
+  clarify: { confidence: number };
+  'holding-line': Record<never, never>;
+  'background-start': Record<never, never>;
+  'background-done': Record<never, never>;
+  'background-delivered': Record<never, never>;
+  degenerate: { spokenSentences: number };
+  watchdog: { stalledMs: number };
+  /** Terminal: exactly one of done, failed, interrupted per turn. */
+  done: Record<never, never>;
+  failed: Record<never, never>;
+  interrupted: { reason: CancelReason };
+}
 
-export type MarkDetail = Record<string, string | number | boolean>;
+export type TurnStage = keyof TurnStageFields;
+
+/** One stage of one turn: what the UI, the avatar, the camera scheduler and the benchmarks subscribe to. */
+export type TurnEventOf<S extends TurnStage> = { type: 'turn'; stage: S; turnId: string; at: number } & TurnStageFields[S];
+export type TurnEvent = { [S in TurnStage]: TurnEventOf<S> }[TurnStage];
 
 export type EngineEvent =
   | { type: 'state'; state: EngineState; at: number }
-  | { type: 'caption'; role: 'user' | 'assistant'; text: string; final: boolean; turnId: number; at: number }
-  | { type: 'mark'; name: MarkName; at: number; turnId: number; detail?: MarkDetail };
+  | { type: 'caption'; role: 'user' | 'assistant'; text: string; final: boolean; turnId: string; at: number }
+  | TurnEvent;
 
 export type EngineListener = (event: EngineEvent) => void;
 

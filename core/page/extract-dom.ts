@@ -2,7 +2,6 @@
 // touched (no globals) so it runs on linkedom documents in tests. Order: the user's selection wins; else
 // Readability on a clone (parse() mutates the DOM it gets); else the text of main/article/body.
 import { Readability } from '@mozilla/readability';
-import { pageTunables } from '../tunables';
 import type { ExtractionKind, PageExtraction } from './types';
 
 const SKIP = new Set([
@@ -21,6 +20,17 @@ const SKIP = new Set([
   'TEXTAREA',
   'HEAD',
 ]);
+/**
+ * Limits of the injected extractor. Constants, not tunables: this code runs inside the user's tab, where no changed
+ * value can be delivered. The background's own "page is empty" check (core/page/access.ts) is a tunable.
+ */
+/** Extracted text cap inside the page (keeps the executeScript result small). */
+const MAX_EXTRACT_CHARS = 400_000;
+/** Selections shorter than this are ignored (a stray click-drag). */
+const MIN_SELECTION_CHARS = 2;
+/** A Readability article with fewer non-space characters than this is not used (the plain text is). */
+const MIN_ARTICLE_CHARS = 80;
+
 const CHROME = new Set(['NAV', 'FOOTER', 'ASIDE', 'HEADER', 'FORM', 'DIALOG']);
 const BLOCK = new Set([
   'P',
@@ -121,7 +131,7 @@ function readabilityText(doc: Document): { text: string; title: string; lang: st
     const article = new Readability<Node>(clone, { charThreshold: 300, serializer: (node) => node }).parse();
     if (!article?.content) return null;
     const text = domToText(article.content);
-    if (text.replace(/\s/g, '').length < pageTunables.minReadableChars) return null;
+    if (text.replace(/\s/g, '').length < MIN_ARTICLE_CHARS) return null;
     return { text, title: article.title ?? '', lang: article.lang ?? '' };
   } catch {
     return null; // Readability throws on odd documents; fall back to plain text
@@ -136,7 +146,7 @@ function cap(text: string, maxChars: number): { text: string; truncated: boolean
 }
 
 export function extractPage(doc: Document, options: ExtractOptions = {}): PageExtraction {
-  const maxChars = options.maxChars ?? pageTunables.maxExtractChars;
+  const maxChars = options.maxChars ?? MAX_EXTRACT_CHARS;
   const url = doc.location?.href ?? doc.URL ?? '';
   const base = {
     title: (doc.title ?? '').trim(),
@@ -159,7 +169,7 @@ export function extractPage(doc: Document, options: ExtractOptions = {}): PageEx
       truncated: c.truncated,
     };
   };
-  if (selection.length >= pageTunables.minSelectionChars) return result(selection, 'selection');
+  if (selection.length >= MIN_SELECTION_CHARS) return result(selection, 'selection');
   const article = readabilityText(doc);
   if (article) return result(article.text, 'article', { title: article.title, lang: base.lang || article.lang });
   const root = doc.querySelector('main, [role="main"]') ?? doc.querySelector('article') ?? doc.body;

@@ -19,7 +19,6 @@ export const AudioChunkSchema = z.object({
   text: z.string().max(2000).optional(),
   /** The TTS voice speaking (a preset or a cloned, synthetic voice), so the panel can say whose voice it is. */
   voiceId: z.string().max(200).optional(),
-  final: z.boolean(),
 });
 
 export const AudioStopSchema = z.object({
@@ -36,3 +35,36 @@ export const AudioEndSchema = z.object({
 export const AudioChannelMessageSchema = z.discriminatedUnion('kind', [AudioChunkSchema, AudioStopSchema, AudioEndSchema]);
 export type AudioChannelMessage = z.infer<typeof AudioChannelMessageSchema>;
 export type AudioChunk = z.infer<typeof AudioChunkSchema>;
+
+/** One chunk of a reply's audio as a sink receives it (the channel adds the turn id and sequence number). */
+export type AudioSinkChunk = Pick<AudioChunk, 'sampleRate' | 'samples' | 'text' | 'voiceId'>;
+
+/**
+ * Where a reply's audio goes, on both ends of the audio channel: the offscreen document speaks into one (it posts to
+ * the side panel), and the side panel's player is one (the bridge hands it what arrived). `stop` is the one way a
+ * turn's audio is cut, so an interruption has a single path from the engine to the speaker.
+ */
+export interface AudioSink {
+  chunk(turnId: string, chunk: AudioSinkChunk): void;
+  /** The turn has no more audio: it ends when what is queued has played. */
+  end(turnId: string): void;
+  /** Cut the turn's audio now; later chunks of it are dropped. */
+  stop(turnId: string): void;
+}
+
+/** Hands one validated channel message to a sink: the receiving end of the channel. */
+export function deliverAudioMessage(message: AudioChannelMessage, sink: AudioSink): void {
+  switch (message.kind) {
+    case 'chunk':
+      return sink.chunk(message.turnId, {
+        sampleRate: message.sampleRate,
+        samples: message.samples,
+        ...(message.text !== undefined ? { text: message.text } : {}),
+        ...(message.voiceId !== undefined ? { voiceId: message.voiceId } : {}),
+      });
+    case 'end':
+      return sink.end(message.turnId);
+    case 'stop':
+      return sink.stop(message.turnId);
+  }
+}

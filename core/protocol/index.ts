@@ -7,3 +7,5 @@ export * from './status';
 export * from './validate';
 export * from './playback';
 export * from './personal';
+export * from './tunables';
+export * from './tunables-follow';

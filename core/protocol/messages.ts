@@ -6,6 +6,7 @@ import { memorySchema } from '../memory/fact-memory';
 import { cachedVerdictSchema } from '../tts/self-test';
 import { ENGINE_STATES } from '../engine/types';
 import { PERSONAL_EVENTS, PERSONAL_REQUESTS } from './personal';
+import { TUNABLES_EVENTS, TUNABLES_REQUESTS } from './tunables';
 
 /** Contexts that answer requests. UIs (side panel, popup) only send requests and receive events. */
 export const TargetSchema = z.enum(['background', 'offscreen']);
@@ -42,6 +43,11 @@ const ModelChoice = z
   .object({ asr: z.enum(['moonshine', 'whisper']), device: z.enum(['auto', 'wasm']), language: z.string().regex(/^[a-z]{2}$/) })
   .strict();
 export type ModelChoiceValue = z.infer<typeof ModelChoice>;
+
+/** What the background adds when it relays a download or delete: the mirror to fetch from (null: the hub). */
+const MirrorContext = z.object({ baseUrl: BaseUrl }).strict();
+/** What the background adds when it relays a conversation command: the mirror and the models chosen in the settings. */
+const EngineContext = z.object({ baseUrl: BaseUrl, models: ModelChoice }).strict();
 
 /** A tool result as it crosses contexts; the card is rendered defensively by the side panel. */
 export const ToolResultSchema = z.object({
@@ -81,6 +87,11 @@ export const EngineStateSchema = z.enum(ENGINE_STATES);
 /**
  * Every request between contexts: its receiving context, its payload and the shape of its answer. Both directions
  * are validated: the receiver parses the request, the sender parses the answer.
+ *
+ * A request with `via` is relayed: a UI sends it to the `via` context, which does its part (makes sure the offscreen
+ * document exists, keeps its own books) and forwards the same type and payload to `target`, adding the `context`
+ * declared here (validated by the target like the payload). One name from the UI to the handler: relays forward,
+ * they do not rename. See router.ts (`Relays`) and validate.ts (which hop may carry what).
  */
 export const REQUESTS = {
   'settings/get': { target: 'background', payload: Empty, result: SettingsSchema },
@@ -88,18 +99,8 @@ export const REQUESTS = {
   'status/get': { target: 'background', payload: Empty, result: AppStatusSchema },
   'offscreen/ensure': { target: 'background', payload: Empty, result: AppStatusSchema },
   'listening/toggle': { target: 'background', payload: Empty, result: SettingsSchema },
-  'models/download': {
-    target: 'background',
-    payload: z.object({ bundleIds: BundleIds }).strict(),
-    result: z.object({ queued: z.array(z.string()) }),
-  },
-  'models/cancel': { target: 'background', payload: Empty, result: Empty },
-  'models/delete': {
-    target: 'background',
-    payload: z.object({ bundleId: z.string().min(1).max(100) }).strict(),
-    result: z.object({ freedBytes: z.number() }),
-  },
-  'models/state': { target: 'background', payload: Empty, result: weightsSnapshotSchema.nullable() },
+  /** The background's own answer: the last weights snapshot it persisted (null before the first), at once. */
+  'weights/state': { target: 'background', payload: Empty, result: weightsSnapshotSchema.nullable() },
   /** Pocket TTS WebGPU self-test verdicts per adapter/driver/bundle, kept by the background (chrome.storage). */
   'tts/verdicts': { target: 'background', payload: Empty, result: z.record(z.string().max(600), TtsVerdictSchema) },
   'tts/verdict': {
@@ -109,13 +110,17 @@ export const REQUESTS = {
   },
   'weights/download': {
     target: 'offscreen',
-    payload: z.object({ bundleIds: BundleIds, baseUrl: BaseUrl }).strict(),
+    via: 'background',
+    payload: z.object({ bundleIds: BundleIds }).strict(),
+    context: MirrorContext,
     result: z.object({ queued: z.array(z.string()) }),
   },
-  'weights/cancel': { target: 'offscreen', payload: Empty, result: Empty },
+  'weights/cancel': { target: 'offscreen', via: 'background', payload: Empty, result: Empty },
   'weights/delete': {
     target: 'offscreen',
-    payload: z.object({ bundleId: z.string().min(1).max(100), baseUrl: BaseUrl }).strict(),
+    via: 'background',
+    payload: z.object({ bundleId: z.string().min(1).max(100) }).strict(),
+    context: MirrorContext,
     result: z.object({ freedBytes: z.number() }),
   },
   'weights/snapshot': { target: 'offscreen', payload: z.object({ baseUrl: BaseUrl }).strict(), result: weightsSnapshotSchema },
@@ -125,21 +130,6 @@ export const REQUESTS = {
     result: Empty,
   },
   'conversation/stop': { target: 'offscreen', payload: Empty, result: Empty },
-  'tunables/get': {
-    target: 'offscreen',
-    payload: Empty,
-    result: z.record(z.string(), z.record(z.string(), z.union([z.number(), z.boolean(), z.string()]))),
-  },
-  'tunables/set': {
-    target: 'offscreen',
-    payload: z
-      .object({
-        path: z.string().regex(/^[a-zA-Z]+\.[a-zA-Z0-9]+$/),
-        value: z.union([z.number(), z.boolean(), z.string().max(200)]),
-      })
-      .strict(),
-    result: Empty,
-  },
   'vad/probe': {
     target: 'offscreen',
     payload: z.object({ durationMs: z.number().int().min(100).max(20_000) }).strict(),
@@ -153,17 +143,12 @@ export const REQUESTS = {
   'vision/set': { target: 'offscreen', payload: z.object({ on: z.boolean(), baseUrl: BaseUrl }).strict(), result: Empty },
   'conversation/text': {
     target: 'offscreen',
-    payload: z
-      .object({
-        text: ConversationText,
-        baseUrl: BaseUrl,
-        characterId: z.string().max(64).optional(),
-        models: ModelChoice.optional(),
-      })
-      .strict(),
+    via: 'background',
+    payload: z.object({ text: ConversationText, characterId: z.string().max(64).optional() }).strict(),
+    context: EngineContext,
     result: Empty,
   },
-  'conversation/interrupt': { target: 'offscreen', payload: Empty, result: Empty },
+  'conversation/interrupt': { target: 'offscreen', via: 'background', payload: Empty, result: Empty },
   /** Live GPU buffers of the model worker (long-session leak checks). */
   'debug/gpu-stats': {
     target: 'offscreen',
@@ -179,14 +164,13 @@ export const REQUESTS = {
   'conversation/marks': {
     target: 'offscreen',
     payload: Empty,
-    result: z.array(z.object({ name: z.string(), at: z.number(), turnId: z.number() })),
+    result: z.array(z.object({ name: z.string(), at: z.number(), turnId: z.string() })),
   },
-  'chat/send': { target: 'background', payload: z.object({ text: ConversationText }).strict(), result: Empty },
-  'chat/interrupt': { target: 'background', payload: Empty, result: Empty },
-  'chat/ptt': { target: 'background', payload: z.object({ down: z.boolean() }).strict(), result: Empty },
   'conversation/ptt': {
     target: 'offscreen',
-    payload: z.object({ down: z.boolean(), baseUrl: BaseUrl, models: ModelChoice.optional() }).strict(),
+    via: 'background',
+    payload: z.object({ down: z.boolean() }).strict(),
+    context: EngineContext,
     result: Empty,
   },
   'memory/get': { target: 'background', payload: Empty, result: memorySchema },
@@ -206,17 +190,45 @@ export const REQUESTS = {
     result: MicProbeResultSchema,
   },
   ...PERSONAL_REQUESTS,
-} as const satisfies Record<string, { target: Target; payload: z.ZodType; result: z.ZodType }>;
+  ...TUNABLES_REQUESTS,
+} as const satisfies Record<string, RequestDefinition>;
+
+/** `via` and `context` only on relayed requests; a `context` needs a `via` (only the relaying context adds one). */
+export interface RequestDefinition {
+  target: Target;
+  via?: Target;
+  payload: z.ZodType;
+  context?: z.ZodType;
+  result: z.ZodType;
+}
 
 export type RequestType = keyof typeof REQUESTS;
 export type RequestPayload<T extends RequestType> = z.infer<(typeof REQUESTS)[T]['payload']>;
 export type RequestResult<T extends RequestType> = z.infer<(typeof REQUESTS)[T]['result']>;
+/** What the relaying context adds to a relayed request; undefined for a request that declares none. */
+export type RequestContext<T extends RequestType> = (typeof REQUESTS)[T] extends { context: infer C extends z.ZodType }
+  ? z.infer<C>
+  : undefined;
+/** The requests relayed through `V` (a UI addresses them to V, which forwards them to their target). */
+export type RelayedThrough<V extends Target> = {
+  [K in RequestType]: (typeof REQUESTS)[K] extends { via: V } ? K : never;
+}[RequestType];
+
+/** The definition seen through its optional fields (the `as const` table leaves them off where absent). */
+export function definitionOf(type: RequestType): RequestDefinition {
+  return REQUESTS[type];
+}
 
 interface OneRequest<T extends RequestType> {
   kind: 'request';
   type: T;
+  /** The context this message is addressed to: a relayed request's `via` on its first hop, its `target` after. */
   target: Target;
   payload: RequestPayload<T>;
+  /** Set on the forwarded hop of a relayed request: the context that relayed it (the definition's `via`). */
+  relayedBy?: Target;
+  /** The relaying context's addition, on the forwarded hop of a request that declares one. */
+  context?: RequestContext<T>;
 }
 
 /** A union over every request type, so checking `type` narrows `payload`. */
@@ -233,12 +245,13 @@ export const EVENTS = {
   'event/weights-snapshot': z.object({ snapshot: weightsSnapshotSchema }).strict(),
   'event/engine-state': z.object({ state: EngineStateSchema, detail: z.string().max(500).optional() }).strict(),
   'event/caption': z
-    .object({ role: z.enum(['user', 'assistant']), text: z.string().max(8000), final: z.boolean(), turnId: z.number().int() })
+    .object({ role: z.enum(['user', 'assistant']), text: z.string().max(8000), final: z.boolean(), turnId: z.string().max(64) })
     .strict(),
   'event/memory': z.object({ memory: memorySchema }).strict(),
   'event/card': z.object({ card: z.record(z.string(), z.unknown()).nullable() }).strict(),
   'event/notice': z.object({ level: z.enum(['info', 'error']), message: z.string().max(500) }).strict(),
   ...PERSONAL_EVENTS,
+  ...TUNABLES_EVENTS,
 } as const satisfies Record<string, z.ZodType>;
 
 export type EventType = keyof typeof EVENTS;
@@ -260,8 +273,31 @@ export const ProtocolErrorSchema = z.object({
 
 export type Reply<T> = { ok: true; data: T } | { ok: false; error: z.infer<typeof ProtocolErrorSchema> };
 
+/** A request as its sender puts it on the wire: addressed to its `via` context when it is relayed, else its target. */
 export function requestMessage<T extends RequestType>(type: T, payload: RequestPayload<T>): RequestMessage<T> {
-  return { kind: 'request', type, target: REQUESTS[type].target, payload } as RequestMessage<T>;
+  const def = definitionOf(type);
+  return { kind: 'request', type, target: def.via ?? def.target, payload } as RequestMessage<T>;
+}
+
+/**
+ * The forwarded hop of a relayed request: the same type and payload, now addressed to the target, marked with the
+ * context that relayed it and carrying that context's addition. Only the relaying context builds these.
+ */
+export function relayedMessage<T extends RequestType>(
+  type: T,
+  payload: RequestPayload<T>,
+  context: RequestContext<T>,
+): RequestMessage<T> {
+  const def = definitionOf(type);
+  if (!def.via) throw new Error(`"${type}" is not a relayed request`);
+  return {
+    kind: 'request',
+    type,
+    target: def.target,
+    relayedBy: def.via,
+    payload,
+    ...(context === undefined ? {} : { context }),
+  } as RequestMessage<T>;
 }
 
 export function eventMessage<T extends EventType>(type: T, payload: EventPayload<T>): EventMessage<T> {

@@ -7,8 +7,8 @@ import { z } from 'zod';
 export const PLAYBACK_CHANNEL_NAME = 'sidetalk-playback';
 
 export const PlaybackMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('started'), turnId: z.string().regex(/^-?\d{1,9}$/) }),
-  z.object({ type: z.literal('ended'), turnId: z.string().regex(/^-?\d{1,9}$/), interrupted: z.boolean().optional() }),
+  z.object({ type: z.literal('started'), turnId: z.string().min(1).max(64) }),
+  z.object({ type: z.literal('ended'), turnId: z.string().min(1).max(64), interrupted: z.boolean().optional() }),
   z.object({ type: z.literal('level'), rms: z.number().min(0).max(10) }),
 ]);
 export type PlaybackMessage = z.infer<typeof PlaybackMessageSchema>;

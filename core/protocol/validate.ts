@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { protocolError, type ProtocolError } from './errors';
 import {
+  definitionOf,
   EVENTS,
   ProtocolErrorSchema,
   REQUESTS,
   TargetSchema,
   type EventMessage,
   type Reply,
+  type RequestDefinition,
   type RequestMessage,
   type RequestResult,
   type RequestType,
@@ -19,7 +21,9 @@ const EnvelopeSchema = z.object({
   kind: z.enum(['request', 'event']),
   type: z.string().max(64),
   target: TargetSchema.optional(),
+  relayedBy: TargetSchema.optional(),
   payload: z.unknown(),
+  context: z.unknown().optional(),
 });
 
 /** Bounded: a hostile message (thousands of unknown keys, huge key names) must not produce a huge error/log line. */
@@ -44,22 +48,61 @@ function hasKey<K extends string>(record: Record<K, unknown>, key: string): key 
 export function parseMessage(raw: unknown): Parsed<RequestMessage | EventMessage> {
   const env = EnvelopeSchema.safeParse(raw);
   if (!env.success) return { ok: false, error: protocolError('malformed', `Not a Sidetalk message: ${issues(env.error)}`) };
-  const { kind, type, target, payload } = env.data;
+  const { kind, type, target, relayedBy, payload, context } = env.data;
   if (kind === 'request') {
     if (!hasKey(REQUESTS, type)) return { ok: false, error: protocolError('unknown_type', `Unknown request type "${type}"`) };
-    const def = REQUESTS[type];
-    if (target !== def.target) {
-      return { ok: false, error: protocolError('wrong_target', `"${type}" goes to ${def.target}, not ${target ?? 'nobody'}`) };
-    }
+    const def = definitionOf(type);
+    const hop = checkHop(type, def, target, relayedBy);
+    if (!hop.ok) return hop;
     const body = def.payload.safeParse(payload);
     if (!body.success)
       return { ok: false, error: protocolError('malformed', `Bad payload for "${type}": ${issues(body.error)}`) };
-    return { ok: true, value: { kind, type, target: def.target, payload: body.data } as RequestMessage };
+    if (!hop.value.forwarded) {
+      if (context !== undefined)
+        return {
+          ok: false,
+          error: protocolError('malformed', `"${type}" gets its context from ${def.via}, not from its sender`),
+        };
+      return { ok: true, value: { kind, type, target: hop.value.to, payload: body.data } as RequestMessage };
+    }
+    const forwarded = { kind, type, target: def.target, relayedBy: def.via, payload: body.data };
+    if (!def.context) {
+      if (context !== undefined) return { ok: false, error: protocolError('malformed', `"${type}" carries no context`) };
+      return { ok: true, value: forwarded as RequestMessage };
+    }
+    const added = def.context.safeParse(context);
+    if (!added.success)
+      return { ok: false, error: protocolError('malformed', `Bad context for "${type}": ${issues(added.error)}`) };
+    return { ok: true, value: { ...forwarded, context: added.data } as RequestMessage };
   }
   if (!hasKey(EVENTS, type)) return { ok: false, error: protocolError('unknown_type', `Unknown event type "${type}"`) };
   const body = EVENTS[type].safeParse(payload);
   if (!body.success) return { ok: false, error: protocolError('malformed', `Bad payload for "${type}": ${issues(body.error)}`) };
   return { ok: true, value: { kind, type, payload: body.data } as EventMessage };
+}
+
+/**
+ * Which hop a request is on, from its address: a plain request only to its target; a relayed one to its `via`
+ * context first (as its sender put it), then to its target only as forwarded by that context (`relayedBy`). A relayed
+ * request sent straight to its target is refused: it would skip the relaying context's part.
+ */
+function checkHop(
+  type: string,
+  def: RequestDefinition,
+  target: Target | undefined,
+  relayedBy: Target | undefined,
+): Parsed<{ to: Target; forwarded: boolean }> {
+  const wrong = (message: string): Parsed<never> => ({ ok: false, error: protocolError('wrong_target', message) });
+  if (!def.via) {
+    if (target !== def.target) return wrong(`"${type}" goes to ${def.target}, not ${target ?? 'nobody'}`);
+    if (relayedBy !== undefined) return wrong(`"${type}" is not relayed, but came marked as relayed by ${relayedBy}`);
+    return { ok: true, value: { to: def.target, forwarded: false } };
+  }
+  if (target === def.via && relayedBy === undefined) return { ok: true, value: { to: def.via, forwarded: false } };
+  if (target === def.target && relayedBy === def.via) return { ok: true, value: { to: def.target, forwarded: true } };
+  if (target === def.target)
+    return wrong(`"${type}" goes to ${def.target} through ${def.via}: address it to ${def.via}, which forwards it`);
+  return wrong(`"${type}" goes to ${def.via}, which forwards it to ${def.target}; not to ${target ?? 'nobody'}`);
 }
 
 /** True when a raw message is addressed to `me` (cheap pre-filter so contexts ignore each other's traffic). */

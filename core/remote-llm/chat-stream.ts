@@ -14,7 +14,8 @@ export interface ChatToolCallMessage {
   function: { name: string; arguments: string };
 }
 
-export type ChatMessage =
+/** A chat message in the OpenAI-compatible wire format a model server speaks (tool calls included). */
+export type WireChatMessage =
   | { role: 'system' | 'user'; content: string }
   | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCallMessage[] }
   | { role: 'tool'; content: string; tool_call_id: string };
@@ -26,7 +27,7 @@ export interface ChatTool {
 }
 
 export interface StreamChatRequest {
-  messages: readonly ChatMessage[];
+  messages: readonly WireChatMessage[];
   tools?: readonly ChatTool[];
   signal?: AbortSignal;
   temperature?: number;

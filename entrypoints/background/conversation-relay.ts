@@ -1,23 +1,45 @@
-import { eventMessage, sendRequest, type Handlers, type RequestPayload, type RequestType } from '../../core/protocol';
+import {
+  eventMessage,
+  sendRequest,
+  type RequestContext,
+  type Relays,
+  type RequestPayload,
+  type RequestType,
+  type Send,
+  type Settings,
+} from '../../core/protocol';
 import { configuredMirror } from '../../core/weights';
 import { loadSettings } from './settings-store';
 
-const send = (message: unknown) => chrome.runtime.sendMessage(message);
+export interface ConversationRelayDeps {
+  settings: () => Promise<Settings>;
+  send: Send;
+}
 
-/** Forwards the UI's conversation commands to the engine in the offscreen document, with the mirror to load from. */
-export function createConversationRelay(ensureOffscreen: () => Promise<unknown>) {
-  async function models() {
-    const s = await loadSettings();
-    return {
-      asr: s.asrModel === 'whisper-base' ? ('whisper' as const) : ('moonshine' as const),
+/** What the engine needs from the settings to answer a conversation command: the mirror and the chosen models. */
+export function engineContext(s: Settings): RequestContext<'conversation/text'> {
+  return {
+    baseUrl: configuredMirror(s.mirrorBaseUrl),
+    models: {
+      asr: s.asrModel === 'whisper-base' ? 'whisper' : 'moonshine',
       device: s.computeBackend,
       language: s.speechLanguage,
-    };
-  }
+    },
+  };
+}
 
-  async function baseUrl(): Promise<string | null> {
-    return configuredMirror((await loadSettings()).mirrorBaseUrl);
-  }
+const chromeDeps = (): ConversationRelayDeps => ({
+  settings: loadSettings,
+  send: (message) => chrome.runtime.sendMessage(message),
+});
+
+/**
+ * The background's part in the UI's conversation commands (relayed to the engine in the offscreen document under
+ * their own names): it adds the mirror and the models from the settings. Hands-free and vision are its own commands.
+ */
+export function createConversationRelay(ensureOffscreen: () => Promise<unknown>, deps: ConversationRelayDeps = chromeDeps()) {
+  const { send } = deps;
+  const context = async () => engineContext(await deps.settings());
 
   async function toEngine<T extends RequestType>(type: T, payload: RequestPayload<T>, timeoutMs = 120_000) {
     await ensureOffscreen();
@@ -26,27 +48,19 @@ export function createConversationRelay(ensureOffscreen: () => Promise<unknown>)
     return reply.data;
   }
 
-  const handlers: Pick<Handlers<'background'>, 'chat/send' | 'chat/interrupt' | 'chat/ptt'> = {
-    'chat/ptt': async ({ down }) => {
-      await toEngine('conversation/ptt', { down, baseUrl: await baseUrl(), models: await models() });
-      return {};
-    },
-    'chat/send': async ({ text }) => {
-      await toEngine('conversation/text', { text, baseUrl: await baseUrl(), models: await models() });
-      return {};
-    },
-    'chat/interrupt': async () => {
-      await toEngine('conversation/interrupt', {});
-      return {};
-    },
+  const relays: Pick<Relays<'background'>, 'conversation/text' | 'conversation/ptt' | 'conversation/interrupt'> = {
+    'conversation/text': context,
+    'conversation/ptt': context,
+    'conversation/interrupt': () => undefined,
   };
 
   return {
-    handlers,
+    relays,
     /** Vision on opens the camera in the engine's document; off stops its tracks at once. */
     async applyVision(on: boolean): Promise<void> {
       try {
-        await toEngine('vision/set', { on, baseUrl: await baseUrl() });
+        const { baseUrl } = await context();
+        await toEngine('vision/set', { on, baseUrl });
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         void send(eventMessage('event/notice', { level: 'error', message })).catch(() => undefined);
@@ -56,7 +70,7 @@ export function createConversationRelay(ensureOffscreen: () => Promise<unknown>)
     /** Hands-free on starts the mic and the engine; off stops both (the mic indicator goes off). */
     async applyHandsFree(on: boolean): Promise<void> {
       try {
-        if (on) await toEngine('conversation/start', { baseUrl: await baseUrl(), models: await models() });
+        if (on) await toEngine('conversation/start', await context());
         else await toEngine('conversation/stop', {});
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);

@@ -12,12 +12,13 @@ import {
 } from '../../core/protocol';
 import { chromeOffscreenAdapter } from './offscreen-adapter';
 import { loadSettings, migrateSettings, saveSettings } from './settings-store';
-import { createWeightsRelay } from './weights-relay';
+import { chromeWeightsRelay } from './weights-relay';
 import { createToolHandlers } from './tools';
 import { createMemoryStore } from './memory';
 import { createConversationRelay } from './conversation-relay';
 import { createCharacterHandlers } from './characters';
 import { createRemoteLlmHandlers } from './remote-llm';
+import { createTunablesOwner } from './tunables';
 import { validateMirrorUrl, WeightsError } from '../../core/weights';
 
 const HEALTH_CHECK_MS = 15_000;
@@ -90,13 +91,15 @@ export default defineBackground({
       return readStatus();
     }
 
-    const weights = createWeightsRelay(ensureOffscreen);
+    const weights = chromeWeightsRelay(ensureOffscreen);
     const conversation = createConversationRelay(ensureOffscreen);
     const memory = createMemoryStore();
+    const tunables = createTunablesOwner({ area: chrome.storage.local, broadcast });
 
     const router = createRequestRouter(
       'background',
-      {
+      // Every handler runs after the persisted tunables are restored, so none reads a default by mistake.
+      tunables.afterRestore({
         'settings/get': () => loadSettings(),
         'settings/set': async ({ patch }) => {
           if (patch.mirrorBaseUrl) patch = { ...patch, mirrorBaseUrl: checkedMirror(patch.mirrorBaseUrl) };
@@ -116,13 +119,21 @@ export default defineBackground({
         },
         ...weights.handlers,
         ...createToolHandlers(),
-        ...conversation.handlers,
         ...memory.handlers,
         ...createCharacterHandlers({ area: chrome.storage.local, broadcast, send: (m) => chrome.runtime.sendMessage(m) }),
         ...createRemoteLlmHandlers(chrome.storage.local),
         ...createTtsVerdictHandlers(chrome.storage.local),
-      },
+        ...tunables.handlers,
+      }),
       logError,
+      {
+        // Requests relayed through here keep their name: the relay part adds its context, the router forwards.
+        relays: { ...weights.relays, ...conversation.relays },
+        forward: async (message) => {
+          await ensureOffscreen();
+          return chrome.runtime.sendMessage(message);
+        },
+      },
     );
 
     const onEvent = createEventReceiver((event) => {

@@ -1,61 +1,72 @@
-import { sendRequest, type EventMessage, type RequestPayload, type RequestResult, type RequestType } from '../../core/protocol';
-import { configuredMirror, parseSnapshot, type WeightsSnapshot } from '../../core/weights';
+import {
+  sendRelayed,
+  sendRequest,
+  type EventMessage,
+  type Handlers,
+  type Relays,
+  type Send,
+  type Settings,
+} from '../../core/protocol';
+import { configuredMirror, parseSnapshot } from '../../core/weights';
+import type { LocalStorageArea } from './characters';
 import { loadSettings } from './settings-store';
 
 const SNAPSHOT_KEY = 'weightsSnapshot';
 const PENDING_KEY = 'weightsPending';
 
-const send = (message: unknown) => chrome.runtime.sendMessage(message);
+export interface WeightsRelayDeps {
+  area: LocalStorageArea;
+  settings: () => Promise<Settings>;
+  send: Send;
+  ensureOffscreen: () => Promise<unknown>;
+}
 
 /**
  * The background's half of the weights manager: it holds the catalog state (the last snapshot, in storage so the
  * side panel can render at once) and the list of bundles the user asked for, so a restarted offscreen document is
- * told to resume. The bytes move in the offscreen document, which outlives this worker.
+ * told to resume. The bytes move in the offscreen document, which outlives this worker: the UI's weights requests
+ * are relayed there under their own names, with the mirror added.
  */
-export function createWeightsRelay(ensureOffscreen: () => Promise<unknown>) {
-  async function mirror(): Promise<string | null> {
-    return configuredMirror((await loadSettings()).mirrorBaseUrl);
-  }
-
-  async function toOffscreen<T extends RequestType>(type: T, payload: RequestPayload<T>): Promise<RequestResult<T>> {
-    await ensureOffscreen();
-    const reply = await sendRequest(send, type, payload, 30_000);
-    if (!reply.ok) throw new Error(reply.error.message);
-    return reply.data;
-  }
+export function createWeightsRelay(deps: WeightsRelayDeps) {
+  const { area, send } = deps;
+  const mirror = async () => ({ baseUrl: configuredMirror((await deps.settings()).mirrorBaseUrl) });
 
   async function pending(): Promise<string[]> {
-    const stored = (await chrome.storage.local.get(PENDING_KEY))[PENDING_KEY];
+    const stored = (await area.get(PENDING_KEY))[PENDING_KEY];
     return Array.isArray(stored) ? stored.filter((s): s is string => typeof s === 'string') : [];
   }
 
   async function setPending(ids: string[]): Promise<void> {
-    await chrome.storage.local.set({ [PENDING_KEY]: ids });
+    await area.set({ [PENDING_KEY]: ids });
   }
 
-  return {
-    handlers: {
-      'models/download': async ({ bundleIds }: { bundleIds: string[] }) => {
-        await setPending([...new Set([...(await pending()), ...bundleIds])]);
-        return toOffscreen('weights/download', { bundleIds, baseUrl: await mirror() });
-      },
-      'models/cancel': async () => {
-        await setPending([]);
-        return toOffscreen('weights/cancel', {});
-      },
-      'models/delete': async ({ bundleId }: { bundleId: string }) => {
-        await setPending((await pending()).filter((id) => id !== bundleId));
-        return toOffscreen('weights/delete', { bundleId, baseUrl: await mirror() });
-      },
-      'models/state': async (): Promise<WeightsSnapshot | null> =>
-        parseSnapshot((await chrome.storage.local.get(SNAPSHOT_KEY))[SNAPSHOT_KEY]) ?? null,
+  const relays: Pick<Relays<'background'>, 'weights/download' | 'weights/cancel' | 'weights/delete'> = {
+    'weights/download': async ({ bundleIds }) => {
+      await setPending([...new Set([...(await pending()), ...bundleIds])]);
+      return mirror();
     },
+    'weights/cancel': async () => {
+      await setPending([]);
+    },
+    'weights/delete': async ({ bundleId }) => {
+      await setPending((await pending()).filter((id) => id !== bundleId));
+      return mirror();
+    },
+  };
+
+  const handlers: Pick<Handlers<'background'>, 'weights/state'> = {
+    'weights/state': async () => parseSnapshot((await area.get(SNAPSHOT_KEY))[SNAPSHOT_KEY]) ?? null,
+  };
+
+  return {
+    relays,
+    handlers,
 
     /** Persists snapshots and resumes unfinished downloads when a (new) offscreen document reports in. */
     async onEvent(event: EventMessage): Promise<void> {
       if (event.type === 'event/weights-snapshot') {
         const snapshot = event.payload.snapshot;
-        await chrome.storage.local.set({ [SNAPSHOT_KEY]: snapshot });
+        await area.set({ [SNAPSHOT_KEY]: snapshot });
         const done = new Set(snapshot.bundles.filter((b) => b.status === 'complete').map((b) => b.id));
         const left = (await pending()).filter((id) => !done.has(id));
         // A paused download is no longer pending; other failures stay pending and resume on the next start.
@@ -63,9 +74,24 @@ export function createWeightsRelay(ensureOffscreen: () => Promise<unknown>) {
         await setPending(paused ? [] : left);
       } else if (event.type === 'event/offscreen-ready') {
         const ids = await pending();
-        if (ids.length > 0) await toOffscreen('weights/download', { bundleIds: ids, baseUrl: await mirror() });
-        else await toOffscreen('weights/snapshot', { baseUrl: await mirror() });
+        await deps.ensureOffscreen();
+        // The background's own resume: the forwarded hop its relay would send for the user's download.
+        const reply =
+          ids.length > 0
+            ? await sendRelayed(send, 'weights/download', { bundleIds: ids }, await mirror(), 30_000)
+            : await sendRequest(send, 'weights/snapshot', await mirror(), 30_000);
+        if (!reply.ok) throw new Error(reply.error.message);
       }
     },
   };
+}
+
+/** The relay wired to Chrome: chrome.storage.local, the stored settings, runtime messaging. */
+export function chromeWeightsRelay(ensureOffscreen: () => Promise<unknown>) {
+  return createWeightsRelay({
+    area: chrome.storage.local,
+    settings: loadSettings,
+    send: (message) => chrome.runtime.sendMessage(message),
+    ensureOffscreen,
+  });
 }

@@ -3,19 +3,12 @@ import { buildPersonaPrompt, greetingFor, speechTextFor } from '../../core/chara
 import type { Character } from '../../core/characters/character';
 import { createResponder, type PageRead } from '../../core/conversation/responder';
 import { DuplexEngine } from '../../core/engine/duplex-engine';
-import type { PlaybackEvent } from '../../core/engine/types';
 import { FactMemory } from '../../core/memory/fact-memory';
-import {
-  AUDIO_CHANNEL_NAME,
-  eventMessage,
-  sendRequest,
-  type AudioChannelMessage,
-  type ModelChoiceValue,
-} from '../../core/protocol';
+import { eventMessage, sendRequest, type AudioSink, type ModelChoiceValue } from '../../core/protocol';
 import { PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protocol/playback';
 import type { ToolCall, ToolResult } from '../../core/tools/types';
 import type { MicCapture } from '../../models/audio/mic-capture';
-import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
+import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, TURN_BUNDLE } from '../../models/registry';
 import { ModelWorkerClient } from './model-client';
 import type { TtsClient } from './tts-client';
 import type { ActiveCharacter } from './character-state';
@@ -38,43 +31,44 @@ export interface ConversationOptions {
   character: ActiveCharacter;
   /** The local model, or the user's model server when one is configured. */
   llm: LanguageModel;
+  /** Where reply audio goes (the side panel's player); shared with the voice previews. */
+  audio: AudioSink;
 }
 
 /**
- * The conversation in the offscreen document: microphone → VAD (model worker) → duplex engine → ASR/LLM (speech
- * worker) → Pocket TTS (its own worker) → PCM to the side panel over a BroadcastChannel; playback events come back
- * the same way. Everything a turn starts hangs off the engine's one AbortSignal per turn.
+ * The conversation in the offscreen document: microphone → VAD (model worker) → duplex engine → ASR/LLM (model
+ * worker) → Pocket TTS (its own worker) → PCM into the audio sink (the side panel's player); playback events come back
+ * over a BroadcastChannel. Everything a turn starts observes its one signal; when a turn is interrupted, for whatever
+ * reason, its audio is stopped in one place (the `interrupted` stage below).
  */
 export class Conversation {
-  private readonly speech = new ModelWorkerClient();
+  private readonly models = new ModelWorkerClient();
   private readonly tts: TtsClient;
-  private readonly audioOut = new BroadcastChannel(AUDIO_CHANNEL_NAME);
   private readonly playbackIn = new BroadcastChannel(PLAYBACK_CHANNEL_NAME);
   private readonly memory = new FactMemory();
   private readonly engine: DuplexEngine;
-  private readonly marks: { name: string; at: number; turnId: number }[] = [];
+  private readonly marks: { name: string; at: number; turnId: string }[] = [];
   private ready: Promise<unknown>;
   private loading: Promise<void> | null = null;
   private loadedFor: string | null = null;
   private stopMicFeed: (() => void) | null = null;
-  private audioSeq = 0;
   private language = 'en';
   readonly vision: VisionService;
 
   constructor(private readonly options: ConversationOptions) {
     this.tts = options.voices.tts;
     this.vision = new VisionService(
-      () => this.speech.visionPort(),
+      () => this.models.visionPort(),
       options.modelsReady,
       (m) => notice('error', m),
     );
     void sendRequest(send, 'memory/get', {}, 5_000).then((r) => r.ok && this.setMemory(r.data));
-    this.speech.onRestart = (ready) => {
+    this.models.onRestart = (ready) => {
       void ready
         .then(() => this.vision.restart())
         .catch((err: unknown) => notice('error', err instanceof Error ? err.message : String(err)));
     };
-    this.speech.onEvent = (event) => {
+    this.models.onEvent = (event) => {
       if (event.type === 'backend')
         notice('info', 'The GPU stopped responding, so Sidetalk moved to the CPU. Replies will be slower.');
     };
@@ -83,11 +77,11 @@ export class Conversation {
       notice('error', message);
       void sendRequest(send, 'settings/set', { patch: { handsFree: false } }, 5_000).catch(() => undefined);
     };
-    this.ready = this.speech.init(chrome.runtime.getURL('/vad/silero_vad_v5.onnx'), chrome.runtime.getURL('/ort/'));
+    this.ready = this.models.init(chrome.runtime.getURL('/vad/silero_vad_v5.onnx'), chrome.runtime.getURL('/ort/'));
     const responder = createResponder({
       generate: (messages, signal, tools) =>
         options.llm.generate(messages, signal, tools, {
-          local: (m, s, t) => this.reportFailures(this.speech.generate(m, s, t)),
+          local: (m, s, t) => this.reportFailures(this.models.generate(m, s, t)),
           runTool: (call, s) => this.runTool(call, s),
           onCard: (card) => emit(eventMessage('event/card', { card: card as unknown as Record<string, unknown> | null })),
         }),
@@ -104,14 +98,18 @@ export class Conversation {
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       stages: {
         transcribe: async (pcm, signal) => {
-          const out = await this.speech.transcribe(pcm, signal, this.language);
+          const out = await this.models.transcribe(pcm, signal, this.language);
           return { text: out.text, confidence: out.confidence ?? 1 };
         },
+        // Without the end-of-turn model (not downloaded yet) the engine ends turns on silence and wording alone.
+        endOfTurn: (pcm, signal) =>
+          this.models.loaded.has('turn')
+            ? this.models.endOfTurn(pcm, signal)
+            : Promise.reject(new Error('the end-of-turn model is not loaded')),
         respond: (turn, signal) => responder.respond(turn, signal),
         route: (turn) => responder.route(turn),
         speak: (sentence, signal, meta) => this.speak(sentence, signal, meta.turnId),
-        audioComplete: (turnId) =>
-          this.audioOut.postMessage({ kind: 'end', turnId: String(turnId) } satisfies AudioChannelMessage),
+        audioComplete: (turnId) => options.audio.end(turnId),
       },
     });
     this.engine.on((event) => {
@@ -121,19 +119,17 @@ export class Conversation {
         // The engine observes the user's words for facts right after their caption: report what it now remembers.
         if (event.role === 'user') queueMicrotask(() => this.reportMemory());
       } else {
-        this.marks.push({ name: event.name, at: event.at, turnId: event.turnId });
-        this.vision.onEngineMark(event.name);
+        this.marks.push({ name: event.stage, at: event.at, turnId: event.turnId });
         if (this.marks.length > 2000) this.marks.splice(0, 1000);
-        if (event.name === 'barge-in' || event.name === 'watchdog') this.stopAudio(event.turnId);
+        this.vision.onTurnEvent(event);
+        if (event.stage === 'interrupted') options.audio.stop(event.turnId);
       }
     });
     this.playbackIn.onmessage = (e: MessageEvent) => {
       const parsed = PlaybackMessageSchema.safeParse(e.data);
       if (!parsed.success) return console.warn('[sidetalk] rejected playback message:', parsed.error.issues[0]?.message);
       const p = parsed.data;
-      const event: PlaybackEvent =
-        p.type === 'level' ? { type: 'level', rms: p.rms } : { type: p.type, turnId: Number(p.turnId) };
-      this.engine.onPlayback(event);
+      this.engine.onPlayback(p);
     };
   }
 
@@ -179,7 +175,7 @@ export class Conversation {
     this.language = models.language;
     const key = JSON.stringify([baseUrl ?? '', models.asr, models.device]);
     await this.loading?.catch(() => undefined);
-    if (this.loadedFor === key) return;
+    if (this.loadedFor === key) return this.addTurnModel(baseUrl, models);
     this.loading = (async () => {
       await this.ready;
       const asr = ASR_BUNDLES[models.asr];
@@ -190,13 +186,15 @@ export class Conversation {
       emit(eventMessage('event/engine-state', { state: 'idle', detail: 'Loading the models…' }));
       const host = baseUrl ?? 'https://huggingface.co';
       const device = models.device === 'wasm' ? 'wasm' : undefined;
-      await this.speech.load(`${host}/`, models.asr, ['asr', 'llm'], device);
+      // The end-of-turn model is optional: installs from before it existed keep working without it.
+      const withTurn = await this.options.modelsReady([TURN_BUNDLE.id], baseUrl);
+      await this.models.load(`${host}/`, models.asr, withTurn ? ['asr', 'llm', 'turn'] : ['asr', 'llm'], device);
       await this.options.voices.ensureLoaded(baseUrl);
       this.loadedFor = key;
       emit(
         eventMessage('event/engine-state', {
           state: this.engine.state,
-          detail: `Models ready (${this.speech.backend === 'webgpu' ? 'WebGPU' : 'CPU'})`,
+          detail: `Models ready (${this.models.backend === 'webgpu' ? 'WebGPU' : 'CPU'})`,
         }),
       );
     })().finally(() => {
@@ -205,20 +203,27 @@ export class Conversation {
     return this.loading;
   }
 
+  /** The end-of-turn model downloaded after the others were loaded: load it alone (optional, never an error). */
+  private async addTurnModel(baseUrl: string | undefined, models: ModelChoiceValue): Promise<void> {
+    if (this.models.loaded.has('turn') || !(await this.options.modelsReady([TURN_BUNDLE.id], baseUrl))) return;
+    const host = baseUrl ?? 'https://huggingface.co';
+    await this.models.load(`${host}/`, models.asr, ['turn']).catch(() => undefined);
+  }
+
   /** Runs the VAD on the live microphone for a while: how much of it was speech (for tests and the debug panel). */
   async probeVad(durationMs: number): Promise<VadProbeResult> {
     await this.ready;
-    return probeVad(this.options.mic, (pcm) => this.speech.vad(pcm), durationMs);
+    return probeVad(this.options.mic, (pcm) => this.models.vad(pcm), durationMs);
   }
 
   /** Live GPU buffers of the model worker's device (soak leak checks). */
   gpuStats(): Promise<{ backend: 'webgpu' | 'wasm'; buffers: number; bytes: number }> {
-    return this.ready.then(() => this.speech.gpuStats());
+    return this.ready.then(() => this.models.gpuStats());
   }
 
   /** Fault injection (debug panel on): the model worker loses its GPU device. */
   loseGpu(): void {
-    this.speech.loseDevice();
+    this.models.loseDevice();
   }
 
   private handsFree = false;
@@ -248,7 +253,7 @@ export class Conversation {
       // arrive after the feed was stopped are dropped.
       let live = true;
       const off = this.options.mic.onFrame((frame) => {
-        void this.speech.vad(frame.samples).then((prob) => {
+        void this.models.vad(frame.samples).then((prob) => {
           if (live) this.engine.onFrame({ pcm: frame.samples, prob });
         });
       });
@@ -285,34 +290,24 @@ export class Conversation {
     this.engine.interrupt();
   }
 
-  private stopAudio(turnId: number): void {
-    const msg: AudioChannelMessage = { kind: 'stop', turnId: String(turnId) };
-    this.audioOut.postMessage(msg);
-  }
-
-  private async speak(sentence: string, signal: AbortSignal, turnId: number): Promise<void> {
+  private async speak(sentence: string, signal: AbortSignal, turnId: string): Promise<void> {
     const spoken = speechTextFor(this.character, sentence);
     if (!spoken.trim() || signal.aborted) return;
     // The character's voice (preset or a stored clone), else the bundle's first preset.
     const voiceId = this.options.voices.pickVoice(this.character.voice.voiceId);
     this.options.voices.stopPreview();
     let first = true;
-    signal.addEventListener('abort', () => this.stopAudio(turnId), { once: true });
     await this.tts
       .speak(spoken, voiceId, signal, (frame) => {
         if (signal.aborted) return;
-        const msg: AudioChannelMessage = {
-          kind: 'chunk',
-          turnId: String(turnId),
-          seq: this.audioSeq++,
+        const samples = frame.pcm as Float32Array<ArrayBuffer>;
+        this.options.audio.chunk(turnId, {
           sampleRate: frame.sampleRate,
-          samples: frame.pcm as Float32Array<ArrayBuffer>,
-          final: false,
+          samples,
           voiceId,
           ...(first ? { text: sentence } : {}),
-        };
+        });
         first = false;
-        this.audioOut.postMessage(msg);
       })
       .catch((err: unknown) => {
         notice('error', `The voice failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,11 +1,20 @@
-import { createRequestRouter, eventMessage, sendRequest, type OffscreenStatus, type ProtocolError } from '../../core/protocol';
+import { ChannelAudioSink } from './audio-out';
+import {
+  createRequestRouter,
+  eventMessage,
+  followTunables,
+  sendRequest,
+  type OffscreenStatus,
+  type ProtocolError,
+} from '../../core/protocol';
 import { MicCapture } from '../../models/audio/mic-capture';
 import { readGpuInfo } from './gpu-info';
 import { Conversation } from './conversation';
 import { ActiveCharacter } from './character-state';
 import { LanguageModel } from './remote-llm';
 import { VoiceService } from './voices';
-import { setTunable, snapshotTunables } from '../../core/tunables';
+import { snapshotTunables } from '../../core/tunables';
+import { ModelWorkerClient } from './model-client';
 import { createWeights } from './weights';
 
 /**
@@ -48,7 +57,9 @@ const weights = createWeights();
 let conversation: Conversation | null = null;
 const runtimeSend = (message: unknown) => chrome.runtime.sendMessage(message);
 // The TTS worker serves the voice settings too (list, preview, clone) without starting the model worker.
-const voices = new VoiceService({ send: runtimeSend, modelsReady: weights.complete });
+// The one audio sink every reply and preview speaks into (the side panel's player).
+const audio = new ChannelAudioSink();
+const voices = new VoiceService({ send: runtimeSend, modelsReady: weights.complete, audio });
 // Where the voice runs shows in Settings: report it when it changes.
 voices.tts.onBackendChange = () =>
   void status()
@@ -57,7 +68,7 @@ voices.tts.onBackendChange = () =>
 const activeCharacter = new ActiveCharacter(runtimeSend);
 const llm = new LanguageModel(runtimeSend);
 const talk = () =>
-  (conversation ??= new Conversation({ mic, modelsReady: weights.complete, voices, character: activeCharacter, llm }));
+  (conversation ??= new Conversation({ mic, modelsReady: weights.complete, voices, character: activeCharacter, llm, audio }));
 
 /** Runs a conversation command; failures reach the side panel as a notice instead of disappearing. */
 async function guarded(work: () => Promise<void> | void): Promise<Record<string, never>> {
@@ -117,22 +128,25 @@ const router = createRequestRouter(
     'conversation/start': ({ baseUrl, characterId, models }) =>
       guarded(() => talk().start(baseUrl ?? undefined, characterId, models)),
     'conversation/stop': () => guarded(() => conversation?.stop()),
-    'conversation/ptt': ({ down, baseUrl, models }) => guarded(() => talk().pushToTalk(down, baseUrl ?? undefined, models)),
+    'conversation/ptt': ({ down }, { baseUrl, models }) => guarded(() => talk().pushToTalk(down, baseUrl ?? undefined, models)),
     'vision/set': ({ on, baseUrl }) =>
       guarded(() => (on || conversation ? talk().setVision(on, baseUrl ?? undefined) : undefined)),
-    'conversation/text': ({ text, baseUrl, characterId, models }) =>
+    'conversation/text': ({ text, characterId }, { baseUrl, models }) =>
       guarded(() => talk().text(text, baseUrl ?? undefined, characterId, models)),
     'vad/probe': ({ durationMs }) => talk().probeVad(durationMs),
-    // The engine reads its thresholds at use time, so a change here applies to the next frame.
     'memory/set': ({ memory }) => {
       conversation?.setMemory(memory);
       return {};
     },
-    'tunables/get': () => snapshotTunables(),
-    'tunables/set': ({ path, value }) => {
-      const result = setTunable(path, value);
-      if (!result.ok) throw new Error(result.error);
-      return {};
+    // The knob walk (tests/e2e/tunables.e2e.ts) reads what this document and each worker hold now.
+    'debug/tunables-live': async ({ context }) => {
+      const settings = await sendRequest(runtimeSend, 'settings/get', {}, 5_000);
+      if (!settings.ok || !settings.data.debugPanel) throw new Error('Reading live tunables needs the debug panel on.');
+      if (context === 'offscreen') return snapshotTunables();
+      if (context === 'tts-worker') return voices.tts.liveTunables();
+      const model = ModelWorkerClient.latest;
+      if (!model) throw new Error('the model worker is not running (start a conversation or a VAD probe first)');
+      return model.liveTunables();
     },
     'conversation/interrupt': () => guarded(() => conversation?.interrupt()),
     'debug/gpu-stats': () => conversation?.gpuStats() ?? { backend: 'wasm' as const, buffers: 0, bytes: 0 },
@@ -168,6 +182,15 @@ chrome.runtime.onMessage.addListener((raw: unknown, sender, sendResponse) => {
   void reply.then(sendResponse);
   return true;
 });
+
+// The background owns the tunables: take its values now and every change it broadcasts; the workers follow this
+// document's values (model-client.ts, tts-client.ts).
+void followTunables(runtimeSend, (onMessage) =>
+  chrome.runtime.onMessage.addListener((raw: unknown, sender) => {
+    if (fromOurPages(sender)) onMessage(raw);
+    return false;
+  }),
+);
 
 // A held port lets the background see this document die at once; if the worker restarts, reconnect and re-report.
 function connect(): void {

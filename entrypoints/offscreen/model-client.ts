@@ -1,18 +1,20 @@
 import type { ChatMessage } from '../../core/conversation/chat-message';
-import type { ModelWorkerEvent, ModelWorkerRequest } from '../../models/workers/model-protocol';
+import type { ModelPart, ModelWorkerEvent, ModelWorkerRequest } from '../../models/workers/model-protocol';
 import { WorkerClient, type WorkerLike } from '../../models/workers/worker-client';
+import { onTunablesApplied, type TunablesSnapshot } from '../../core/tunables';
+import { tunablesGreeting, tunablesMessage } from './worker-tunables';
 
 function createSpeechWorker(): Worker {
   return new Worker(new URL('../../models/workers/model.worker.ts', import.meta.url), { type: 'module' });
 }
 
-type LoadParts = ('asr' | 'llm')[];
+type LoadParts = ModelPart[];
 
 /** Promise/stream face of the model worker for the engine's stages, over the one worker client. */
 export class ModelWorkerClient {
   private readonly channel: WorkerClient<ModelWorkerRequest, ModelWorkerEvent>;
   backend: 'webgpu' | 'wasm' | null = null;
-  loaded = new Set<'asr' | 'llm'>();
+  loaded = new Set<ModelPart>();
   onEvent: ((event: ModelWorkerEvent) => void) | null = null;
 
   /** Called when the worker was replaced after a GPU loss, with a promise that settles once it is ready again. */
@@ -22,12 +24,24 @@ export class ModelWorkerClient {
   private forceWasm = false;
   private restarting: Promise<void> | null = null;
 
+  /** The client made last in this document (one conversation makes one): the debug request for live tunables asks it. */
+  static latest: ModelWorkerClient | null = null;
+
   constructor(createWorker: () => WorkerLike = createSpeechWorker) {
     this.channel = new WorkerClient(createWorker, {
       name: 'model worker',
       errorOf: (e) => (e.type === 'error' ? new Error(e.message) : null),
+      // A new worker (also after a GPU loss) starts from this document's tunables; changes follow as they come.
+      greeting: tunablesGreeting,
     });
     this.channel.onEvent = (event) => this.observe(event);
+    onTunablesApplied(() => this.channel.post(tunablesMessage()));
+    ModelWorkerClient.latest = this;
+  }
+
+  /** The worker's live tunables (what its code reads now). */
+  async liveTunables(): Promise<TunablesSnapshot> {
+    return (await this.channel.request({ type: 'tunables-snapshot' }, ['tunables-snapshot']).reply).values;
   }
 
   async init(vadModelUrl: string, wasmPaths: string): Promise<ModelWorkerEvent & { type: 'ready' }> {
@@ -119,6 +133,29 @@ export class ModelWorkerClient {
     } finally {
       signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** P(the user has finished their turn), from the end-of-turn model; its audio moves to the worker. */
+  async endOfTurn(pcm: Float32Array, signal: AbortSignal): Promise<number> {
+    await this.restarting;
+    const copy = new Float32Array(pcm);
+    const { requestId, reply } = this.channel.request({ type: 'end-of-turn', pcm: copy }, ['end-of-turn'], {
+      transfer: [copy.buffer],
+    });
+    // The model cannot stop mid-run: on abort the caller stops waiting and the late answer is dropped.
+    return new Promise<number>((resolve, reject) => {
+      const onAbort = () => {
+        this.channel.forget(requestId);
+        reject(signal.reason ?? new DOMException('aborted', 'AbortError'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      reply
+        .then(
+          (e) => resolve(e.probability),
+          (e: unknown) => reject(e instanceof Error ? e : new Error(String(e))),
+        )
+        .finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
   /** Streams the LLM's text deltas (tool-call markers included) until the model stops or `signal` aborts. */

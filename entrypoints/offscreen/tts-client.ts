@@ -1,6 +1,7 @@
 import type { TtsWorkerEvent, TtsWorkerRequest, VoiceInfo } from '../../models/tts/pocket/protocol';
 import type { VoiceConsent } from '../../core/tts/voice-store';
-import { ttsTunables } from '../../core/tunables';
+import { onTunablesApplied, ttsTunables, type TunablesSnapshot } from '../../core/tunables';
+import { tunablesGreeting, tunablesMessage } from './worker-tunables';
 import type { CachedVerdict } from '../../core/tts/self-test';
 import { WorkerClient, type WorkerLike } from '../../models/workers/worker-client';
 
@@ -62,8 +63,16 @@ export class TtsClient {
     this.channel = new WorkerClient(createWorker, {
       name: 'voice worker',
       errorOf: (e) => (e.type === 'error' ? new TtsWorkerError(e.code, e.message) : null),
+      // A new worker (also the one-thread retry) starts from this document's tunables; changes follow as they come.
+      greeting: tunablesGreeting,
     });
     this.channel.onEvent = (event) => this.observe(event);
+    onTunablesApplied(() => this.channel.post(tunablesMessage()));
+  }
+
+  /** The worker's live tunables (what its code reads now). */
+  async liveTunables(): Promise<TunablesSnapshot> {
+    return (await this.channel.request({ type: 'tunables-snapshot' }, ['tunables-snapshot']).reply).values;
   }
 
   get loaded(): boolean {

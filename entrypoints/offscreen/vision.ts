@@ -1,41 +1,11 @@
 import { VISION_PREVIEW_CHANNEL } from '../../core/vision/preview-channel';
 import { matchVisionIntent, type VisionIntent } from '../../core/vision/intents';
-import type { SpeechStage } from '../../core/vision/scheduler';
 import { CameraCapture } from '../../models/vision/camera-capture';
 import { VISION_BUNDLE } from '../../models/vision/detector-spec';
 import { VisionLoop } from '../../models/vision/vision-loop';
 import { portAsWorker, VisionWorkerClient } from '../../models/vision/vision-worker-client';
-import type { MarkName } from '../../core/engine/types';
-
-/** Which speech stage each engine mark opens or closes, for the rule that vision never delays a reply. */
-const STAGE_MARKS: Partial<Record<MarkName, [SpeechStage, boolean][]>> = {
-  'speech-start': [['utterance', true]],
-  endpoint: [['utterance', false]],
-  discarded: [
-    ['utterance', false],
-    ['asr', false],
-  ],
-  'speculation-discarded': [
-    ['asr', false],
-    ['llm', false],
-  ],
-  'asr-start': [['asr', true]],
-  'asr-done': [['asr', false]],
-  'llm-start': [['llm', true]],
-  'first-speak': [['tts', true]],
-  'playback-started': [['playback', true]],
-  'reply-done': [
-    ['llm', false],
-    ['tts', false],
-    ['playback', false],
-    ['utterance', false],
-  ],
-  'barge-in': [
-    ['llm', false],
-    ['tts', false],
-    ['playback', false],
-  ],
-};
+import type { TurnEvent } from '../../core/engine/types';
+import { speechStagesFor } from '../../core/vision/turn-stages';
 
 /**
  * Webcam vision in the offscreen document: the camera is open only while vision is on, frames go to the detector that
@@ -109,8 +79,9 @@ export class VisionService {
     this.loop = null;
   }
 
-  onEngineMark(name: MarkName): void {
-    for (const [stage, active] of STAGE_MARKS[name] ?? []) this.loop?.setStage(stage, active);
+  /** The camera scheduler follows the turn's stages (vision waits while speech work needs the GPU). */
+  onTurnEvent(event: TurnEvent): void {
+    for (const [stage, active] of speechStagesFor(event)) this.loop?.setStage(stage, active);
   }
 
   /** A spoken answer when the user asks about what the camera sees (and vision is on); null otherwise. */

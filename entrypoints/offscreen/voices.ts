@@ -1,12 +1,4 @@
-import {
-  AUDIO_CHANNEL_NAME,
-  sendRequest,
-  type AudioChannelMessage,
-  type ClonedVoice,
-  type Handlers,
-  type Send,
-  type VoiceList,
-} from '../../core/protocol';
+import { sendRequest, type AudioSink, type ClonedVoice, type Handlers, type Send, type VoiceList } from '../../core/protocol';
 import type { CachedVerdict } from '../../core/tts/self-test';
 import { deserializeVoice, type VoiceStore } from '../../core/tts/voice-store';
 import { base64ToBytes, bytesToBase64, prepareVoiceImport, voiceFileName } from '../../core/tts/voice-transfer';
@@ -29,24 +21,24 @@ export interface VoiceServiceOptions {
   send: Send;
   /** True when every bundle is fully downloaded under `baseUrl`. */
   modelsReady: (bundleIds: string[], baseUrl: string | undefined) => Promise<boolean>;
+  /** The side panel's player, shared with the conversation. */
+  audio: AudioSink;
   store?: VoiceStore & Pick<IdbVoiceStore, 'records' | 'record' | 'putBytes' | 'rename'>;
 }
 
 /**
  * Owns the Pocket TTS worker: loads it once per mirror (for the conversation and for the voice settings alike),
- * re-adds the stored clones after every load, and answers voices/*. Previews play through the side panel's audio
- * channel like replies, under turn ids the engine never uses.
+ * re-adds the stored clones after every load, and answers voices/*. Previews play through the same audio sink as
+ * replies, under turn ids the engine never uses.
  */
 export class VoiceService {
   readonly tts = new TtsClient();
   readonly store: NonNullable<VoiceServiceOptions['store']>;
   private loaded: { key: string; promise: Promise<void> } | null = null;
-  private readonly audioOut = new BroadcastChannel(AUDIO_CHANNEL_NAME);
   private preview: { controller: AbortController; turnId: string } | null = null;
   private previewSeq = 0;
   /** The loaded bundle has its voice encoder (mimi_encoder), so it can clone. */
   private canClone = false;
-  private seq = 0;
 
   constructor(private readonly options: VoiceServiceOptions) {
     this.store = options.store ?? new IdbVoiceStore();
@@ -153,8 +145,7 @@ export class VoiceService {
   stopPreview(): void {
     if (!this.preview) return;
     this.preview.controller.abort();
-    const msg: AudioChannelMessage = { kind: 'stop', turnId: this.preview.turnId };
-    this.audioOut.postMessage(msg);
+    this.options.audio.stop(this.preview.turnId);
     this.preview = null;
   }
 
@@ -185,27 +176,24 @@ export class VoiceService {
       if (!this.tts.voices.some((v) => v.id === voiceId)) throw new Error('That voice is not available.');
       this.stopPreview();
       const controller = new AbortController();
-      // Negative ids: the engine's turns count up from 1, so its playback logic ignores a preview.
-      const turnId = String(-(100_000 + (++this.previewSeq % 100_000)));
+      // The engine's turns are t1, t2…: its playback logic ignores a preview's events.
+      const turnId = `preview-${++this.previewSeq}`;
       this.preview = { controller, turnId };
       let frames = 0;
       const timer = setTimeout(() => controller.abort(), 60_000);
       try {
         await this.tts.speak(text ?? PREVIEW_LINE, voiceId, controller.signal, (frame) => {
           if (controller.signal.aborted) return;
-          const msg: AudioChannelMessage = {
-            kind: 'chunk',
-            turnId,
-            seq: this.seq++,
+          const samples = frame.pcm as Float32Array<ArrayBuffer>;
+          this.options.audio.chunk(turnId, {
             sampleRate: frame.sampleRate,
-            samples: frame.pcm as Float32Array<ArrayBuffer>,
-            final: false,
+            samples,
             voiceId,
             ...(frames === 0 ? { text: text ?? PREVIEW_LINE } : {}),
-          };
+          });
           frames += 1;
-          this.audioOut.postMessage(msg);
         });
+        if (!controller.signal.aborted) this.options.audio.end(turnId);
       } finally {
         clearTimeout(timer);
         if (this.preview?.controller === controller) this.preview = null;

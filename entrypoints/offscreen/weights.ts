@@ -31,12 +31,12 @@ export function createWeights(): {
     onSnapshot: (snapshot) => emit(eventMessage('event/weights-snapshot', { snapshot })),
   });
   const handlers: ReturnType<typeof createWeights>['handlers'] = {
-    'weights/download': ({ bundleIds, baseUrl }) => service.download(bundleIds, baseUrl ?? undefined),
+    'weights/download': ({ bundleIds }, { baseUrl }) => service.download(bundleIds, baseUrl ?? undefined),
     'weights/cancel': () => {
       service.cancel();
       return {};
     },
-    'weights/delete': async ({ bundleId, baseUrl }) => ({ freedBytes: await service.delete(bundleId, baseUrl ?? undefined) }),
+    'weights/delete': async ({ bundleId }, { baseUrl }) => ({ freedBytes: await service.delete(bundleId, baseUrl ?? undefined) }),
     'weights/snapshot': async ({ baseUrl }) => {
       const snapshot = await service.snapshot(baseUrl ?? undefined);
       emit(eventMessage('event/weights-snapshot', { snapshot }));

@@ -55,7 +55,7 @@ export function SidePanelApp() {
   const busy = conversation.state === 'thinking' || conversation.state === 'speaking';
   const ptt = usePushToTalk(canListen && !!settings && !listening, () => void updateSettings({ handsFree: !listening }));
 
-  const interrupt = () => void request('chat/interrupt', {}).catch(() => undefined);
+  const interrupt = () => void request('conversation/interrupt', {}).catch(() => undefined);
   useEffect(() => {
     // Escape stops the assistant mid-sentence, wherever focus is.
     const onKey = (e: KeyboardEvent) => {
@@ -70,7 +70,7 @@ export function SidePanelApp() {
     if (!text) return;
     setSendError(null);
     try {
-      await request('chat/send', { text }, 180_000);
+      await request('conversation/text', { text }, 180_000);
       setDraft('');
     } catch (e) {
       // The draft stays in the box so nothing the user typed is lost.

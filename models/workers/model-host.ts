@@ -4,9 +4,13 @@ import { AsrRuntime } from '../asr/asr-runtime';
 import { applyToTransformers, initGpuRuntime, type GpuRuntime, type OrtNamespace } from '../gpu/runtime';
 import { LlmRuntime } from '../llm/llm-runtime';
 import { SileroVad, type OrtLike } from '../vad/silero';
-import { ModelWorkerRequestSchema, type ModelWorkerEvent } from './model-protocol';
+import { SmartTurn } from '../turn/smart-turn';
+import { TURN_BUNDLE } from '../registry';
+import { pinnedBytes } from '../pinned-hub';
+import { ModelWorkerRequestSchema, type ModelPart, type ModelWorkerEvent } from './model-protocol';
 import { createVisionWorkerHandler } from '../vision/vision-worker-handler';
 import type { VisionWorkerReply } from '../vision/vision-protocol';
+import { applyOverrides, snapshotTunables } from '../../core/tunables';
 
 export interface ModelHostDeps {
   ort: OrtNamespace;
@@ -26,7 +30,8 @@ export class ModelHost {
   private vad: SileroVad | null = null;
   private asr: AsrRuntime | null = null;
   private llm: LlmRuntime | null = null;
-  private lastLoad: { remoteHost: string; asrFamily: 'moonshine' | 'whisper'; parts: ('asr' | 'llm')[] } | null = null;
+  private turn: SmartTurn | null = null;
+  private lastLoad: { remoteHost: string; asrFamily: 'moonshine' | 'whisper'; parts: ModelPart[] } | null = null;
   private readonly jobs = new Map<string, AbortController>();
   private vadChain: Promise<void> = Promise.resolve();
 
@@ -57,6 +62,8 @@ export class ModelHost {
         return this.load(msg.requestId, msg.remoteHost, msg.asrFamily, msg.parts, msg.device);
       case 'asr':
         return this.transcribe(msg.requestId, msg.pcm, msg.language);
+      case 'end-of-turn':
+        return this.endOfTurn(msg.requestId, msg.pcm);
       case 'llm':
         return this.generate(msg.requestId, msg.messages, msg.tools, msg.maxNewTokens);
       case 'cancel':
@@ -77,6 +84,15 @@ export class ModelHost {
       }
       case 'lose-device':
         this.runtime?.loseDevice();
+        return;
+      case 'tunables': {
+        // Already validated by the background; a refusal here means this worker's registry differs (a stale build).
+        const refused = applyOverrides(msg.overrides);
+        if (refused.length) this.fail(undefined, 'bad-message', new Error(`tunables refused: ${refused.join('; ')}`));
+        return;
+      }
+      case 'tunables-snapshot':
+        this.deps.post({ type: 'tunables-snapshot', requestId: msg.requestId, values: snapshotTunables() });
         return;
     }
   }
@@ -120,7 +136,7 @@ export class ModelHost {
     requestId: string | undefined,
     remoteHost: string,
     asrFamily: 'moonshine' | 'whisper',
-    parts: ('asr' | 'llm')[],
+    parts: ModelPart[],
     forced?: 'webgpu' | 'wasm',
   ): Promise<void> {
     if (!this.runtime) return this.fail(requestId, 'not-ready', new Error('model worker not initialised'));
@@ -129,7 +145,7 @@ export class ModelHost {
     env.remoteHost = remoteHost.endsWith('/') ? remoteHost : `${remoteHost}/`;
     env.useBrowserCache = true;
     const device = forced ?? this.runtime.backend;
-    const progress = (part: 'asr' | 'llm') => (e: unknown) => {
+    const progress = (part: ModelPart) => (e: unknown) => {
       const p = e as { status?: string; file?: string; loaded?: number; total?: number };
       if (p.status === 'progress' && p.file)
         this.deps.post({ type: 'load-progress', part, file: p.file, loaded: p.loaded ?? 0, total: p.total ?? 0 });
@@ -142,6 +158,12 @@ export class ModelHost {
       if (parts.includes('llm')) {
         await this.llm?.dispose();
         this.llm = await LlmRuntime.load({ device, onProgress: progress('llm'), warmUp: true });
+      }
+      // The end-of-turn model stays on the CPU (WASM): it answers in the pause, while the GPU may hold speculative ASR.
+      if (parts.includes('turn') && !this.turn) {
+        const file = TURN_BUNDLE.files.find((f) => f.role === 'model')!;
+        const bytes = await pinnedBytes(file.repo.id, file.repo.revision, file.path);
+        this.turn = await SmartTurn.create(this.deps.ort as unknown as OrtLike, bytes, { executionProviders: ['wasm'] });
       }
       this.deps.post({ type: 'loaded', ...(requestId ? { requestId } : {}), parts, device });
     } catch (err) {
@@ -169,6 +191,15 @@ export class ModelHost {
     this.deps.post({ type: 'backend', backend: 'wasm', reason });
     for (const job of this.jobs.values()) job.abort();
     if (this.lastLoad) await this.load(undefined, this.lastLoad.remoteHost, this.lastLoad.asrFamily, this.lastLoad.parts, 'wasm');
+  }
+
+  private async endOfTurn(id: string, pcm: Float32Array): Promise<void> {
+    if (!this.turn) return this.fail(id, 'not-ready', new Error('the end-of-turn model is not loaded'));
+    try {
+      this.deps.post({ type: 'end-of-turn', requestId: id, probability: await this.turn.completeProbability(pcm) });
+    } catch (err) {
+      this.fail(id, 'turn-failed', err);
+    }
   }
 
   private async transcribe(id: string, pcm: Float32Array, language?: string): Promise<void> {

@@ -6,6 +6,8 @@
  */
 import { z } from 'zod';
 import { ChatMessageSchema } from '../../core/conversation/chat-message';
+import { TunableOverridesSchema } from '../../core/protocol/tunables';
+import type { TunablesSnapshot } from '../../core/tunables';
 
 const Id = z.string().min(1).max(64);
 
@@ -27,11 +29,13 @@ export const ModelWorkerRequestSchema = z.discriminatedUnion('type', [
     requestId: Id,
     remoteHost: z.string().min(1),
     asrFamily: z.enum(['moonshine', 'whisper']),
-    parts: z.array(z.enum(['asr', 'llm'])).min(1),
+    parts: z.array(z.enum(['asr', 'llm', 'turn'])).min(1),
     /** Force a backend (tests, or after the user picks CPU); default: WebGPU when healthy. */
     device: z.enum(['webgpu', 'wasm']).optional(),
   }),
   z.object({ type: z.literal('asr'), requestId: Id, pcm: z.instanceof(Float32Array), language: z.string().max(8).optional() }),
+  /** P(the user has finished their turn) for the turn's audio so far (Smart Turn, on WASM). */
+  z.object({ type: z.literal('end-of-turn'), requestId: Id, pcm: z.instanceof(Float32Array) }),
   z.object({
     type: z.literal('llm'),
     requestId: Id,
@@ -47,17 +51,26 @@ export const ModelWorkerRequestSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('gpu-stats'), requestId: Id }),
   /** Fault injection: lose the GPU device now (the offscreen allows it only with the debug panel on). */
   z.object({ type: z.literal('lose-device') }),
+  /** The owner's tunable overrides, sent by the offscreen document to every new worker and after every change. */
+  z.object({ type: z.literal('tunables'), overrides: TunableOverridesSchema }),
+  /** This worker's live tunables (the knob walk checks a change arrived). */
+  z.object({ type: z.literal('tunables-snapshot'), requestId: Id }),
 ]);
 export type ModelWorkerRequest = z.input<typeof ModelWorkerRequestSchema>;
 
-export type ModelWorkerErrorCode = 'bad-message' | 'not-ready' | 'load-failed' | 'asr-failed' | 'llm-failed' | 'device-lost';
+export type ModelWorkerErrorCode =
+  'bad-message' | 'not-ready' | 'load-failed' | 'asr-failed' | 'turn-failed' | 'llm-failed' | 'device-lost';
+
+/** What a `load` request can load: ASR, the LLM, the end-of-turn model. */
+export type ModelPart = 'asr' | 'llm' | 'turn';
 
 export type ModelWorkerEvent =
   | { type: 'ready'; requestId: string; backend: 'webgpu' | 'wasm'; fallbackReason: string | null; numThreads: number }
   | { type: 'vad'; requestId: string; prob: number }
-  | { type: 'load-progress'; part: 'asr' | 'llm'; file: string; loaded: number; total: number }
-  | { type: 'loaded'; requestId?: string; parts: ('asr' | 'llm')[]; device: 'webgpu' | 'wasm' }
+  | { type: 'load-progress'; part: ModelPart; file: string; loaded: number; total: number }
+  | { type: 'loaded'; requestId?: string; parts: ModelPart[]; device: 'webgpu' | 'wasm' }
   | { type: 'asr-result'; requestId: string; text: string; confidence: number | null }
+  | { type: 'end-of-turn'; requestId: string; probability: number }
   | { type: 'llm-delta'; requestId: string; text: string }
   | {
       type: 'llm-done';
@@ -70,4 +83,5 @@ export type ModelWorkerEvent =
     }
   | { type: 'backend'; backend: 'wasm'; reason: string }
   | { type: 'gpu-stats'; requestId: string; backend: 'webgpu' | 'wasm'; buffers: number; bytes: number }
+  | { type: 'tunables-snapshot'; requestId: string; values: TunablesSnapshot }
   | { type: 'error'; requestId?: string; code: ModelWorkerErrorCode; message: string };

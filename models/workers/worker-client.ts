@@ -33,11 +33,13 @@ export interface RequestOptions<E> {
   onEvent?: (event: E) => void;
 }
 
-export interface WorkerClientOptions<E> {
+export interface WorkerClientOptions<R, E> {
   /** Used in crash messages ("the voice worker crashed: …"). */
   name: string;
   /** The error an `error` event stands for (its code and message), or null when the event is not an error. */
   errorOf: (event: E) => Error | null;
+  /** A message every new worker gets first (the first one and each replacement), e.g. the current tunables. */
+  greeting?: () => R | null;
 }
 
 export class WorkerClient<R extends Typed & WithRequestId, E extends Typed & WithRequestId> {
@@ -49,7 +51,7 @@ export class WorkerClient<R extends Typed & WithRequestId, E extends Typed & Wit
 
   constructor(
     private readonly spawnWorker: () => WorkerLike,
-    private readonly options: WorkerClientOptions<E>,
+    private readonly options: WorkerClientOptions<R, E>,
   ) {
     this.worker = this.spawn();
   }
@@ -105,6 +107,8 @@ export class WorkerClient<R extends Typed & WithRequestId, E extends Typed & Wit
     worker.onerror = (e: ErrorEvent) => {
       if (worker === this.worker) this.failAll(new Error(`the ${this.options.name} crashed: ${e.message}`));
     };
+    const greeting = this.options.greeting?.();
+    if (greeting) worker.postMessage(greeting, []);
     return worker;
   }
 

@@ -1,99 +1,42 @@
+/**
+ * Characters in the built extension (fixture models on the local hub): the switcher and the settings list, the voice
+ * changing with the character, duplicate/edit/export/import and a bad import file. The bring-your-own model server:
+ * remote-llm.e2e.ts; helpers: characters-shared.ts.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
-import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
-import { chunk, sseText, startFakeOpenAiServer, textChunk, type FakeOpenAiServer } from '../fixtures/openai/fake-openai-server';
-import { makeSilenceWav } from '../fixtures/audio/make-wav';
-import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import { downloadModels, launchExtension, poll, sendFromPage, type ExtensionSession } from './harness';
+import { poll, sendFromPage, type ExtensionSession } from './harness';
+import {
+  audioChunks,
+  closeCharactersWorld,
+  lastAssistantLineOf,
+  marksOf,
+  median,
+  openSettingsTabIn,
+  request,
+  startCharactersWorld,
+  typeAndSendIn,
+  type CharactersWorld,
+} from './characters-shared';
 
+let world: CharactersWorld;
 let session: ExtensionSession;
-let fixtures: FixtureHub;
 let panel: Page;
 
-const request = (type: string, target: string, payload: unknown = {}) => ({ kind: 'request', type, target, payload });
-type Mark = { name: string; at: number; turnId: number };
-const marks = async () => {
-  const r = await sendFromPage<Reply<Mark[]>>(panel, request('conversation/marks', 'offscreen'));
-  return r.ok ? r.data : [];
-};
-
-/** Records every audio chunk the offscreen document sends to the side panel: turn, peak level and caption text. */
-async function listenToAudio(page: Page): Promise<void> {
-  await page.evaluate(() => {
-    const w = window as unknown as {
-      __chunks: { turnId: string; peak: number; voiceId?: string; text?: string }[];
-      __bc?: BroadcastChannel;
-    };
-    w.__chunks = [];
-    w.__bc = new BroadcastChannel('sidetalk-audio');
-    w.__bc.onmessage = (e: MessageEvent) => {
-      const m = e.data as { kind: string; turnId: string; samples: Float32Array; voiceId?: string; text?: string };
-      if (m.kind !== 'chunk') return;
-      let peak = 0;
-      for (const x of m.samples) peak = Math.max(peak, Math.abs(x));
-      w.__chunks.push({
-        turnId: m.turnId,
-        peak,
-        ...(m.voiceId ? { voiceId: m.voiceId } : {}),
-        ...(m.text ? { text: m.text } : {}),
-      });
-    };
-    // Notices are cleared from the panel by the next caption, so they are recorded as they arrive.
-    const n = window as unknown as { __notices: string[] };
-    n.__notices = [];
-    chrome.runtime.onMessage.addListener((msg: { kind?: string; type?: string; payload?: { message?: string } }) => {
-      if (msg.kind === 'event' && msg.type === 'event/notice' && msg.payload?.message) n.__notices.push(msg.payload.message);
-    });
-  });
-}
-const audioChunks = (page: Page) =>
-  page.evaluate(() =>
-    (window as unknown as { __chunks: { turnId: string; peak: number; voiceId?: string; text?: string }[] }).__chunks.slice(),
-  );
-
-async function openSettingsTab(tab: 'models' | 'characters' | 'voices' | 'server'): Promise<void> {
-  if ((await panel.locator('#settings-drawer').count()) === 0) await panel.getByTestId('settings-button').click();
-  await panel.getByTestId(`settings-tab-${tab}`).click();
-}
-
-async function typeAndSend(text: string): Promise<void> {
-  await panel.getByTestId('composer').fill(text);
-  await panel.getByRole('button', { name: 'Send' }).click();
-}
-
-/** The marks of the first turn that started after `from` (by its llm-start or first-speak), once it is done. */
-async function turnMarks(from: number, timeoutMs = 60_000): Promise<string[]> {
-  const all = await poll(
-    marks,
-    (m) => {
-      const start = m.slice(from).find((x) => x.name === 'llm-start' || x.name === 'first-speak');
-      return !!start && m.some((x) => x.name === 'reply-done' && x.turnId === start.turnId);
-    },
-    timeoutMs,
-    250,
-  );
-  const turnId = all.slice(from).find((x) => x.name === 'llm-start' || x.name === 'first-speak')!.turnId;
-  return all.filter((x) => x.turnId === turnId).map((x) => x.name);
-}
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-const lastAssistantLine = async () => (await panel.locator('.line.assistant').allInnerTexts()).at(-1) ?? '';
+const marks = () => marksOf(panel);
+const openSettingsTab = (tab: Parameters<typeof openSettingsTabIn>[1]) => openSettingsTabIn(panel, tab);
+const typeAndSend = (text: string) => typeAndSendIn(panel, text);
+const lastAssistantLine = () => lastAssistantLineOf(panel);
 
 beforeAll(async () => {
-  fixtures = await startFixtureHub();
-  session = await launchExtension({ extensionDir: fixtures.extensionDir, micWav: makeSilenceWav('characters-silence', 5) });
-  panel = await session.openPage('sidepanel.html');
-  await panel.setViewportSize({ width: 420, height: 900 });
-  await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);
-  await listenToAudio(panel);
+  world = await startCharactersWorld();
+  ({ session, panel } = world);
 });
 
 afterAll(async () => {
-  await session?.close();
-  await fixtures?.close();
+  await closeCharactersWorld(world);
 });
 
 describe('characters in the side panel', () => {
@@ -114,7 +57,7 @@ describe('characters in the side panel', () => {
     // A first typed turn loads the models and is spoken by Sidetalk (voice alba: the fixture's louder voice).
     await typeAndSend('what is 3 times 4');
     await poll(lastAssistantLine, (t) => t.includes('12'), 90_000);
-    await poll(marks, (m) => m.some((x) => x.name === 'reply-done'), 60_000, 250);
+    await poll(marks, (m) => m.some((x) => x.name === 'done'), 60_000, 250);
     const first = await audioChunks(panel);
     expect(first.length).toBeGreaterThan(0);
     expect(new Set(first.map((c) => c.voiceId))).toEqual(new Set(['alba']));
@@ -216,186 +159,6 @@ describe('characters in the side panel', () => {
       (t) => t.includes("isn't a Sidetalk characters file"),
     );
     expect(await list.locator('.chars-item').count()).toBe(count);
-  });
-});
-
-/** A CORS-adding front for the fake server: Chrome can't be made to grant an optional host permission headlessly. */
-async function startCorsProxy(target: string): Promise<{ url: string; close(): Promise<void> }> {
-  const to = new URL(target);
-  const server: Server = createServer((req, res) => {
-    const cors = {
-      'Access-Control-Allow-Origin': '*',
-      'Access-Control-Allow-Headers': 'Content-Type, Authorization, Accept',
-      'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-    };
-    if (req.method === 'OPTIONS') {
-      res.writeHead(204, cors);
-      res.end();
-      return;
-    }
-    const upstream = httpRequest(
-      { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: { ...req.headers, host: to.host } },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, { ...up.headers, ...cors });
-        up.pipe(res);
-      },
-    );
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-describe('bring your own model server', () => {
-  let openai: FakeOpenAiServer;
-  let proxy: { url: string; close(): Promise<void> };
-
-  beforeAll(async () => {
-    openai = await startFakeOpenAiServer();
-    proxy = await startCorsProxy(openai.baseUrl);
-    // Headless Chromium can't show the permission prompt; the click handler's call is recorded and granted here.
-    await panel.evaluate(() => {
-      const w = window as unknown as { __permissionRequests: unknown[] };
-      w.__permissionRequests = [];
-      Object.defineProperty(chrome.permissions, 'request', {
-        configurable: true,
-        value: (p: unknown) => {
-          w.__permissionRequests.push(p);
-          return Promise.resolve(true);
-        },
-      });
-    });
-  });
-
-  afterAll(async () => {
-    await proxy?.close();
-    await openai?.close();
-  });
-
-  it('tests the connection, lists the models and saves the server after asking for its origin', async () => {
-    await openSettingsTab('server');
-    const form = panel.getByTestId('model-server-settings');
-    await form.getByLabel('Server address').fill(`${proxy.url}/v1`);
-    await form.getByRole('button', { name: 'Test connection' }).click();
-    await form.getByText('Connected: the server offers 2 models.').waitFor();
-    await form.locator('select').selectOption('qwen2.5:7b');
-    await form.getByLabel('API key (optional)').fill('sk-test-secret');
-    await form.getByRole('button', { name: 'Save and use' }).click();
-    await form.getByText('Saved. Sidetalk now answers with qwen2.5:7b.').waitFor();
-    const asked = await panel.evaluate(() => (window as unknown as { __permissionRequests: unknown[] }).__permissionRequests);
-    expect(asked).toEqual([{ origins: [`${proxy.url}/*`] }, { origins: [`${proxy.url}/*`] }]);
-    const stored = (await session.worker.evaluate(() => chrome.storage.local.get('remoteLlm'))) as { remoteLlm: unknown };
-    expect(stored.remoteLlm).toMatchObject({
-      baseUrl: `${proxy.url}/v1`,
-      model: 'qwen2.5:7b',
-      apiKey: 'sk-test-secret',
-      fallbackToLocal: true,
-    });
-    // Never in page-visible storage.
-    expect(await panel.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }))).not.toContain(
-      'sk-test',
-    );
-  });
-
-  it('answers a typed question from the server, spoken like a local reply', async () => {
-    openai.scriptChat({ kind: 'sse', pieces: sseText([textChunk('The remote model '), textChunk('says hello from afar.')]) });
-    const before = openai.requests.length;
-    const marksBefore = (await marks()).length;
-    await typeAndSend('tell me something nice');
-    await poll(lastAssistantLine, (t) => t.includes('says hello from afar'), 60_000);
-    expect(await turnMarks(marksBefore)).toEqual(expect.arrayContaining(['first-speak', 'playback-started', 'reply-done']));
-    const sent = openai.requests.slice(before).find((r) => r.path === '/v1/chat/completions')!;
-    expect(sent.headers.authorization).toBe('Bearer sk-test-secret');
-    const body = sent.json as {
-      model: string;
-      stream: boolean;
-      messages: { role: string; content: string }[];
-      tools?: unknown[];
-    };
-    expect(body).toMatchObject({ model: 'qwen2.5:7b', stream: true });
-    // The active character's persona is the system prompt (Marius since the switch above).
-    expect(body.messages[0]).toMatchObject({ role: 'system' });
-    expect(body.messages[0]!.content).toContain('You are Marius');
-    expect(body.messages.at(-1)).toEqual({ role: 'user', content: 'tell me something nice' });
-    expect(body.tools?.length).toBeGreaterThan(0);
-  });
-
-  it('runs a tool the server asks for through its tool-calling fields and speaks the follow-up', async () => {
-    const call = chunk({
-      tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'calculate', arguments: '' } }],
-    });
-    const args = chunk({ tool_calls: [{ index: 0, function: { arguments: '{"expression":"12 * 12"}' } }] });
-    openai.scriptChat(
-      { kind: 'sse', pieces: sseText([call, args], { finishReason: 'tool_calls' }) },
-      { kind: 'sse', pieces: sseText([textChunk('A dozen dozens is one hundred forty-four.')]) },
-    );
-    const before = openai.requests.length;
-    await typeAndSend('how many eggs are in a dozen dozens');
-    await poll(lastAssistantLine, (t) => t.includes('one hundred forty-four'), 60_000);
-    await panel.getByTestId('card-calculation').waitFor({ state: 'visible' });
-    const chats = openai.requests.slice(before).filter((r) => r.path === '/v1/chat/completions');
-    expect(chats).toHaveLength(2);
-    const follow = chats[1]!.json as {
-      messages: { role: string; content: string | null; tool_call_id?: string; tool_calls?: unknown[] }[];
-      tools?: unknown;
-    };
-    expect(follow.tools).toBeUndefined();
-    expect(follow.messages.at(-2)).toMatchObject({
-      role: 'assistant',
-      tool_calls: [{ id: 'call_1', function: { name: 'calculate' } }],
-    });
-    expect(follow.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_1' });
-    expect(follow.messages.at(-1)!.content).toContain('144');
-  });
-
-  it('server down with fallback allowed: a notice, and the local model answers the same turn', async () => {
-    await proxy.close();
-    const marksBefore = (await marks()).length;
-    await typeAndSend('tell me a story about the sea');
-    const notices = () => panel.evaluate(() => (window as unknown as { __notices: string[] }).__notices.slice());
-    await poll(
-      notices,
-      (n) => n.some((t) => t === "My model server isn't answering. Is it running? Using the local model for now."),
-      60_000,
-    );
-    const names = await turnMarks(marksBefore, 90_000);
-    expect(names).toEqual(expect.arrayContaining(['llm-start', 'first-speak', 'reply-done']));
-    expect(await lastAssistantLine()).not.toContain("isn't answering");
-  });
-
-  it('server down with fallback off: the assistant says so in a short spoken line', async () => {
-    const stored = (await session.worker.evaluate(() => chrome.storage.local.get('remoteLlm'))) as {
-      remoteLlm: Record<string, unknown>;
-    };
-    // Through the settings form: untick the fallback and save again.
-    await openSettingsTab('server');
-    const form = panel.getByTestId('model-server-settings');
-    await form.getByLabel('Fall back to the local model if the server fails').uncheck();
-    await form.getByRole('button', { name: 'Save and use' }).click();
-    await poll(
-      () =>
-        session.worker.evaluate(() => chrome.storage.local.get('remoteLlm')) as Promise<{ remoteLlm: Record<string, unknown> }>,
-      (s) => s.remoteLlm.fallbackToLocal === false,
-    );
-    expect(stored.remoteLlm.baseUrl).toBe(`${proxy.url}/v1`);
-    const marksBefore = (await marks()).length;
-    await typeAndSend('what should I cook tonight');
-    await poll(lastAssistantLine, (t) => t.includes("My model server isn't answering. Is it running?"), 60_000);
-    expect(await turnMarks(marksBefore)).toContain('playback-started');
-    // Stop using the server: the local model answers again.
-    await form.getByRole('button', { name: 'Stop using server' }).click();
-    await poll(
-      () => session.worker.evaluate(() => chrome.storage.local.get('remoteLlm')) as Promise<{ remoteLlm: unknown }>,
-      (s) => s.remoteLlm === null,
-    );
   });
 
   it('logged no console errors', () => {

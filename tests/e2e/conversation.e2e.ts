@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
-import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
+import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, TURN_BUNDLE } from '../../models/registry';
 import { makeSpeechWav } from '../fixtures/audio/make-wav';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
 import {
@@ -22,7 +22,7 @@ let fixtures: FixtureHub;
 let panel: Page;
 
 const marks = () => engineMarks(panel);
-const marksOf = (all: EngineMark[], turnId: number) => all.filter((m) => m.turnId === turnId).map((m) => m.name);
+const marksOf = (all: EngineMark[], turnId: string) => all.filter((m) => m.turnId === turnId).map((m) => m.name);
 
 beforeAll(async () => {
   fixtures = await startFixtureHub();
@@ -31,7 +31,7 @@ beforeAll(async () => {
   session = await launchExtension({ extensionDir: fixtures.extensionDir, micWav: wav });
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 860 });
-  await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);
+  await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TURN_BUNDLE.id, TTS_BUNDLE.id]);
 });
 
 afterAll(async () => {
@@ -52,9 +52,9 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     await panel.getByTestId('card-calculation').waitFor({ state: 'visible' });
     expect(await panel.locator('.line.user').first().innerText()).toContain('12 times 12');
     // The audio went through the side panel's player: its playback events reached the engine and ended the reply.
-    const all = await poll(marks, (m) => m.some((x) => x.name === 'reply-done'), 60_000, 250);
+    const all = await poll(marks, (m) => m.some((x) => x.name === 'done'), 60_000, 250);
     const turn = all.find((m) => m.name === 'first-speak')!.turnId;
-    expect(marksOf(all, turn)).toEqual(expect.arrayContaining(['first-speak', 'playback-started', 'reply-done']));
+    expect(marksOf(all, turn)).toEqual(expect.arrayContaining(['first-speak', 'first-audio', 'done']));
     expect(await screenshotColours(panel, 'conversation-typed')).toBeGreaterThan(50);
   });
 
@@ -62,18 +62,50 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     const before = (await marks()).length;
     await panel.getByTestId('composer').fill('tell me a story about the sea');
     await panel.getByRole('button', { name: 'Send' }).click();
-    const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'reply-done'), 90_000, 250).catch(async (e) => {
+    const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'done'), 90_000, 250).catch(async (e) => {
       console.log('MARKS-AFTER', JSON.stringify((await marks()).slice(before)));
       throw e;
     });
     const names = all.slice(before).map((m) => m.name);
     // The fixture LLM's tokens follow its prompt (which holds the local time): sometimes text, sometimes an
     // immediate end of turn, which the engine answers with its short "lost my thread" line instead of silence.
-    expect(names).toEqual(expect.arrayContaining(['llm-start', 'first-speak', 'playback-started', 'reply-done']));
-    expect(names.includes('llm-first-delta') || names.includes('degenerate')).toBe(true);
+    expect(names).toEqual(expect.arrayContaining(['llm-start', 'first-speak', 'first-audio', 'done']));
+    expect(names.includes('first-token') || names.includes('degenerate')).toBe(true);
     expect(await panel.getByTestId('conversation-notice').count()).toBe(0);
     const lines = await panel.locator('.line.assistant').allInnerTexts();
     expect(lines.at(-1)?.trim().length).toBeGreaterThan(0);
+  });
+
+  it('Escape stops a reply mid-sentence: one interrupted end, one stop on the audio channel, no audio after it', async () => {
+    await panel.evaluate(() => {
+      const seen: { kind: string; turnId: string }[] = [];
+      (globalThis as unknown as { __audioSeen: typeof seen }).__audioSeen = seen;
+      new BroadcastChannel('sidetalk-audio').onmessage = (e: MessageEvent) => {
+        const m = e.data as { kind: string; turnId: string };
+        seen.push({ kind: m.kind, turnId: m.turnId });
+      };
+    });
+    const before = (await marks()).length;
+    await panel.getByTestId('composer').fill('tell me a long story about a lighthouse keeper');
+    await panel.getByRole('button', { name: 'Send' }).click();
+    const heard = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'first-audio'), 90_000, 50);
+    const turn = heard.slice(before).find((x) => x.name === 'first-audio')!.turnId;
+    await panel.keyboard.press('Escape');
+    const all = await poll(marks, (m) => m.some((x) => x.turnId === turn && x.name === 'interrupted'), 30_000, 100);
+    expect(marksOf(all, turn)).not.toContain('done');
+    await new Promise((r) => setTimeout(r, 1500)); // anything still in flight would arrive now
+    const seen = await panel.evaluate(
+      () => (globalThis as unknown as { __audioSeen: { kind: string; turnId: string }[] }).__audioSeen,
+    );
+    const stops = seen.flatMap((m, i) => (m.kind === 'stop' && m.turnId === turn ? [i] : []));
+    expect(stops).toHaveLength(1);
+    expect(seen.slice(stops[0]! + 1).filter((m) => m.turnId === turn && m.kind === 'chunk')).toEqual([]);
+    expect(seen.slice(0, stops[0]).some((m) => m.turnId === turn && m.kind === 'chunk')).toBe(true);
+    await poll(
+      () => panel.getByTestId('engine-state').innerText(),
+      (t) => !/Thinking|Speaking/.test(t),
+      30_000,
+    );
   });
 
   it('hears a spoken turn from the fake microphone: VAD onset, endpoint, ASR, a spoken reply', async () => {
@@ -82,18 +114,21 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     await sendFromPage(panel, request('settings/set', 'background', { patch: { computeBackend: 'wasm' } }));
     const before = (await marks()).length;
     await panel.getByTestId('orb').click();
-    const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'reply-done'), 90_000, 250).catch(async (e) => {
+    const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'done'), 90_000, 250).catch(async (e) => {
       console.log('MARKS-AFTER', JSON.stringify((await marks()).slice(before)));
       throw e;
     });
     const names = all.slice(before).map((m) => m.name);
     // The fixture ASR turns any speech into fixture tokens; what matters here is the whole path and its order.
-    const order = ['speech-start', 'end-of-speech', 'asr-done', 'first-speak', 'playback-started', 'reply-done'];
+    const order = ['speech-start', 'end-of-speech', 'turn-check', 'endpoint', 'transcript', 'first-speak', 'first-audio', 'done'];
     for (const name of order) expect(names).toContain(name);
+    // The end-of-turn model (the fixture answers "finished") ended the turn the moment it answered.
+    const turnCheck = all.slice(before).find((m) => m.name === 'turn-check')!;
+    expect(all.slice(before).find((m) => m.name === 'endpoint' && m.turnId === turnCheck.turnId)?.at).toBe(turnCheck.at);
     const at = (name: string) => all.slice(before).find((m) => m.name === name)!.at;
     expect(at('speech-start')).toBeLessThan(at('end-of-speech'));
     expect(at('end-of-speech')).toBeLessThan(at('first-speak'));
-    expect(at('first-speak')).toBeLessThan(at('playback-started'));
+    expect(at('first-speak')).toBeLessThan(at('first-audio'));
     await poll(
       () => panel.locator('.line.user').count(),
       (n) => n >= 3,
@@ -121,9 +156,9 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     await poll(marks, (m) => m.slice(before).some((x) => x.name === 'speech-start'), 60_000, 100);
     await new Promise((r) => setTimeout(r, 500)); // mid-sentence
     await panel.keyboard.up('Space');
-    const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'reply-done'), 90_000, 250);
+    const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'done'), 90_000, 250);
     const names = all.slice(before).map((m) => m.name);
-    for (const name of ['speech-start', 'endpoint', 'asr-done', 'reply-done']) expect(names).toContain(name);
+    for (const name of ['speech-start', 'endpoint', 'transcript', 'done']) expect(names).toContain(name);
     const status = await sendFromPage<Reply<{ mic: { capturing: boolean } }>>(panel, request('offscreen/status', 'offscreen'));
     expect(status.ok && status.data.mic.capturing).toBe(false); // released: the mic is off again
   });
@@ -195,10 +230,12 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     const input = panel.getByTestId('tunable-engine.endpointSilenceMs');
     await input.fill('700');
     await input.dispatchEvent('change');
+    // What the engine reads: the offscreen document's live value (the background owns it and sends it there).
     const read = () =>
-      sendFromPage<Reply<Record<string, Record<string, number>>>>(panel, request('tunables/get', 'offscreen')).then((r) =>
-        r.ok ? r.data.engine?.endpointSilenceMs : undefined,
-      );
+      sendFromPage<Reply<Record<string, Record<string, number>>>>(
+        panel,
+        request('debug/tunables-live', 'offscreen', { context: 'offscreen' }),
+      ).then((r) => (r.ok ? r.data.engine?.endpointSilenceMs : undefined));
     expect(await poll(read, (v) => v === 700)).toBe(700);
     await input.fill('-5');
     await input.dispatchEvent('change');

@@ -19,7 +19,7 @@ let session: ExtensionSession;
 let fixtures: FixtureHub;
 let panel: Page;
 
-const modelsState = () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('models/state', 'background'));
+const modelsState = () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('weights/state', 'background'));
 const bundleOf = (r: Reply<WeightsSnapshot | null>, id: string) => (r.ok ? r.data?.bundles.find((b) => b.id === id) : undefined);
 const fault = (name: 'lose-gpu' | 'end-mic' | 'end-camera') =>
   sendFromPage<Reply<unknown>>(panel, request('debug/fault', 'offscreen', { fault: name }));
@@ -88,7 +88,7 @@ describe('browser faults in the built extension', () => {
     fixtures.hub.setFault(key, { kind: 'slow', delayMs: 50, chunkBytes: Math.ceil(big.size / 80) });
     const before = fixtures.hub.log.length;
     try {
-      await sendFromPage(panel, request('models/download', 'background', { bundleIds: [bundle.id] }));
+      await sendFromPage(panel, request('weights/download', 'background', { bundleIds: [bundle.id] }));
       // The big file has started streaming (~4 s in all): stop the worker a second into it.
       await poll(
         async () => fixtures.hub.log.slice(before).some((e) => e.path.endsWith(`/${big.path}`)),

@@ -21,7 +21,7 @@ let session: ExtensionSession;
 let fixtures: FixtureHub;
 let panel: Page;
 
-const state = () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('models/state', 'background'));
+const state = () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('weights/state', 'background'));
 const statusOf = (r: Reply<WeightsSnapshot | null>, id: string) =>
   r.ok ? r.data?.bundles.find((b) => b.id === id)?.status : undefined;
 
@@ -93,12 +93,12 @@ describe('first run on a fresh profile, hub in the real layout', () => {
     await panel.getByTestId('orb').click();
     const all = await poll(
       () => engineMarks(panel),
-      (m) => m.slice(before).some((x) => x.name === 'reply-done'),
+      (m) => m.slice(before).some((x) => x.name === 'done'),
       120_000,
       250,
     );
     const names = all.slice(before).map((m) => m.name);
-    for (const name of ['speech-start', 'end-of-speech', 'asr-done', 'first-speak', 'playback-started', 'reply-done'])
+    for (const name of ['speech-start', 'end-of-speech', 'transcript', 'first-speak', 'first-audio', 'done'])
       expect(names).toContain(name);
     await panel.getByTestId('orb').click();
     await poll(
@@ -111,7 +111,7 @@ describe('first run on a fresh profile, hub in the real layout', () => {
     const graph = fixtures.file(TTS_GPU_BUNDLE.id, 'mimi_decoder.fp32');
     fixtures.hub.setFault(graph.key, { kind: 'corrupt' });
     try {
-      await sendFromPage(panel, request('models/download', 'background', { bundleIds: [TTS_GPU_BUNDLE.id] }));
+      await sendFromPage(panel, request('weights/download', 'background', { bundleIds: [TTS_GPU_BUNDLE.id] }));
       const r = await poll(state, (x) => x.ok && x.data?.lastError?.bundleId === TTS_GPU_BUNDLE.id, 60_000, 250);
       const err = r.ok ? r.data?.lastError : null;
       expect(err?.code).toBe('integrity');

@@ -146,10 +146,10 @@ export function request(type: string, target: string, payload: unknown = {}) {
 /** Points the extension at the fixture hub and downloads `bundleIds`, waiting until every one is complete. */
 export async function downloadModels(page: Page, hubUrl: string, bundleIds: string[]): Promise<void> {
   await sendFromPage(page, request('settings/set', 'background', { patch: { mirrorBaseUrl: hubUrl } }));
-  await sendFromPage(page, request('models/download', 'background', { bundleIds }));
+  await sendFromPage(page, request('weights/download', 'background', { bundleIds }));
   type State = { ok: boolean; data?: { bundles: { id: string; status: string }[] } | null };
   await poll(
-    () => sendFromPage<State>(page, request('models/state', 'background')),
+    () => sendFromPage<State>(page, request('weights/state', 'background')),
     (r) => r.ok && bundleIds.every((id) => r.data?.bundles.find((b) => b.id === id)?.status === 'complete'),
     60_000,
     250,
@@ -159,7 +159,12 @@ export async function downloadModels(page: Page, hubUrl: string, bundleIds: stri
 export interface EngineMark {
   name: string;
   at: number;
-  turnId: number;
+  turnId: string;
+}
+
+/** The turns a timeline has seen so far: a later turn is one whose id is not in this set (ids are opaque strings). */
+export function turnsIn(marks: readonly { turnId: string }[]): Set<string> {
+  return new Set(marks.map((m) => m.turnId));
 }
 
 /** The engine's timeline so far (names and clock times of its marks). */

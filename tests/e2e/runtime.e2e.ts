@@ -75,12 +75,12 @@ describe('speech runtimes in the built extension', () => {
     );
     const all = await poll(
       () => engineMarks(panel),
-      (m) => m.some((x) => x.name === 'reply-done'),
+      (m) => m.some((x) => x.name === 'done'),
       90_000,
       250,
     );
     const names = all.map((m) => m.name);
-    for (const name of ['speech-start', 'asr-done', 'llm-start', 'first-speak', 'reply-done']) expect(names).toContain(name);
+    for (const name of ['speech-start', 'transcript', 'llm-start', 'first-speak', 'done']) expect(names).toContain(name);
     await panel.getByTestId('orb').click();
     expect(session.errors).toEqual([]);
   }, 240_000); // every bundle downloads, then Whisper and the LLM load and run on WASM on 2 shared cores

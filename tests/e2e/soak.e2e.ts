@@ -17,7 +17,7 @@ import type { CDPSession, Page } from 'playwright-core';
 import type { AppStatus, OffscreenStatus, Reply } from '../../core/protocol';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import { ARTIFACTS_DIR, downloadModels, launchExtension, poll, sendFromPage, type ExtensionSession } from './harness';
+import { ARTIFACTS_DIR, downloadModels, launchExtension, poll, sendFromPage, turnsIn, type ExtensionSession } from './harness';
 
 const TURNS = Number(process.env.SOAK_TURNS ?? 100);
 const BUDGET_MS = Number(process.env.SOAK_BUDGET_S ?? 360) * 1000;
@@ -30,7 +30,7 @@ let panel: Page;
 let cdp: CDPSession;
 
 const request = (type: string, target: string, payload: unknown = {}) => ({ kind: 'request', type, target, payload });
-type Mark = { name: string; at: number; turnId: number };
+type Mark = { name: string; at: number; turnId: string };
 const marks = () =>
   sendFromPage<Reply<Mark[]> | undefined>(panel, request('conversation/marks', 'offscreen')).then((r) => (r?.ok ? r.data : []));
 
@@ -151,7 +151,7 @@ describe('soak: a long typed conversation', () => {
         const q = script(i);
         // The transcript keeps its newest lines only, so the answer is found as a new last line, not by counting.
         const lastBefore = await lastAssistant();
-        const lastTurn = Math.max(-1, ...(await marks()).map((x) => x.turnId));
+        const earlier = turnsIn(await marks());
         const t0 = Date.now();
         await panel.getByTestId('composer').fill(q.text);
         await panel.getByRole('button', { name: 'Send' }).click();
@@ -162,14 +162,14 @@ describe('soak: a long typed conversation', () => {
           i === 0 ? 240_000 : 60_000,
           50,
         ).catch(async (err: unknown) => {
-          const turnMarks = (await marks()).filter((x) => x.turnId > lastTurn).map((x) => x.name);
+          const turnMarks = (await marks()).filter((x) => !earlier.has(x.turnId)).map((x) => x.name);
           const notice = await panel.getByTestId('conversation-notice').allInnerTexts();
           throw new Error(
             `turn ${i + 1} "${q.text}" got no answer: marks ${JSON.stringify(turnMarks)}, notice ${JSON.stringify(notice)}; ${String(err)}`,
           );
         });
         const answerMs = Date.now() - t0;
-        await poll(marks, (all) => all.some((x) => x.turnId > lastTurn && x.name === 'reply-done'), 60_000, 50);
+        await poll(marks, (all) => all.some((x) => !earlier.has(x.turnId) && x.name === 'done'), 60_000, 50);
         const totalMs = Date.now() - t0;
         turns.push({ turn: i + 1, text: q.text, expected: q.expected, answerMs, totalMs });
         expect(answer, `turn ${i + 1}: "${q.text}"`).toMatch(q.expect);

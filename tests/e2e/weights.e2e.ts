@@ -25,7 +25,12 @@ afterAll(async () => {
 });
 
 const modelsState = (page: Parameters<typeof sendFromPage>[0]) =>
-  sendFromPage<Reply<WeightsSnapshot | null>>(page, { kind: 'request', type: 'models/state', target: 'background', payload: {} });
+  sendFromPage<Reply<WeightsSnapshot | null>>(page, {
+    kind: 'request',
+    type: 'weights/state',
+    target: 'background',
+    payload: {},
+  });
 
 describe('model downloads in the built extension', () => {
   it('downloads every bundle from a mirror with visible progress, surviving a killed offscreen document', async () => {

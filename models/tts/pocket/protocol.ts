@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import { consentSchema } from '../../../core/tts/voice-store';
 import { cachedVerdictSchema, type CachedVerdict } from '../../../core/tts/self-test';
+import { TunableOverridesSchema } from '../../../core/protocol/tunables';
+import type { TunablesSnapshot } from '../../../core/tunables';
 
 const fileSource = z.union([z.instanceof(ArrayBuffer), z.instanceof(Uint8Array), z.string().min(1)]);
 
@@ -45,6 +47,10 @@ export const ttsWorkerRequestSchema = z.discriminatedUnion('type', [
     bytes: z.union([z.instanceof(ArrayBuffer), z.instanceof(Uint8Array)]),
   }),
   z.object({ type: z.literal('list-voices'), requestId: z.string().min(1) }),
+  /** The owner's tunable overrides, sent by the offscreen document to every new worker and after every change. */
+  z.object({ type: z.literal('tunables'), overrides: TunableOverridesSchema }),
+  /** This worker's live tunables (the knob walk checks a change arrived). */
+  z.object({ type: z.literal('tunables-snapshot'), requestId: z.string().min(1) }),
 ]);
 export type TtsWorkerRequest = z.input<typeof ttsWorkerRequestSchema>;
 
@@ -89,6 +95,7 @@ export type TtsWorkerEvent =
   | { type: 'backend'; backend: 'wasm'; reason: string; frameIndex: number }
   | { type: 'voice-cloned'; requestId: string; voice: VoiceInfo; bytes: Uint8Array }
   | { type: 'voices'; requestId: string; voices: VoiceInfo[] }
+  | { type: 'tunables-snapshot'; requestId: string; values: TunablesSnapshot }
   | { type: 'error'; requestId?: string; code: TtsErrorCode; message: string };
 
 /** post(event, transfer) — a Worker's postMessage or a test collector. */

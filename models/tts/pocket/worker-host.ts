@@ -11,6 +11,7 @@ import { PocketModel, type BundleFiles, type LoadOptions, type Voice } from './m
 import type { OrtLike } from './ort-types';
 import { ttsWorkerRequestSchema, type PostEvent, type TtsErrorCode, type VoiceInfo } from './protocol';
 import { decideBackend, runSelfTest } from './self-test-runner';
+import { applyOverrides, snapshotTunables } from '../../../core/tunables';
 
 export interface WorkerHostDeps {
   ort: OrtLike;
@@ -72,6 +73,15 @@ export class PocketWorkerHost {
           requestId: msg.requestId,
           voices: this.model ? [...this.model.voices.values()].map(info) : [],
         });
+        return;
+      case 'tunables': {
+        // Not queued behind speech: generation reads the values per frame, so the next frame already uses them.
+        const refused = applyOverrides(msg.overrides);
+        if (refused.length) this.error('bad-message', `tunables refused: ${refused.join('; ')}`);
+        return;
+      }
+      case 'tunables-snapshot':
+        this.deps.post({ type: 'tunables-snapshot', requestId: msg.requestId, values: snapshotTunables() });
         return;
     }
   }

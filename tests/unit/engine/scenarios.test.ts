@@ -6,7 +6,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FRAME_MS } from '../../../core/engine/audio-frames';
 import { LINES } from '../../../core/engine/lines';
-import type { BackgroundTask, EngineEvent, MarkName, UserTurn } from '../../../core/engine/types';
+import type { BackgroundTask, EngineEvent, TurnStage, UserTurn } from '../../../core/engine/types';
 import { engineTunables as T, resetTunables, setTunable } from '../../../core/tunables';
 import { DEFAULT_LATENCY, loadSilero, runScenario, type ScenarioResult } from '../../fixtures/audio/conversation-sim';
 import { TrackBuilder, keyboardTyping, noise } from '../../fixtures/audio/make-audio';
@@ -22,7 +22,7 @@ afterEach(() => resetTunables('engine'));
 /** Silero's probability decays a few frames after the voice stops; onset needs `onsetFrames` frames. */
 const VAD_LAG_MS = 6 * FRAME_MS;
 
-function order(r: ScenarioResult, names: MarkName[]): number[] {
+function order(r: ScenarioResult, names: TurnStage[]): number[] {
   const times = names.map((n) => r.first(n));
   for (let i = 1; i < times.length; i++)
     expect(times[i], `${names[i]} after ${names[i - 1]}`).toBeGreaterThanOrEqual(times[i - 1]!);
@@ -56,8 +56,8 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
       'tentative-endpoint',
       'endpoint',
       'first-speak',
-      'playback-started',
-      'reply-done',
+      'first-audio',
+      'done',
     ]);
     between(start!, seg.startMs - 2 * FRAME_MS, seg.startMs + VAD_LAG_MS, 'onset');
     between(eos!, seg.endMs - 2 * FRAME_MS, seg.endMs + VAD_LAG_MS, 'end of speech');
@@ -73,7 +73,7 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
     expect(r.speaks.map((s) => s.sentence)).toEqual(['The capital of France is Paris.', 'It sits on the Seine.']);
     // Once, after the last sentence was handed to TTS and before the reply is done.
     expect(r.audioComplete.map((c) => c.turnId)).toEqual([r.speaks[0]!.turnId]);
-    between(r.audioComplete[0]!.at, r.speaks.at(-1)!.at, r.first('reply-done'), 'audio complete');
+    between(r.audioComplete[0]!.at, r.speaks.at(-1)!.at, r.first('done'), 'audio complete');
     expect(r.engine.messages).toEqual([
       { role: 'user', text: 'What is the capital of France?' },
       { role: 'assistant', text: 'The capital of France is Paris. It sits on the Seine.' },
@@ -139,20 +139,20 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
       user: t.build(),
       segments: t.segments,
       echoGain: 0.3,
-      reply: (turn) => (turn.turnId === 1 || turn.text.includes('dragon') ? LONG_REPLY : 'Okay, I am listening.'),
+      reply: (turn) => (turn.turnId === 't1' || turn.text.includes('dragon') ? LONG_REPLY : 'Okay, I am listening.'),
     });
-    const played = r.first('playback-started');
+    const played = r.first('first-audio');
     expect(played).toBeLessThan(barge.startMs);
     const onset = r.first('barge-onset');
     const cut = r.first('barge-in');
     between(onset, barge.startMs - 2 * FRAME_MS, barge.startMs + VAD_LAG_MS, 'barge onset');
     expect(cut - onset).toBe(T.bargeFrames * FRAME_MS);
     // Playback of the interrupted reply ends within one frame of the abort; no sentence of it is spoken later.
-    const ended = r.playback.find((p) => p.event.type === 'ended' && p.event.turnId === 1)!;
+    const ended = r.playback.find((p) => p.event.type === 'ended' && p.event.turnId === 't1')!;
     between(ended.at, cut, cut + FRAME_MS, 'playback stopped');
-    expect(r.speaks.filter((s) => s.turnId === 1 && s.at > cut)).toHaveLength(0);
+    expect(r.speaks.filter((s) => s.turnId === 't1' && s.at > cut)).toHaveLength(0);
     // Its text was all synthesised before the cut (playback still running), and nothing is announced after it.
-    expect(r.audioComplete.filter((c) => c.turnId === 1 && c.at > cut)).toEqual([]);
+    expect(r.audioComplete.filter((c) => c.turnId === 't1' && c.at > cut)).toEqual([]);
     const interrupted = r.engine.messages.find((m) => m.role === 'assistant' && m.text.endsWith('[interrupted]'));
     expect(interrupted).toBeDefined();
     // The next turn heard the whole interruption, from its first word (pre-roll).
@@ -169,10 +169,10 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
       reply: () => LONG_REPLY,
       tailMs: 16000,
     });
-    const played = r.first('playback-started');
+    const played = r.first('first-audio');
     expect(r.marks('barge-in')).toHaveLength(0);
     expect(r.marks('speech-start').filter((m) => m.at > played)).toHaveLength(0);
-    const done = r.first('reply-done');
+    const done = r.first('done');
     expect(done).toBeGreaterThan(played + 10000); // the whole story played
     expect(r.transcribeCalls).toHaveLength(1);
     expect(r.speaks).toHaveLength(4);
@@ -214,7 +214,7 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
     expect(setTunable('engine.maxUtteranceMs', 5000)).toEqual({ ok: true });
     const capped = await runScenario(vad, { user, segments: t.segments, reply: () => 'Go on.' });
     const forced = capped.marks('endpoint')[0]!;
-    expect(forced.detail?.forced).toBe(true);
+    expect(forced.forced).toBe(true);
     between(forced.at - capped.first('speech-start'), 5000, 5000 + FRAME_MS, 'forced endpoint at the cap');
   });
 
@@ -259,7 +259,7 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
     expect(runs).toBe(1);
     expect(r.respondCalls.map((c) => [c.text, c.backgroundBusy])).toEqual([['Also, is it going to rain in Paris?', true]]);
     // The result waited for that exchange to finish and for silence.
-    const secondDone = r.marks('reply-done').find((m) => m.turnId === r.respondCalls[0]!.turnId)!.at;
+    const secondDone = r.marks('done').find((m) => m.turnId === r.respondCalls[0]!.turnId)!.at;
     expect(delivered).toBeGreaterThanOrEqual(Math.max(bgDone!, secondDone));
     expect(delivered! - Math.max(bgDone!, secondDone)).toBeLessThanOrEqual(T.deliverAfterSilenceMs + FRAME_MS);
     expect(r.speaks.at(-1)!.sentence).toBe("It's 20 degrees and sunny in Tokyo.");

@@ -389,3 +389,6 @@ export function overJson(value: unknown): unknown {
     return null;
   }
 }
+
+/** A JSON.stringify replacer for fuzzed values: BigInts (which JSON refuses) become their digits. */
+export const jsonSafe = (_key: string, value: unknown) => (typeof value === 'bigint' ? String(value) : value);

@@ -8,6 +8,7 @@ import {
   createEventReceiver,
   createRequestRouter,
   DEFAULT_SETTINGS,
+  definitionOf,
   describeError,
   EVENTS,
   isAddressedTo,
@@ -22,12 +23,13 @@ import {
   type EventMessage,
   type Handlers,
   type ProtocolError,
+  type Relays,
   type Reply,
   type RequestType,
   type Target,
 } from '../../../core/protocol';
 import { arbitrary, hostileInputs, mutate, overJson, Rng } from './arbitrary';
-import { eventSamples, PAYLOAD_SAMPLES, requestSamples, RESULT_SAMPLES } from './samples';
+import { CONTEXT_SAMPLES, eventSamples, PAYLOAD_SAMPLES, requestSamples, RESULT_SAMPLES } from './samples';
 
 const N = 3000;
 const CODES = new Set(['malformed', 'unknown_type', 'wrong_target', 'handler_failed', 'timeout', 'unavailable']);
@@ -68,8 +70,12 @@ describe('parseMessage under fuzz', () => {
         tally.ok = (tally.ok ?? 0) + 1;
         const msg = result.value;
         if (msg.kind === 'request') {
-          expect(REQUESTS[msg.type].payload.safeParse(msg.payload).success).toBe(true);
-          expect(msg.target).toBe(REQUESTS[msg.type].target);
+          const def = definitionOf(msg.type);
+          expect(def.payload.safeParse(msg.payload).success).toBe(true);
+          // Addressed to its target, or (relayed) to its via context first and to its target only as relayed.
+          if (msg.relayedBy === undefined) expect(msg.target).toBe(def.via ?? def.target);
+          else expect([msg.target, msg.relayedBy]).toEqual([def.target, def.via]);
+          if (msg.context !== undefined) expect(msg.relayedBy && def.context?.safeParse(msg.context).success).toBe(true);
         } else {
           expect(EVENTS[msg.type].safeParse(msg.payload).success).toBe(true);
         }
@@ -102,8 +108,13 @@ describe('parseMessage under fuzz', () => {
   });
 });
 
-/** A full handler table for one context: each handler records what it got and sometimes fails in odd ways. */
-function fuzzTable(me: Target, rng: Rng, seen: { type: string; payload: unknown }[]) {
+type Seen = { type: string; payload: unknown; context?: unknown; relayed?: boolean };
+
+/**
+ * A full handler table for one context, and its relay parts: each records what it got and sometimes fails in odd
+ * ways (a relay part also makes the occasional bad context).
+ */
+function fuzzTable(me: Target, rng: Rng, seen: Seen[]) {
   const throwables: (() => unknown)[] = [
     () => new Error('boom'),
     () => 'a string',
@@ -125,27 +136,60 @@ function fuzzTable(me: Target, rng: Rng, seen: { type: string; payload: unknown 
     },
     () => Symbol('sym'),
   ];
-  const table: Record<string, (payload: unknown) => unknown> = {};
+  const table: Record<string, (payload: unknown, context?: unknown) => unknown> = {};
+  const relays: Record<string, (payload: unknown) => unknown> = {};
   for (const type of Object.keys(REQUESTS) as RequestType[]) {
-    if (REQUESTS[type].target !== me) continue;
-    table[type] = (payload) => {
-      seen.push({ type, payload });
-      const roll = rng.next();
-      if (roll < 0.15) throw rng.pick(throwables)();
-      if (roll < 0.25) return Promise.reject(rng.pick(throwables)());
-      return RESULT_SAMPLES[type] ?? {};
-    };
+    const def = definitionOf(type);
+    if (def.target === me) {
+      table[type] = (payload, context) => {
+        seen.push({ type, payload, context });
+        const roll = rng.next();
+        if (roll < 0.15) throw rng.pick(throwables)();
+        if (roll < 0.25) return Promise.reject(rng.pick(throwables)());
+        return RESULT_SAMPLES[type] ?? {};
+      };
+    }
+    if (def.via === me) {
+      relays[type] = (payload) => {
+        seen.push({ type, payload, relayed: true });
+        const roll = rng.next();
+        if (roll < 0.1) throw rng.pick(throwables)();
+        if (roll < 0.15) return Promise.reject(rng.pick(throwables)());
+        if (roll < 0.2 && def.context) return { baseUrl: 42 };
+        return CONTEXT_SAMPLES[type];
+      };
+    }
   }
-  return table as unknown as Handlers<typeof me>;
+  return { handlers: table as unknown as Handlers<typeof me>, relays: relays as unknown as Relays<typeof me> };
+}
+
+/**
+ * The target as the relaying context meets it: a valid answer, junk, an error reply, a failed send or silence. Each
+ * forwarded message is kept with the request its relay part was just given (inputs are handled one at a time).
+ */
+function fuzzForward(rng: Rng, seen: Seen[], forwarded: { message: Record<string, unknown>; received?: Seen }[]) {
+  return (message: unknown): Promise<unknown> => {
+    forwarded.push({ message: message as Record<string, unknown>, received: seen.at(-1) });
+    const type = (message as { type: RequestType }).type;
+    const roll = rng.next();
+    if (roll < 0.5) return Promise.resolve({ ok: true, data: RESULT_SAMPLES[type] ?? {} });
+    if (roll < 0.65) return Promise.resolve(arbitrary(rng, 2));
+    if (roll < 0.8) return Promise.resolve({ ok: false, error: { code: 'handler_failed', message: 'the engine said no' } });
+    if (roll < 0.95) return Promise.reject(new Error('Could not establish connection'));
+    return new Promise(() => undefined);
+  };
 }
 
 describe('createRequestRouter under fuzz', () => {
   for (const me of ['background', 'offscreen'] as const) {
     it(`${me}: answers every addressed input with a Reply, ignores the rest, hands handlers only valid payloads`, async () => {
       const rng = new Rng(me === 'background' ? 0xb0 : 0x0ff);
-      const seen: { type: string; payload: unknown }[] = [];
+      const seen: Seen[] = [];
+      const forwarded: { message: Record<string, unknown>; received?: Seen }[] = [];
       const logged: ProtocolError[] = [];
-      const router = createRequestRouter(me, fuzzTable(me, rng, seen), (e) => logged.push(e));
+      const { handlers, relays } = fuzzTable(me, rng, seen);
+      const relay = { relays, forward: fuzzForward(rng, seen, forwarded), timeoutMs: 5 };
+      const router = createRequestRouter(me, handlers, (e) => logged.push(e), relay);
       const valid = requestSamples().map((s) => s.message);
       let answered = 0;
       let failures = 0;
@@ -173,13 +217,17 @@ describe('createRequestRouter under fuzz', () => {
         answered++;
         // What sendResponse will deliver survives JSON, and the sender's parseReply types it.
         expect(() => JSON.stringify(answer)).not.toThrow();
+        const type = (input as { type?: unknown }).type;
+        const known = typeof type === 'string' && Object.prototype.hasOwnProperty.call(REQUESTS, type);
         if (!answer.ok) {
           failures++;
           expectTypedError(answer.error);
-          expect(['malformed', 'unknown_type', 'wrong_target', 'handler_failed']).toContain(answer.error.code);
+          // A relayed request also meets the target's trouble: no answer in time, no document, a junk reply.
+          const relayed = known && definitionOf(type as RequestType).via === me;
+          const codes = relayed ? [...CODES] : ['malformed', 'unknown_type', 'wrong_target', 'handler_failed'];
+          expect(codes).toContain(answer.error.code);
         }
-        const type = (input as { type?: unknown }).type;
-        if (typeof type === 'string' && Object.prototype.hasOwnProperty.call(REQUESTS, type)) {
+        if (known) {
           const back = parseReply(type as RequestType, overJson(answer));
           if (!back.ok) expectTypedError(back.error, Infinity);
         }
@@ -189,14 +237,28 @@ describe('createRequestRouter under fuzz', () => {
       // Every rejected input was logged once, and handlers saw nothing their schema refuses.
       expect(logged.length).toBe(failures);
       expect(seen.length).toBeGreaterThan(50);
-      for (const { type, payload } of seen) {
-        expect(REQUESTS[type as RequestType].target).toBe(me);
-        expect(REQUESTS[type as RequestType].payload.safeParse(payload).success).toBe(true);
+      for (const { type, payload, context, relayed } of seen) {
+        const def = definitionOf(type as RequestType);
+        expect(relayed ? def.via : def.target).toBe(me);
+        expect(def.payload.safeParse(payload).success).toBe(true);
+        if (!relayed && def.context) expect(def.context.safeParse(context).success).toBe(true);
+        if (!relayed && !def.context) expect(context).toBeUndefined();
       }
-      // Every request type of this context reached its handler at least once (the fuzz is not stuck at the envelope).
-      const reached = new Set(seen.map((s) => s.type));
+      // What a relay forwards is what it received: same type, same payload, addressed on to the target.
+      for (const { message, received } of forwarded) {
+        const def = definitionOf(message.type as RequestType);
+        expect(received).toMatchObject({ relayed: true, type: message.type, payload: message.payload });
+        expect(def.via).toBe(me);
+        expect(message).toMatchObject({ kind: 'request', target: def.target, relayedBy: me });
+        expect(parseMessage(message)).toMatchObject({ ok: true, value: { type: message.type, payload: message.payload } });
+      }
+      if (me === 'background') expect(forwarded.length).toBeGreaterThan(20);
+      // Every request type of this context reached its handler or relay part at least once (not stuck at the envelope).
+      const reached = new Set(seen.map((s) => `${s.relayed ? 'relay ' : ''}${s.type}`));
       for (const type of Object.keys(PAYLOAD_SAMPLES) as RequestType[]) {
-        if (REQUESTS[type]?.target === me) expect(reached.has(type), `${type} never reached`).toBe(true);
+        const def = definitionOf(type);
+        if (def.target === me) expect(reached.has(type), `${type} never reached`).toBe(true);
+        if (def.via === me) expect(reached.has(`relay ${type}`), `${type} never relayed`).toBe(true);
       }
     });
   }

@@ -2,7 +2,7 @@
  * One or more valid examples of every message the protocol knows, the seeds the mutators damage. Request types a
  * newer build adds without a sample here still get fuzzed with `{}` and junk (see `requestSamples`).
  */
-import { DEFAULT_SETTINGS, EVENTS, REQUESTS, type EventType, type RequestType } from '../../../core/protocol';
+import { DEFAULT_SETTINGS, definitionOf, EVENTS, REQUESTS, type EventType, type RequestType } from '../../../core/protocol';
 
 const snapshot = {
   version: 1,
@@ -45,27 +45,17 @@ export const PAYLOAD_SAMPLES: Partial<Record<RequestType, unknown[]>> = {
   'status/get': [{}],
   'offscreen/ensure': [{}],
   'listening/toggle': [{}],
-  'models/download': [{ bundleIds: ['llm', 'asr-moonshine'] }],
-  'models/cancel': [{}],
-  'models/delete': [{ bundleId: 'llm' }],
-  'models/state': [{}],
-  'weights/download': [
-    { bundleIds: ['llm'], baseUrl: null },
-    { bundleIds: ['tts'], baseUrl: 'http://127.0.0.1:9' },
-  ],
+  'weights/state': [{}],
+  'weights/download': [{ bundleIds: ['llm'] }, { bundleIds: ['llm', 'asr-moonshine'] }],
   'weights/cancel': [{}],
-  'weights/delete': [{ bundleId: 'llm', baseUrl: null }],
+  'weights/delete': [{ bundleId: 'llm' }],
   'weights/snapshot': [{ baseUrl: null }],
   'conversation/start': [{ baseUrl: null }, { baseUrl: 'http://127.0.0.1:9', characterId: 'builtin:default' }],
   'conversation/stop': [{}],
-  'conversation/text': [
-    { text: 'what is 12 times 12', baseUrl: null },
-    { text: 'hi', baseUrl: null, characterId: 'x' },
-  ],
+  'conversation/text': [{ text: 'what is 12 times 12' }, { text: 'hi', characterId: 'x' }],
   'conversation/interrupt': [{}],
+  'conversation/ptt': [{ down: true }, { down: false }],
   'conversation/marks': [{}],
-  'chat/send': [{ text: 'what time is it' }],
-  'chat/interrupt': [{}],
   'tools/run': [
     { call: { name: 'calculate', arguments: { expression: '12*12' } } },
     { call: { name: 'get_weather', arguments: { location: 'Berlin' } } },
@@ -74,13 +64,42 @@ export const PAYLOAD_SAMPLES: Partial<Record<RequestType, unknown[]>> = {
   'offscreen/ping': [{}],
   'offscreen/status': [{}],
   'mic/probe': [{ durationMs: 500 }],
+  'tunables/get': [{}],
+  'tunables/set': [
+    { path: 'engine.vadOn', value: 0.6 },
+    { path: 'tts.temperature', value: 0.3 },
+  ],
+  'tunables/reset': [{}],
+  'debug/tunables-live': [{ context: 'offscreen' }, { context: 'tts-worker' }],
 };
 
+const engine = { baseUrl: null, models: { asr: 'moonshine', device: 'auto', language: 'en' } };
+
+/** What the relaying context adds to each relayed request that declares a context (see REQUESTS' `context`). */
+export const CONTEXT_SAMPLES: Partial<Record<RequestType, unknown>> = {
+  'weights/download': { baseUrl: 'http://127.0.0.1:9' },
+  'weights/delete': { baseUrl: null },
+  'conversation/text': engine,
+  'conversation/ptt': {
+    ...engine,
+    baseUrl: 'https://mirror.example',
+    models: { asr: 'whisper', device: 'wasm', language: 'de' },
+  },
+};
+
+/**
+ * Valid messages on the wire: every request as its sender addresses it (a relayed one to its `via` context), and
+ * every relayed request again as forwarded to its target, marked `relayedBy` and carrying its context.
+ */
 export function requestSamples(): { type: RequestType; message: Record<string, unknown> }[] {
   const out: { type: RequestType; message: Record<string, unknown> }[] = [];
   for (const type of Object.keys(REQUESTS) as RequestType[]) {
+    const def = definitionOf(type);
     for (const payload of PAYLOAD_SAMPLES[type] ?? [{}]) {
-      out.push({ type, message: { kind: 'request', type, target: REQUESTS[type].target, payload } });
+      out.push({ type, message: { kind: 'request', type, target: def.via ?? def.target, payload } });
+      if (!def.via) continue;
+      const context = def.context ? { context: CONTEXT_SAMPLES[type] } : {};
+      out.push({ type, message: { kind: 'request', type, target: def.target, relayedBy: def.via, payload, ...context } });
     }
   }
   return out;
@@ -98,9 +117,13 @@ export const EVENT_SAMPLES: Partial<Record<EventType, unknown[]>> = {
   ],
   'event/weights-snapshot': [{ snapshot }],
   'event/engine-state': [{ state: 'thinking' }, { state: 'idle', detail: 'Loading the models…' }],
-  'event/caption': [{ role: 'assistant', text: '144', final: true, turnId: 3 }],
+  'event/caption': [{ role: 'assistant', text: '144', final: true, turnId: 't3' }],
   'event/card': [{ card: null }, { card: { kind: 'calculation', expression: '12*12', result: '144' } }],
   'event/notice': [{ level: 'error', message: 'The language model failed' }],
+  'event/tunables': [
+    { version: 1, overrides: {} },
+    { version: 1_700_000_000_000, overrides: { 'engine.vadOn': 0.6, 'lipsync.jawAttack': 0.5 } },
+  ],
 };
 
 export function eventSamples(): Record<string, unknown>[] {
@@ -116,16 +139,18 @@ export const RESULT_SAMPLES: Partial<Record<RequestType, unknown>> = {
   'status/get': { offscreen: offscreenStatus, offscreenCreatedCount: 1 },
   'offscreen/ensure': { offscreen: null, offscreenCreatedCount: 0 },
   'listening/toggle': DEFAULT_SETTINGS,
-  'models/download': { queued: ['llm'] },
-  'models/delete': { freedBytes: 10 },
-  'models/state': snapshot,
+  'weights/state': snapshot,
   'weights/download': { queued: ['llm'] },
   'weights/delete': { freedBytes: 0 },
   'weights/snapshot': snapshot,
-  'conversation/marks': [{ name: 'reply-done', at: 1.5, turnId: 2 }],
+  'conversation/marks': [{ name: 'done', at: 1.5, turnId: 't2' }],
   'tools/run': { ok: true, tool: 'calculate', speech: '144', card: { kind: 'calculation' } },
   'page/read': { ok: false, message: "I can't read this page." },
   'offscreen/ping': { startedAt: 1 },
   'offscreen/status': offscreenStatus,
   'mic/probe': { sampleRate: 16000, frames: 10, peakRms: 0.5, meanRms: 0.1 },
+  'tunables/get': { version: 2, overrides: { 'engine.vadOn': 0.6 }, values: { engine: { vadOn: 0.6 } } },
+  'tunables/set': { version: 2, overrides: { 'engine.vadOn': 0.6 } },
+  'tunables/reset': { version: 3, overrides: {} },
+  'debug/tunables-live': { engine: { vadOn: 0.6 } },
 };

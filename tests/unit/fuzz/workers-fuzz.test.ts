@@ -357,9 +357,9 @@ describe('BroadcastChannel boundaries (audio to the side panel, playback back to
       const r = PlaybackMessageSchema.safeParse(input);
       if (!r.success) continue;
       ok++;
-      // What the engine turns it into is always a finite turn id / level.
+      // What reaches the engine is always a finite level or a bounded, non-empty turn id.
       if (r.data.type === 'level') expect(Number.isFinite(r.data.rms)).toBe(true);
-      else expect(Number.isSafeInteger(Number(r.data.turnId))).toBe(true);
+      else expect(r.data.turnId.length).toBeGreaterThan(0);
     }
     expect(ok).toBeGreaterThan(100);
   });

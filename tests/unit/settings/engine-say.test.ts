@@ -4,7 +4,7 @@ import type { EngineEvent } from '../../../core/engine/types';
 
 function engine() {
   let t = 0;
-  const spoken: { sentence: string; turnId: number }[] = [];
+  const spoken: { sentence: string; turnId: string }[] = [];
   const aborted: string[] = [];
   const events: EngineEvent[] = [];
   const e = new DuplexEngine({
@@ -39,7 +39,7 @@ describe('DuplexEngine.say (a character’s greeting)', () => {
     expect(events.some((ev) => ev.type === 'caption' && ev.role === 'assistant' && ev.text.includes('Marius here'))).toBe(true);
     e.onPlayback({ type: 'started', turnId });
     e.onPlayback({ type: 'ended', turnId });
-    expect(events.some((ev) => ev.type === 'mark' && ev.name === 'reply-done' && ev.turnId === turnId)).toBe(true);
+    expect(events.some((ev) => ev.type === 'turn' && ev.stage === 'done' && ev.turnId === turnId)).toBe(true);
     expect(e.messages).toEqual([{ role: 'assistant', text: 'Good day, Marius here.' }]);
     expect(e.state).toBe('idle');
   });

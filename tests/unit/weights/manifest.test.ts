@@ -18,6 +18,7 @@ import {
   LLM_MODEL,
   MODEL_BUNDLES,
   TTS_BUNDLE,
+  TURN_BUNDLE,
   TTS_GPU_BUNDLE,
   WEIGHTS_MANIFEST,
   dtypeSuffix,
@@ -133,9 +134,10 @@ describe('models/manifest.json', () => {
 
   it('states the first download honestly: the default bundles and the total of every file they fetch', () => {
     const defaults = MODEL_BUNDLES.filter((b) => b.default).map((b) => b.id);
-    expect(defaults).toEqual([LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);
+    expect(defaults).toEqual([LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TURN_BUNDLE.id, TTS_BUNDLE.id]);
     const total = defaultDownloadBytes(MODEL_BUNDLES);
-    expect(total).toBe([LLM_BUNDLE, ASR_BUNDLES.moonshine, TTS_BUNDLE].reduce((s, b) => s + bundleTotalBytes(b), 0));
+    expect(total).toBe([LLM_BUNDLE, ASR_BUNDLES.moonshine, TURN_BUNDLE, TTS_BUNDLE].reduce((s, b) => s + bundleTotalBytes(b), 0));
+    expect(total).toBe(1_328_518_282); // docs/models.md and the README state this figure
     expect(total).toBeGreaterThan(1_000_000_000);
   });
 });

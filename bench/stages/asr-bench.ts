@@ -1,0 +1,156 @@
+/**
+ * The Moonshine ASR stage bench (split from stage-bench.ts, which re-exports it): encoder time per clip length plus
+ * the decoder steps of a transcript. Every run's outputs are checked; a non-finite or all-zero output marks the
+ * result invalid.
+ */
+import {
+  createSession,
+  disposeAll,
+  floatTensor,
+  i64,
+  noise,
+  timed,
+  type BenchContext,
+  type Feeds,
+  type StageResult,
+  type Tensor,
+} from './bench-util';
+import { argmax, checkTensor, isValid, now, round, stats } from './measure';
+import { buildMoonshineDecoder, buildMoonshineEncoder, encoderFrames, type MoonshineShape } from './moonshine-graphs';
+import { fromFloat16, type Act } from './onnx-graph';
+
+// ---------------------------------------------------------------------------------------------------------------
+// ASR: Moonshine encoder per clip length + q4 decoder steps.
+
+export interface AsrPlan {
+  shape: MoonshineShape;
+  encoderAct: Act;
+  decoder: 'q4' | 'fp32';
+  seconds: number[];
+  /** Tokens per second of speech the decoder emits (+1 for EOS). */
+  tokensPerSecond: number;
+  reps: number;
+}
+
+export async function benchAsr(ctx: BenchContext, plan: AsrPlan): Promise<StageResult> {
+  const { ort } = ctx;
+  const m = plan.shape;
+  const out: StageResult = {
+    stage: 'asr',
+    ep: ctx.ep,
+    dtype: `enc ${plan.encoderAct === 'float16' ? 'fp16' : 'fp32'} + dec ${plan.decoder}`,
+    threads: ctx.threads,
+    valid: true,
+    graphs: [],
+    metrics: {},
+    validity: [],
+  };
+  const gpu = ctx.ep === 'webgpu';
+  // Cross K/V stay on the GPU as the decoder's input (transformers.js keeps the merged decoder's present.* there);
+  // the fp16 encoder's are converted to fp32 on the CPU for the q4 decoder (fp32 activations), so they go through it.
+  const crossOnGpu = gpu && plan.encoderAct === 'float32';
+  const crossNames = Array.from({ length: m.decLayers }, (_, l) => [`cross.${l}.key`, `cross.${l}.value`]).flat();
+  const eb = timed(() => buildMoonshineEncoder(m, plan.encoderAct));
+  const enc = await createSession(
+    ctx,
+    eb.value,
+    eb.ms,
+    'moonshine_encoder',
+    crossOnGpu ? { preferredOutputLocation: Object.fromEntries(crossNames.map((n) => [n, 'gpu-buffer'])) } : {},
+  );
+  out.graphs.push(enc.info);
+  const db = timed(() => buildMoonshineDecoder(m, plan.decoder));
+  const presentNames = Array.from({ length: m.decLayers }, (_, l) => [`present.${l}.key`, `present.${l}.value`]).flat();
+  const dec = await createSession(
+    ctx,
+    db.value,
+    db.ms,
+    `moonshine_decoder_${plan.decoder}`,
+    gpu ? { preferredOutputLocation: Object.fromEntries(presentNames.map((n) => [n, 'gpu-buffer'])) } : {},
+  );
+  out.graphs.push(dec.info);
+  const rnd = noise(9);
+  const hd = m.d / m.heads;
+  /** One transcription's decoder run from BOS: one step per token, self cache fed back from present. */
+  const decode = async (cross: Feeds, tokens: number) => {
+    let past: Feeds = {};
+    for (let l = 0; l < m.decLayers; l++) {
+      past[`past.${l}.key`] = floatTensor(ort, 'float32', [1, m.heads, 0, hd], () => 0);
+      past[`past.${l}.value`] = floatTensor(ort, 'float32', [1, m.heads, 0, hd], () => 0);
+    }
+    const steps: number[] = [];
+    let token = 1;
+    let last: Record<string, Tensor> = {};
+    const d0 = now();
+    for (let t = 0; t < tokens; t++) {
+      const s0 = now();
+      const o = (await dec.session.run({ input_ids: i64(ort, [token], [1, 1]), ...past, ...cross })) as Record<string, Tensor>;
+      token = argmax(o.logits as unknown as { type: string; data: unknown });
+      steps.push(now() - s0);
+      disposeAll(Object.values(past));
+      past = Object.fromEntries(
+        Array.from({ length: m.decLayers }, (_, l) => [
+          [`past.${l}.key`, o[`present.${l}.key`]!],
+          [`past.${l}.value`, o[`present.${l}.value`]!],
+        ]).flat(),
+      );
+      last = o;
+    }
+    const decodeMs = now() - d0;
+    disposeAll(Object.values(past));
+    return { steps, decodeMs, last };
+  };
+  const perLength: Record<string, unknown>[] = [];
+  for (const sec of plan.seconds) {
+    const samples = Math.round(sec * 16000);
+    const audio = floatTensor(ort, plan.encoderAct, [1, samples], (i) => 0.3 * Math.sin(i / 7) + 0.05 * rnd(i));
+    const t0 = now();
+    const e0 = (await enc.session.run({ input_values: audio })) as Record<string, Tensor>;
+    const firstMs = now() - t0;
+    out.validity.push(checkTensor(`encoder${sec}s`, e0.last_hidden_state as unknown as { type: string; data: unknown }));
+    const times: number[] = [];
+    let eo = e0;
+    for (let r = 0; r < plan.reps; r++) {
+      disposeAll(Object.values(eo));
+      const t1 = now();
+      eo = (await enc.session.run({ input_values: audio })) as Record<string, Tensor>;
+      times.push(now() - t1);
+    }
+    // Decoder: cross K/V from the encoder (fp32 for the q4 decoder), self cache kept on the GPU.
+    const cross: Feeds = {};
+    for (let l = 0; l < m.decLayers; l++) {
+      for (const kv of ['key', 'value']) {
+        const t = eo[`cross.${l}.${kv}`]!;
+        cross[`cross.${l}.${kv}`] =
+          plan.encoderAct === 'float16'
+            ? floatTensor(ort, 'float32', t.dims as number[], (i) => fromFloat16((t.data as Uint16Array)[i]!))
+            : t;
+      }
+    }
+    const tokens = Math.ceil(sec * plan.tokensPerSecond) + 1;
+    // The app warms its sessions at load: the first decode (pipeline compilation) is timed apart, not in a length.
+    if (sec === plan.seconds[0]) out.metrics.decoderWarmupMs = round((await decode(cross, 2)).decodeMs, 1);
+    const { steps, decodeMs, last } = await decode(cross, tokens);
+    disposeAll(Object.values(eo));
+    out.validity.push(checkTensor(`decoder${sec}s.logits`, last.logits as unknown as { type: string; data: unknown }));
+    const encMs = stats(times).median;
+    perLength.push({
+      seconds: sec,
+      encoderFrames: encoderFrames(samples),
+      encoderFirstEncounterMs: round(firstMs, 2),
+      encoderMs: stats(times),
+      decoderTokens: tokens,
+      decoderStepMs: stats(steps.slice(1)),
+      decoderFirstStepMs: round(steps[0]!, 2),
+      totalMs: round(encMs + decodeMs, 2),
+      msPerAudioSecond: round((encMs + decodeMs) / sec, 2),
+    });
+  }
+  out.metrics.perLength = perLength;
+  out.metrics.tokensPerSecondOfSpeech = plan.tokensPerSecond;
+  out.metrics.crossKvOnGpu = crossOnGpu;
+  await enc.session.release();
+  await dec.session.release();
+  out.valid = out.validity.every(isValid);
+  return out;
+}

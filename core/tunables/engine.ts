@@ -1,0 +1,112 @@
+import { registerTunables } from './registry';
+
+// Sections of the conversation itself: the duplex engine's turn-taking policy and sentence chunking.
+
+// ---------------------------------------------------------------------------------------------------------------
+// engine: the duplex conversation policy (core/engine). Times in ms, levels are RMS of [-1, 1] audio, probabilities
+// are Silero's. Frame = 512 samples at 16 kHz = 32 ms.
+// ---------------------------------------------------------------------------------------------------------------
+export const engineTunables = registerTunables(
+  'engine',
+  {
+    /** Silero P(speech) that counts a frame as voiced (hysteresis: on above this, off below `vadOff`). */
+    vadOn: 0.5,
+    vadOff: 0.35,
+    /** Consecutive voiced frames that open an utterance (2 × 32 ms). */
+    onsetFrames: 2,
+    /** Frames of audio kept before the onset frame and handed to ASR with the utterance. */
+    preRollMs: 320,
+    /** Phantom guard: an utterance needs at least this many frames with P(speech) > vadOn. */
+    minVoicedFrames: 4,
+    /** Utterances shorter than this (onset → end of speech) are dropped as noise. */
+    minSpeechMs: 300,
+    /** Trailing silence at which ASR (and, if the text sounds complete, the LLM) start speculatively. */
+    tentativeEndpointMs: 192,
+    /** Endpoint after a complete-sounding phrase ("…in Paris?"). */
+    endpointCompleteMs: 448,
+    /** Endpoint when the transcript is not known yet or sounds neutral. */
+    endpointSilenceMs: 640,
+    /** Endpoint after a trailing "and / so / um / because …": the user is mid-thought. */
+    endpointTrailingMs: 1400,
+    /** Trailing silence at which the end-of-turn model (Smart Turn) is asked whether the user has finished. */
+    turnCheckMs: 160,
+    /** The end-of-turn model's P(complete) at or above which the turn ends as soon as it answers. */
+    turnCompleteProbability: 0.5,
+    /** Silence that ends the turn anyway when the end-of-turn model said "not finished" (a long thinking pause). */
+    endpointTurnIncompleteMs: 1600,
+    /** Force an endpoint on a monologue this long (ASR windows are ~30 s). */
+    maxUtteranceMs: 28000,
+    /** Below this ASR confidence (0..1, e.g. exp(mean token log-prob)) ask the user to repeat. */
+    asrMinConfidence: 0.6,
+    /** Speech that resumes within this window after an endpoint and before any reply audio merges into one turn. */
+    mergeWindowMs: 1500,
+    /** Minimum mic RMS for a resumption to count (VAD alone fires on breaths and clicks). */
+    resumeMinRms: 0.01,
+    /** Playback level (RMS of what the side panel plays) above which the assistant is audible. */
+    playbackAudibleRms: 0.01,
+    /** Audible frames used to calibrate the echo floor at the start of each reply. */
+    echoCalibFrames: 5,
+    /** Barge-in: mic RMS must exceed max(bargeMinRms, bargeRatio × expected echo) … */
+    bargeMinRms: 0.02,
+    bargeRatio: 2.0,
+    /** … with P(speech) > vadOn for this many consecutive frames (5 × 32 ms = 160 ms). */
+    bargeFrames: 5,
+    /** Playback level is looked back over this window to cover the speaker → mic delay. */
+    echoTailMs: 160,
+    /** Mic audio kept before a barge-in onset and used as the start of the next utterance. */
+    bargePreRollMs: 1200,
+    /** A turn that makes no progress (no delta, no sentence, no playback event) for this long is aborted. */
+    stallMs: 15000,
+    /** A finished background task is spoken once the user has been silent this long. */
+    deliverAfterSilenceMs: 600,
+    /** Number of past messages (user + assistant) handed to `respond`. */
+    historyMessages: 8,
+  },
+  {
+    vadOn: { min: 0.05, max: 0.99 },
+    vadOff: { min: 0.01, max: 0.99 },
+    onsetFrames: { min: 1, max: 20, integer: true },
+    preRollMs: { min: 0, max: 2000 },
+    minVoicedFrames: { min: 1, max: 50, integer: true },
+    minSpeechMs: { min: 0, max: 3000 },
+    tentativeEndpointMs: { min: 32, max: 2000 },
+    endpointCompleteMs: { min: 96, max: 5000 },
+    endpointSilenceMs: { min: 96, max: 5000 },
+    endpointTrailingMs: { min: 96, max: 8000 },
+    turnCheckMs: { min: 32, max: 2000 },
+    turnCompleteProbability: { min: 0, max: 1 },
+    endpointTurnIncompleteMs: { min: 96, max: 8000 },
+    maxUtteranceMs: { min: 1000, max: 60000 },
+    asrMinConfidence: { min: 0, max: 1 },
+    mergeWindowMs: { min: 0, max: 10000 },
+    resumeMinRms: { min: 0, max: 1 },
+    playbackAudibleRms: { min: 0, max: 1 },
+    echoCalibFrames: { min: 1, max: 100, integer: true },
+    bargeMinRms: { min: 0, max: 1 },
+    bargeRatio: { min: 1, max: 20 },
+    bargeFrames: { min: 1, max: 50, integer: true },
+    echoTailMs: { min: 0, max: 2000 },
+    bargePreRollMs: { min: 0, max: 5000 },
+    stallMs: { min: 1000, max: 120000 },
+    deliverAfterSilenceMs: { min: 0, max: 10000 },
+    historyMessages: { min: 0, max: 64, integer: true },
+  },
+);
+
+// text: sentence chunking for TTS (core/text).
+export const textTunables = registerTunables(
+  'text',
+  {
+    /** The first chunk of a reply may flush at a clause break (, ; : —) once it has this many words … */
+    firstClauseMinWords: 4,
+    /** … and this many characters. */
+    firstClauseMinChars: 18,
+    /** Hard cap for a run-on chunk without punctuation. */
+    maxChunkChars: 200,
+  },
+  {
+    firstClauseMinWords: { min: 1, max: 50, integer: true },
+    firstClauseMinChars: { min: 1, max: 500, integer: true },
+    maxChunkChars: { min: 40, max: 2000, integer: true },
+  },
+);

@@ -1,0 +1,65 @@
+import { registerTunables } from './registry';
+
+// ---------------------------------------------------------------------------------------------------------------
+// tools and page context (core/tools, core/page). Small local models have 2–8k usable tokens, so page context is
+// budgeted by tokens; the tool APIs are free public services whose etiquette asks for serial requests, caching and
+// polite back-off.
+// ---------------------------------------------------------------------------------------------------------------
+export const toolTunables = registerTunables(
+  'tools',
+  {
+    /** Whole-request timeout for one tool look-up (the user is waiting on voice). */
+    requestTimeoutMs: 6_000,
+    /** Retries after HTTP 429 / 503 before giving up. */
+    maxRetries: 2,
+    /** A Retry-After longer than this is not waited out; we report rate_limited instead. */
+    maxRetryWaitMs: 8_000,
+    /** Back-off when a 429/503 carries no usable Retry-After (doubles per retry). */
+    defaultRetryWaitMs: 1_000,
+    /** Wikipedia summaries are stable; cache them this long. */
+    wikipediaCacheTtlMs: 30 * 60_000,
+    wikipediaCacheMaxEntries: 200,
+    /** Spoken Wikipedia answers: first sentence, at most this many characters. */
+    maxSpokenChars: 240,
+    /** Days of forecast fetched for the weather card. */
+    forecastDays: 3,
+  },
+  {
+    requestTimeoutMs: { min: 500, max: 60_000, integer: true },
+    maxRetries: { min: 0, max: 5, integer: true },
+    maxRetryWaitMs: { min: 0, max: 120_000, integer: true },
+    defaultRetryWaitMs: { min: 0, max: 60_000, integer: true },
+    wikipediaCacheTtlMs: { min: 0, integer: true },
+    wikipediaCacheMaxEntries: { min: 1, max: 10_000, integer: true },
+    maxSpokenChars: { min: 40, max: 1_000, integer: true },
+    forecastDays: { min: 2, max: 16, integer: true },
+  },
+);
+
+export const pageTunables = registerTunables(
+  'page',
+  {
+    /**
+     * Below this many non-space characters the extracted page counts as empty (e.g. an SPA that has not rendered);
+     * checked by the background. The extractor in the tab has its own constants (core/page/extract-dom.ts).
+     */
+    minReadableChars: 80,
+    /** Target size of one retrieval chunk, estimated tokens. */
+    chunkTokens: 180,
+    /** Token budget for quoted page text in one prompt. */
+    contextTokens: 1_500,
+    /** Pages beyond this many estimated tokens are only partly indexed, and the user is told so. */
+    maxIndexedTokens: 60_000,
+    /** BM25 parameters (classic defaults). */
+    bm25K1: 1.2,
+    bm25B: 0.75,
+  },
+  {
+    minReadableChars: { min: 0, integer: true },
+    chunkTokens: { min: 20, max: 4_000, integer: true },
+    contextTokens: { min: 100, max: 32_000, integer: true },
+    maxIndexedTokens: { min: 1_000, integer: true },
+    bm25K1: { min: 0, max: 5 },
+    bm25B: { min: 0, max: 1 },
+  },
+);

@@ -1,0 +1,26 @@
+import { AUDIO_CHANNEL_NAME, type AudioChannelMessage, type AudioSink, type AudioSinkChunk } from '../../core/protocol';
+
+/**
+ * The offscreen end of the audio channel: the conversation and the voice previews speak into this one sink, and it
+ * is the only sender on the channel (so a stop has one path to the side panel's player).
+ */
+export class ChannelAudioSink implements AudioSink {
+  private readonly channel = new BroadcastChannel(AUDIO_CHANNEL_NAME);
+  private seq = 0;
+
+  chunk(turnId: string, chunk: AudioSinkChunk): void {
+    this.post({ kind: 'chunk', turnId, seq: this.seq++, ...chunk });
+  }
+
+  end(turnId: string): void {
+    this.post({ kind: 'end', turnId });
+  }
+
+  stop(turnId: string): void {
+    this.post({ kind: 'stop', turnId });
+  }
+
+  private post(message: AudioChannelMessage): void {
+    this.channel.postMessage(message);
+  }
+}
