@@ -26,6 +26,21 @@ export interface Profile {
   p90: StageLatency;
   /** Bytes streamed per stage, for the bandwidth floor. */
   bytes: { asr: number; llmPass: number; tts: number };
+  /** One end-of-turn question (preparation + run, p50 and p90, ms), when the stages file measured it. */
+  endOfTurnMs: { p50: number; p90: number } | null;
+}
+
+/**
+ * The end-of-turn job the product's path matches: on WebGPU when the profile's models run there, else WASM with 4
+ * threads (the offscreen document is cross-origin isolated).
+ */
+function endOfTurn(doc: StagesDoc, job: string): Profile['endOfTurnMs'] {
+  const r = pick(doc, job);
+  if (!r) return null;
+  return {
+    p50: Math.round(q(r.metrics.prepareMs, 'median') + q(r.metrics.runMs, 'median')),
+    p90: Math.round(q(r.metrics.prepareMs, 'p90') + q(r.metrics.runMs, 'p90')),
+  };
 }
 
 const ASR_SECONDS = 2;
@@ -82,7 +97,14 @@ export function profiles(doc: StagesDoc): Profile[] {
   const ttsGpuCpuStates = pick(doc, 'webgpu-tts-fp32-cpu-states');
   const asrWasm = pick(doc, 'wasm-asr-fp32-4t');
   const llmWasm = pick(doc, 'wasm-llm-q4-8t');
-  const mk = (name: string, what: string, a: Result | undefined, l: Result | undefined, t: Result | undefined) => {
+  const mk = (
+    name: string,
+    what: string,
+    a: Result | undefined,
+    l: Result | undefined,
+    t: Result | undefined,
+    turnJob: string,
+  ) => {
     if (!a || !l || !t) return;
     const lat = (w: 'median' | 'p90'): StageLatency => {
       const x = llm(l, w);
@@ -102,15 +124,24 @@ export function profiles(doc: StagesDoc): Profile[] {
         llmPass: decodeBytes,
         tts: bytesOf(t, ['flow_lm_main', 'flow_lm_flow', 'mimi_decoder']),
       },
+      endOfTurnMs: endOfTurn(doc, turnJob),
     });
   };
-  mk('as built (H200)', 'ASR + LLM on WebGPU, Pocket TTS on WASM int8, 1 thread (the default)', asrGpu, llmGpu, ttsWasm);
+  mk(
+    'as built (H200)',
+    'ASR + LLM on WebGPU, Pocket TTS on WASM int8, 1 thread (the default)',
+    asrGpu,
+    llmGpu,
+    ttsWasm,
+    'x-webgpu-turn',
+  );
   mk(
     'TTS on WebGPU, GPU-resident states (H200)',
     'ASR + LLM + TTS on WebGPU; TTS states kept as GPU buffers',
     asrGpu,
     llmGpu,
     ttsGpu,
+    'x-webgpu-turn',
   );
   mk(
     'TTS on WebGPU, CPU states (H200)',
@@ -118,6 +149,7 @@ export function profiles(doc: StagesDoc): Profile[] {
     asrGpu,
     llmGpu,
     ttsGpuCpuStates,
+    'x-webgpu-turn',
   );
   mk(
     'all WASM (H200 host CPU)',
@@ -125,6 +157,7 @@ export function profiles(doc: StagesDoc): Profile[] {
     asrWasm,
     llmWasm,
     ttsWasm,
+    'x-wasm-turn-4t',
   );
   return out;
 }
@@ -133,6 +166,8 @@ interface Turn {
   scenario: string;
   speculate: boolean;
   endpointMs: number | null;
+  /** From the endpoint to the answered turn's final transcript (0 when it was there first). */
+  asrAfterEndpointMs: number | null;
   eosToFirstAudioMs: number | null;
 }
 
@@ -140,6 +175,7 @@ async function runProfile(
   vad: Awaited<ReturnType<typeof loadSilero>>,
   latency: StageLatency,
   speculateModes: boolean[],
+  endOfTurnMs: number | null,
 ): Promise<Turn[]> {
   const turns: Turn[] = [];
   for (const speculate of speculateModes) {
@@ -147,15 +183,18 @@ async function runProfile(
       if (name === 'barge-in') continue; // no end-of-speech → first-audio question there
       // Slow profiles (WASM LLM) need a longer simulated tail to reach the first audio.
       const tailMs = latency.llmTokenMs > 200 ? 40_000 : undefined;
-      const r = await runScenario(vad, { ...input, speculate, latency, tailMs });
+      const endOfTurn = endOfTurnMs === null ? undefined : { latencyMs: endOfTurnMs };
+      const r = await runScenario(vad, { ...input, speculate, latency, tailMs, endOfTurn });
       const firstSpeak = r.marks('first-speak')[0];
       const eos = r.marks('end-of-speech').find((m) => m.turnId === firstSpeak?.turnId) ?? r.marks('end-of-speech')[0];
       const endpoint = r.marks('endpoint').find((m) => m.turnId === eos?.turnId);
       const audio = r.marks('first-audio').find((m) => m.turnId === eos?.turnId);
+      const transcript = r.marks('transcript').find((m) => m.turnId === eos?.turnId);
       turns.push({
         scenario: name,
         speculate,
         endpointMs: eos && endpoint ? endpoint.at - eos.at : null,
+        asrAfterEndpointMs: endpoint && transcript ? Math.max(0, transcript.at - endpoint.at) : null,
         eosToFirstAudioMs: eos && audio ? audio.at - eos.at : null,
       });
     }
@@ -198,33 +237,40 @@ async function main(): Promise<void> {
   const speculateModes = [true, false];
   const rows: Record<string, unknown>[] = [];
   for (const p of profiles(doc)) {
-    const t50 = await runProfile(vad, p.p50, speculateModes);
-    const t90 = await runProfile(vad, p.p90, speculateModes);
-    const summarize = (ts: Turn[], spec: boolean) =>
-      ts.filter((t) => t.speculate === spec && t.eosToFirstAudioMs !== null).map((t) => t.eosToFirstAudioMs!);
-    const endpoint = t50.filter((t) => t.endpointMs !== null).map((t) => t.endpointMs!);
-    const floor = (bw: number) => {
-      // After the endpoint: ASR + one LLM pass (prefill of the cached turn) + first-clause tokens + one TTS frame,
-      // each reading its weights once at bandwidth bw; plus the measured policy wait (endpoint).
-      const firstClauseTokens = 8;
-      const ms = ((p.bytes.asr + p.bytes.llmPass * (1 + firstClauseTokens) + p.bytes.tts) / bw) * 1000;
-      return Math.round(pct(endpoint, 0.5) + ms);
-    };
-    for (const spec of speculateModes) {
-      rows.push({
-        profile: p.name,
-        what: p.what,
-        speculate: spec,
-        stageP50: p.p50,
-        stageP90: p.p90,
-        scenarios: t50.filter((t) => t.speculate === spec),
-        eosToFirstAudioP50: pct(summarize(t50, spec), 0.5),
-        eosToFirstAudioP90: pct(summarize(t90, spec), 0.9),
-        endpointMsP50: pct(endpoint, 0.5),
-        floorH200Ms: floor(4.8e12),
-        floor100GBsMs: floor(100e9),
-        floor273GBsMs: floor(273e9),
-      });
+    for (const turnModel of p.endOfTurnMs ? [false, true] : [false]) {
+      const t50 = await runProfile(vad, p.p50, speculateModes, turnModel ? p.endOfTurnMs!.p50 : null);
+      const t90 = await runProfile(vad, p.p90, speculateModes, turnModel ? p.endOfTurnMs!.p90 : null);
+      const summarize = (ts: Turn[], spec: boolean) =>
+        ts.filter((t) => t.speculate === spec && t.eosToFirstAudioMs !== null).map((t) => t.eosToFirstAudioMs!);
+      const endpoint = t50.filter((t) => t.endpointMs !== null).map((t) => t.endpointMs!);
+      const floor = (bw: number) => {
+        // After the endpoint: ASR + one LLM pass (prefill of the cached turn) + first-clause tokens + one TTS frame,
+        // each reading its weights once at bandwidth bw; plus the measured policy wait (endpoint).
+        const firstClauseTokens = 8;
+        const ms = ((p.bytes.asr + p.bytes.llmPass * (1 + firstClauseTokens) + p.bytes.tts) / bw) * 1000;
+        return Math.round(pct(endpoint, 0.5) + ms);
+      };
+      for (const spec of speculateModes) {
+        const asrAfter = t50
+          .filter((t) => t.speculate === spec && t.asrAfterEndpointMs !== null)
+          .map((t) => t.asrAfterEndpointMs!);
+        rows.push({
+          profile: p.name,
+          what: p.what,
+          endpointing: turnModel ? `Smart Turn (${p.endOfTurnMs!.p50} ms)` : 'silence + wording',
+          speculate: spec,
+          asrAfterEndpointMsP50: pct(asrAfter, 0.5),
+          stageP50: p.p50,
+          stageP90: p.p90,
+          scenarios: t50.filter((t) => t.speculate === spec),
+          eosToFirstAudioP50: pct(summarize(t50, spec), 0.5),
+          eosToFirstAudioP90: pct(summarize(t90, spec), 0.9),
+          endpointMsP50: pct(endpoint, 0.5),
+          floorH200Ms: floor(4.8e12),
+          floor100GBsMs: floor(100e9),
+          floor273GBsMs: floor(273e9),
+        });
+      }
     }
   }
   await vad.release();
@@ -252,7 +298,9 @@ async function main(): Promise<void> {
 
 interface BudgetRow {
   profile: string;
+  endpointing: string;
   speculate: boolean;
+  asrAfterEndpointMsP50: number;
   stageP50: StageLatency;
   eosToFirstAudioP50: number;
   eosToFirstAudioP90: number;
@@ -269,13 +317,13 @@ export function renderBudget(rows: BudgetRow[]): string {
   );
   L.push('');
   L.push(
-    '| profile | speculate | ASR / LLM first token / LLM ms per token / TTS first audio (p50, ms) | endpoint wait (ms) | **EoS → first audio p50 (ms)** | p90 (ms) | floor @ 4.8 TB/s | floor @ 273 GB/s | floor @ 100 GB/s |',
+    '| profile | endpointing | speculate | ASR / LLM first token / LLM ms per token / TTS first audio (p50, ms) | endpoint wait (ms) | ASR after endpoint (ms) | **EoS → first audio p50 (ms)** | p90 (ms) | floor @ 4.8 TB/s | floor @ 273 GB/s | floor @ 100 GB/s |',
   );
-  L.push('|---|---|---|---|---|---|---|---|---|');
+  L.push('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const s = r.stageP50;
     L.push(
-      `| ${r.profile} | ${r.speculate} | ${s.asrMs} / ${s.llmFirstTokenMs} / ${s.llmTokenMs} / ${s.ttsMs} | ${r.endpointMsP50} | **${r.eosToFirstAudioP50}** | ${r.eosToFirstAudioP90} | ${r.floorH200Ms} | ${r.floor273GBsMs} | ${r.floor100GBsMs} |`,
+      `| ${r.profile} | ${r.endpointing} | ${r.speculate} | ${s.asrMs} / ${s.llmFirstTokenMs} / ${s.llmTokenMs} / ${s.ttsMs} | ${r.endpointMsP50} | ${r.asrAfterEndpointMsP50} | **${r.eosToFirstAudioP50}** | ${r.eosToFirstAudioP90} | ${r.floorH200Ms} | ${r.floor273GBsMs} | ${r.floor100GBsMs} |`,
     );
   }
   L.push('');

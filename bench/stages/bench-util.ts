@@ -24,7 +24,7 @@ export interface GraphInfo {
 }
 
 export interface StageResult {
-  stage: 'overhead' | 'llm' | 'tts' | 'asr' | 'detector' | 'capture';
+  stage: 'overhead' | 'llm' | 'tts' | 'asr' | 'detector' | 'capture' | 'turn';
   ep: Ep;
   dtype: string;
   variant?: string;

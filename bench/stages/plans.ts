@@ -4,6 +4,8 @@
  */
 import type { CapturePlan } from './capture-bench';
 import type { DetectorPlan } from './detector-bench';
+import { SMART_TURN_FIXTURE, SMART_TURN_FULL } from './smart-turn-graph';
+import type { TurnPlan } from './turn-bench';
 import { DFINE_M, DFINE_TINY } from './detector-graph';
 import { LFM2_1_2B, LFM2_TINY } from './llm-graph';
 import { MOONSHINE_BASE, MOONSHINE_TINY } from './moonshine-graphs';
@@ -27,7 +29,8 @@ export type Job =
   | (JobBase & { stage: 'asr'; plan: AsrPlan })
   | (JobBase & { stage: 'whisper'; plan: WhisperPlan })
   | (JobBase & { stage: 'detector'; plan: DetectorPlan })
-  | (JobBase & { stage: 'capture'; plan: CapturePlan });
+  | (JobBase & { stage: 'capture'; plan: CapturePlan })
+  | (JobBase & { stage: 'turn'; plan: TurnPlan });
 
 const llmFull = (dtype: LlmPlan['dtype'], cpuKvCompare: boolean): LlmPlan => ({
   shape: LFM2_1_2B,
@@ -130,6 +133,10 @@ export function gpuJobs(): Job[] {
       timeoutS: 100,
       plan: { ...whisperFull, seconds: [2], reps: 1 },
     },
+    // The end-of-turn model (Smart Turn v3.2-shaped): the product runs it on WASM; WebGPU for comparison.
+    { id: 'x-wasm-turn-1t', stage: 'turn', ep: 'wasm', threads: 1, plan: { shape: SMART_TURN_FULL, calls: 20, warmup: 3 } },
+    { id: 'x-wasm-turn-4t', stage: 'turn', ep: 'wasm', threads: 4, plan: { shape: SMART_TURN_FULL, calls: 20, warmup: 3 } },
+    { id: 'x-webgpu-turn', stage: 'turn', ep: 'webgpu', threads: 4, plan: { shape: SMART_TURN_FULL, calls: 20, warmup: 3 } },
     { id: 'x-webgpu-llm-q4-capture', stage: 'capture', ep: 'webgpu', threads: 4, timeoutS: 100, plan: captureFull('q4') },
     { id: 'x-webgpu-llm-q4f16-capture', stage: 'capture', ep: 'webgpu', threads: 4, timeoutS: 100, plan: captureFull('q4f16') },
   ];
@@ -199,6 +206,7 @@ export function smokeJobs(): Job[] {
       threads: 1,
       plan: { shape: DFINE_TINY, dtype: 'fp32', frames: 4, warmup: 1 },
     },
+    { id: 'smoke-turn', stage: 'turn', ep: 'wasm', threads: 1, plan: { shape: SMART_TURN_FIXTURE, calls: 3, warmup: 1 } },
     {
       id: 'smoke-capture',
       stage: 'capture',

@@ -127,6 +127,25 @@ export function renderMarkdown(doc: StagesDoc): string {
     L.push('');
   }
 
+  const turn = doc.results.filter((r) => r.stage === 'turn' && !r.error);
+  if (turn.length) {
+    L.push(
+      "End-of-turn (Smart Turn v3.2-shaped, fp32): one question = the product's preparation (8 s window + Whisper log-mel in JS, core/turn) then one `session.run`; timed apart over the same calls; p50/p90 after warm-up.",
+    );
+    L.push('');
+    L.push(
+      '| job | EP | threads | session create (ms) | first run (ms) | prepare (ms, p50 / p90) | run (ms, p50 / p90) | total p50 (ms) | prepare / run | valid |',
+    );
+    L.push('|---|---|---|---|---|---|---|---|---|---|');
+    for (const r of turn) {
+      const m = r.metrics;
+      L.push(
+        `| ${r.id} | ${r.ep} | ${r.threads} | ${f(m.sessionCreateMs, 0)} | ${f(m.firstRunMs)} | ${f(med(m.prepareMs))} / ${f(p90(m.prepareMs))} | ${f(med(m.runMs))} / ${f(p90(m.runMs))} | ${f(m.totalMs)} | ${f(m.prepareOverRun, 2)} | ${r.valid ? 'yes' : 'NO'} |`,
+      );
+    }
+    L.push('');
+  }
+
   const cap = doc.results.filter((r) => r.stage === 'capture' && !r.error);
   if (cap.length) {
     L.push(

@@ -25,6 +25,7 @@ import { loadOrt, releaseGpu, type OrtEnv } from './ort-env';
 import { renderMarkdown, type StagesDoc } from './report';
 import { benchCapture } from './capture-bench';
 import { benchDetector } from './detector-bench';
+import { benchTurn } from './turn-bench';
 import { benchAsr, benchLlm, benchOverhead, benchTts, type StageResult } from './stage-bench';
 import { benchWhisper } from './whisper-bench';
 
@@ -63,6 +64,7 @@ export async function runJob(
     else if (job.stage === 'whisper') r = await benchWhisper(ctx, job.plan);
     else if (job.stage === 'detector') r = await benchDetector(ctx, job.plan);
     else if (job.stage === 'capture') r = await benchCapture(ctx, job.plan);
+    else if (job.stage === 'turn') r = await benchTurn(ctx, job.plan);
     else r = await benchAsr(ctx, job.plan);
   } catch (e) {
     const err = e instanceof Error ? `${e.message}`.split('\n')[0]!.slice(0, 600) : String(e);

@@ -217,7 +217,12 @@ export class DuplexEngine extends TurnKeeper {
         if (this.currentTurnCheck() !== check || check.controller.signal.aborted || this.active) return;
         const at = this.options.clock.now();
         check.probability = probability;
-        this.stageOf(this.speculation?.turn.id ?? this.upcomingId(), 'turn-check', { probability, silenceMs: at - pauseStart });
+        this.stageOf(
+          this.speculation?.turn.id ?? this.upcomingId(),
+          'turn-check',
+          { probability, silenceMs: at - pauseStart },
+          at,
+        );
         if (probability >= T.turnCompleteProbability && this.state !== 'idle') this.commit(at, false);
       },
       () => undefined, // no answer: the silence rules decide
@@ -289,7 +294,7 @@ export class DuplexEngine extends TurnKeeper {
     const turn = spec?.turn ?? this.createTurn('thinking');
     turn.advance('thinking');
     turn.stage('end-of-speech', {}, endOfSpeech);
-    turn.stage('endpoint', { forced, silenceMs: now - endOfSpeech });
+    turn.stage('endpoint', { forced, silenceMs: now - endOfSpeech }, now);
     const audio = this.tracker.audio();
     const saved = { frames: this.tracker.takeFrames(), speechStart: this.tracker.speechStart, voiced: this.tracker.voicedFrames };
     this.tracker.reset();

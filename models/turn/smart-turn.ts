@@ -1,10 +1,11 @@
 /**
  * Smart Turn v3.2, the end-of-turn model: after a short pause it says how likely the user has finished speaking,
- * from the sound of the last 8 s (intonation, a trailing "and…"), before any transcript exists. It runs on the WASM EP
- * (off the GPU the reply needs). Contract, from the upstream export and inference code (docs/models.md § Smart
+ * from the sound of the last 8 s (intonation, a trailing "and…"), before any transcript exists. It runs on whichever EP
+ * the session options name (the model worker: WebGPU when healthy, else WASM). Contract, from the upstream export and inference code (docs/models.md § Smart
  * Turn): input `input_features` float32 [batch, 80, 800] — Whisper log-mel of the normalised 8 s window — and output
  * `logits` float32 [batch, 1], which despite its name already holds the sigmoid probability of "complete".
  */
+import { WhisperLogMel } from '../../core/turn/log-mel';
 import { endOfTurnWindow } from '../../core/turn/turn-window';
 import type { OrtLike, OrtSessionLike } from '../vad/silero';
 
@@ -13,31 +14,8 @@ export const SMART_TURN_OUTPUT = 'logits';
 export const SMART_TURN_MEL_BINS = 80;
 export const SMART_TURN_FRAMES = 800;
 
-/** Whisper log-mel [80 × 800] of a prepared 8 s window (n_fft 400, hop 160, Slaney mel 0–8 kHz, log10, clamp). */
-export type LogMel = (window: Float32Array) => Promise<Float32Array>;
-
-/** transformers.js's Whisper extractor, sized for 8 s; the window is already front-padded and normalised. */
-export async function whisperLogMel(): Promise<LogMel> {
-  const { WhisperFeatureExtractor } = await import('@huggingface/transformers');
-  const extractor = new WhisperFeatureExtractor({
-    feature_size: SMART_TURN_MEL_BINS,
-    sampling_rate: 16_000,
-    hop_length: 160,
-    n_fft: 400,
-    chunk_length: 8,
-    n_samples: 128_000,
-    nb_max_frames: SMART_TURN_FRAMES,
-    padding_value: 0,
-  });
-  return async (window) => {
-    const { input_features } = (await extractor(window)) as { input_features: { data: Float32Array; dims: number[] } };
-    const [, bins, frames] = input_features.dims;
-    if (bins !== SMART_TURN_MEL_BINS || frames !== SMART_TURN_FRAMES) {
-      throw new Error(`Smart Turn: log-mel came out ${bins}×${frames}, expected 80×800`);
-    }
-    return input_features.data;
-  };
-}
+/** Whisper log-mel [80 × 800] of a prepared 8 s window (core/turn/log-mel.ts). */
+export type LogMel = (window: Float32Array) => Float32Array;
 
 export class SmartTurn {
   private constructor(
@@ -55,12 +33,16 @@ export class SmartTurn {
     if (!session.outputNames.includes(SMART_TURN_OUTPUT)) {
       throw new Error(`Smart Turn: the model has no output "${SMART_TURN_OUTPUT}" (it has ${session.outputNames.join(', ')})`);
     }
-    return new SmartTurn(ort, session, logMel ?? (await whisperLogMel()));
+    if (!logMel) {
+      const mel = new WhisperLogMel();
+      logMel = (window) => mel.compute(window);
+    }
+    return new SmartTurn(ort, session, logMel);
   }
 
   /** P(the user has finished their turn) for the turn's audio so far (16 kHz mono, any length). */
   async completeProbability(audio16k: Float32Array): Promise<number> {
-    const features = await this.logMel(endOfTurnWindow(audio16k));
+    const features = this.logMel(endOfTurnWindow(audio16k));
     const input = new this.ort.Tensor('float32', features, [1, SMART_TURN_MEL_BINS, SMART_TURN_FRAMES]);
     const out = await this.session.run({ [SMART_TURN_INPUT]: input });
     const p = (out[SMART_TURN_OUTPUT]?.data as Float32Array | undefined)?.[0];

@@ -30,7 +30,7 @@ export class ModelHost {
   private vad: SileroVad | null = null;
   private asr: AsrRuntime | null = null;
   private llm: LlmRuntime | null = null;
-  private turn: SmartTurn | null = null;
+  private turn: { model: SmartTurn; device: 'webgpu' | 'wasm' } | null = null;
   private lastLoad: { remoteHost: string; asrFamily: 'moonshine' | 'whisper'; parts: ModelPart[] } | null = null;
   private readonly jobs = new Map<string, AbortController>();
   private vadChain: Promise<void> = Promise.resolve();
@@ -159,11 +159,14 @@ export class ModelHost {
         await this.llm?.dispose();
         this.llm = await LlmRuntime.load({ device, onProgress: progress('llm'), warmUp: true });
       }
-      // The end-of-turn model stays on the CPU (WASM): it answers in the pause, while the GPU may hold speculative ASR.
-      if (parts.includes('turn') && !this.turn) {
+      // The end-of-turn model runs where the others do: on WebGPU it answers in ~15 ms where WASM takes 150–560 ms
+      // (docs/benchmarks.md), and it is asked at the start of a pause, before speculative ASR queues GPU work.
+      if (parts.includes('turn') && this.turn?.device !== device) {
         const file = TURN_BUNDLE.files.find((f) => f.role === 'model')!;
         const bytes = await pinnedBytes(file.repo.id, file.repo.revision, file.path);
-        this.turn = await SmartTurn.create(this.deps.ort as unknown as OrtLike, bytes, { executionProviders: ['wasm'] });
+        await this.turn?.model.release();
+        const executionProviders = device === 'webgpu' ? ['webgpu', 'wasm'] : ['wasm'];
+        this.turn = { model: await SmartTurn.create(this.deps.ort as unknown as OrtLike, bytes, { executionProviders }), device };
       }
       this.deps.post({ type: 'loaded', ...(requestId ? { requestId } : {}), parts, device });
     } catch (err) {
@@ -196,7 +199,7 @@ export class ModelHost {
   private async endOfTurn(id: string, pcm: Float32Array): Promise<void> {
     if (!this.turn) return this.fail(id, 'not-ready', new Error('the end-of-turn model is not loaded'));
     try {
-      this.deps.post({ type: 'end-of-turn', requestId: id, probability: await this.turn.completeProbability(pcm) });
+      this.deps.post({ type: 'end-of-turn', requestId: id, probability: await this.turn.model.completeProbability(pcm) });
     } catch (err) {
       this.fail(id, 'turn-failed', err);
     }

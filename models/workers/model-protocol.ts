@@ -34,7 +34,7 @@ export const ModelWorkerRequestSchema = z.discriminatedUnion('type', [
     device: z.enum(['webgpu', 'wasm']).optional(),
   }),
   z.object({ type: z.literal('asr'), requestId: Id, pcm: z.instanceof(Float32Array), language: z.string().max(8).optional() }),
-  /** P(the user has finished their turn) for the turn's audio so far (Smart Turn, on WASM). */
+  /** P(the user has finished their turn) for the turn's audio so far (Smart Turn). */
   z.object({ type: z.literal('end-of-turn'), requestId: Id, pcm: z.instanceof(Float32Array) }),
   z.object({
     type: z.literal('llm'),

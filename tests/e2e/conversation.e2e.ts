@@ -112,6 +112,10 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     // On the CPU backend: SwiftShader's WebGPU makes the fixture LLM's long generations slow enough on 2 shared cores
     // for the engine's stall watchdog to (correctly) step in; the WebGPU path is covered by the typed turns above.
     await sendFromPage(panel, request('settings/set', 'background', { patch: { computeBackend: 'wasm' } }));
+    // On 2 busy cores the end-of-turn model can answer after the silence rules would end the turn (then, rightly,
+    // they do); long silence windows make the model's answer the one that decides here.
+    for (const path of ['engine.endpointCompleteMs', 'engine.endpointSilenceMs'])
+      await sendFromPage(panel, request('tunables/set', 'background', { path, value: 4000 }));
     const before = (await marks()).length;
     await panel.getByTestId('orb').click();
     const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'done'), 90_000, 250).catch(async (e) => {
@@ -133,6 +137,7 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
       () => panel.locator('.line.user').count(),
       (n) => n >= 3,
     );
+    await sendFromPage(panel, request('tunables/reset', 'background', {}));
     await panel.getByTestId('orb').click(); // hands-free off: mic released
     await poll(
       () => session.worker.evaluate(() => chrome.storage.local.get('settings')),

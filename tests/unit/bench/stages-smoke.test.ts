@@ -79,6 +79,9 @@ describe('stage benches, GPU plan', () => {
       'detector',
       'detector',
       'detector',
+      'turn',
+      'turn',
+      'turn',
       'whisper',
       'whisper',
     ]);

@@ -1,18 +1,17 @@
 import { readFileSync } from 'node:fs';
 import * as ort from 'onnxruntime-node';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { endOfTurnWindow, TURN_WINDOW_SAMPLES } from '../../../core/turn/turn-window';
-import { SmartTurn, whisperLogMel, type LogMel } from '../../../models/turn/smart-turn';
+import { WhisperLogMel } from '../../../core/turn/log-mel';
+import { SmartTurn } from '../../../models/turn/smart-turn';
 import type { OrtLike } from '../../../models/vad/silero';
 import { buildSmartTurnGraph, SMART_TURN_FIXTURE } from '../../../bench/stages/smart-turn-graph';
 import { SILERO_PATH } from '../../fixtures/audio/conversation-sim';
 import { speech } from '../../fixtures/audio/make-audio';
 
 const ortNode = ort as unknown as OrtLike;
-let logMel: LogMel;
-beforeAll(async () => {
-  logMel = await whisperLogMel();
-});
+const melOf = new WhisperLogMel();
+const logMel = (window: Float32Array) => melOf.compute(window);
 
 const meanVar = (x: Float32Array) => {
   let m = 0;
@@ -48,7 +47,7 @@ describe('the end-of-turn window (last 8 s, zeros in front, normalised)', () => 
 
 describe('Smart Turn runner (onnxruntime, fixture with the real contract)', () => {
   it('log-mel is 80 × 800; a short turn reads as floor in front and sound at the end', async () => {
-    const features = await logMel(endOfTurnWindow(speech('Is it going to rain today?')));
+    const features = logMel(endOfTurnWindow(speech('Is it going to rain today?')));
     expect(features).toHaveLength(80 * 800);
     const frame = (t: number) => Array.from({ length: 80 }, (_, b) => features[b * 800 + t]!);
     // Padding in front: the same frame over and over (a constant signal); the speech at the end differs from it.
