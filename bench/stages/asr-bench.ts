@@ -15,7 +15,7 @@ import {
   type StageResult,
   type Tensor,
 } from './bench-util';
-import { argmax, checkTensor, isValid, now, round, stats } from './measure';
+import { argmax, asrLengthMetrics, checkTensor, isValid, now, round } from './measure';
 import { buildMoonshineDecoder, buildMoonshineEncoder, encoderFrames, type MoonshineShape } from './moonshine-graphs';
 import { fromFloat16, type Act } from './onnx-graph';
 
@@ -133,18 +133,17 @@ export async function benchAsr(ctx: BenchContext, plan: AsrPlan): Promise<StageR
     const { steps, decodeMs, last } = await decode(cross, tokens);
     disposeAll(Object.values(eo));
     out.validity.push(checkTensor(`decoder${sec}s.logits`, last.logits as unknown as { type: string; data: unknown }));
-    const encMs = stats(times).median;
-    perLength.push({
-      seconds: sec,
-      encoderFrames: encoderFrames(samples),
-      encoderFirstEncounterMs: round(firstMs, 2),
-      encoderMs: stats(times),
-      decoderTokens: tokens,
-      decoderStepMs: stats(steps.slice(1)),
-      decoderFirstStepMs: round(steps[0]!, 2),
-      totalMs: round(encMs + decodeMs, 2),
-      msPerAudioSecond: round((encMs + decodeMs) / sec, 2),
-    });
+    perLength.push(
+      asrLengthMetrics({
+        seconds: sec,
+        encoderFrames: encoderFrames(samples),
+        firstMs,
+        encoderTimes: times,
+        tokens,
+        steps,
+        decodeMs,
+      }),
+    );
   }
   out.metrics.perLength = perLength;
   out.metrics.tokensPerSecondOfSpeech = plan.tokensPerSecond;

@@ -92,3 +92,27 @@ export function argmax(t: TensorLike): number {
 }
 
 export const now = (): number => performance.now();
+
+/** One utterance length of an encoder–decoder ASR bench (Moonshine, Whisper): the same fields for both tables. */
+export function asrLengthMetrics(m: {
+  seconds: number;
+  encoderFrames: number;
+  firstMs: number;
+  encoderTimes: number[];
+  tokens: number;
+  steps: number[];
+  decodeMs: number;
+}) {
+  const encMs = stats(m.encoderTimes).median;
+  return {
+    seconds: m.seconds,
+    encoderFrames: m.encoderFrames,
+    encoderFirstEncounterMs: round(m.firstMs, 2),
+    encoderMs: stats(m.encoderTimes),
+    decoderTokens: m.tokens,
+    decoderStepMs: stats(m.steps.slice(1)),
+    decoderFirstStepMs: round(m.steps[0]!, 2),
+    totalMs: round(encMs + m.decodeMs, 2),
+    msPerAudioSecond: round((encMs + m.decodeMs) / m.seconds, 2),
+  };
+}

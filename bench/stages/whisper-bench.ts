@@ -19,7 +19,7 @@ import {
   type StageResult,
   type Tensor,
 } from './bench-util';
-import { checkTensor, isValid, now, round, stats } from './measure';
+import { asrLengthMetrics, checkTensor, isValid, now, round } from './measure';
 import type { Act } from './onnx-graph';
 import { buildWhisperDecoder, buildWhisperEncoder, WHISPER_PROMPT_TOKENS, type WhisperShape } from './whisper-graphs';
 
@@ -141,18 +141,9 @@ export async function benchWhisper(ctx: BenchContext, plan: WhisperPlan): Promis
     const { steps, decodeMs, last } = await decode(cross, tokens);
     disposeAll(Object.values(eo));
     out.validity.push(checkTensor(`decoder${sec}s.logits`, view(last.logits)));
-    const encMs = stats(times).median;
-    perLength.push({
-      seconds: sec,
-      encoderFrames: m.frames / 2,
-      encoderFirstEncounterMs: round(firstMs, 2),
-      encoderMs: stats(times),
-      decoderTokens: tokens,
-      decoderStepMs: stats(steps.slice(1)),
-      decoderFirstStepMs: round(steps[0]!, 2),
-      totalMs: round(encMs + decodeMs, 2),
-      msPerAudioSecond: round((encMs + decodeMs) / sec, 2),
-    });
+    perLength.push(
+      asrLengthMetrics({ seconds: sec, encoderFrames: m.frames / 2, firstMs, encoderTimes: times, tokens, steps, decodeMs }),
+    );
   }
   out.metrics.perLength = perLength;
   out.metrics.tokensPerSecondOfSpeech = plan.tokensPerSecond;

@@ -9,7 +9,7 @@ import type { WeightsSnapshot } from '../../core/weights';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
 import { startFakeApiServer, type FakeApiServer } from '../fixtures/apis/fake-api-server';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import { launchExtension, poll, sendFromPage, type ExtensionSession } from './harness';
+import { launchExtension, pointToolsAt, poll, sendFromPage, type ExtensionSession } from './harness';
 
 export const request = (type: string, target: string, payload: unknown = {}) => ({ kind: 'request', type, target, payload });
 export type Mark = { name: string; at: number; turnId: string };
@@ -70,19 +70,7 @@ export async function startFaultsWorld(options: { toolsApi: boolean }): Promise<
   const panel = await openPanelIn(session);
   await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url } }));
   // Tool look-ups go to the local fake API (set before the first tool call: the background builds its clients once).
-  if (api) {
-    await session.worker.evaluate(
-      (base) =>
-        chrome.storage.local.set({
-          devToolEndpoints: {
-            geocodingUrl: `${base}/geo/v1/search`,
-            forecastUrl: `${base}/forecast/v1/forecast`,
-            wikipediaBaseUrl: `${base}/wiki/{lang}`,
-          },
-        }),
-      api.baseUrl,
-    );
-  }
+  if (api) await pointToolsAt(session, api.baseUrl);
   return { session, fixtures, api, panel };
 }
 

@@ -172,3 +172,18 @@ export async function engineMarks(page: Page): Promise<EngineMark[]> {
   const r = await sendFromPage<{ ok: boolean; data?: EngineMark[] }>(page, request('conversation/marks', 'offscreen'));
   return r.ok ? (r.data ?? []) : [];
 }
+
+/** Points the tool look-ups (weather, Wikipedia) at a local fake API; set it before the first tool call. */
+export async function pointToolsAt(session: ExtensionSession, baseUrl: string): Promise<void> {
+  await session.worker.evaluate(
+    (base) =>
+      chrome.storage.local.set({
+        devToolEndpoints: {
+          geocodingUrl: `${base}/geo/v1/search`,
+          forecastUrl: `${base}/forecast/v1/forecast`,
+          wikipediaBaseUrl: `${base}/wiki/{lang}`,
+        },
+      }),
+    baseUrl,
+  );
+}

@@ -4,7 +4,16 @@ import type { Reply } from '../../core/protocol';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
 import { startFakeApiServer, type FakeApiServer } from '../fixtures/apis/fake-api-server';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import { downloadModels, engineMarks, launchExtension, poll, request, sendFromPage, type ExtensionSession } from './harness';
+import {
+  downloadModels,
+  engineMarks,
+  launchExtension,
+  pointToolsAt,
+  poll,
+  request,
+  sendFromPage,
+  type ExtensionSession,
+} from './harness';
 
 let session: ExtensionSession;
 let fixtures: FixtureHub;
@@ -48,17 +57,7 @@ beforeAll(async () => {
   await article.goto('https://en.wikipedia.org/wiki/Tidal_pool');
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 860 });
-  await session.worker.evaluate(
-    (base) =>
-      chrome.storage.local.set({
-        devToolEndpoints: {
-          geocodingUrl: `${base}/geo/v1/search`,
-          forecastUrl: `${base}/forecast/v1/forecast`,
-          wikipediaBaseUrl: `${base}/wiki/{lang}`,
-        },
-      }),
-    api.baseUrl,
-  );
+  await pointToolsAt(session, api.baseUrl);
   await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);
 });
 
