@@ -38,11 +38,18 @@ export const HOST_PERMISSIONS = [
 const WEIGHTS_MANIFEST = resolve('models/manifest.json');
 const MANIFEST_OVERRIDE = process.env.SIDETALK_WEIGHTS_MANIFEST ? resolve(process.env.SIDETALK_WEIGHTS_MANIFEST) : null;
 
+/**
+ * The release build (`npm run build:release` / `npm run zip`, SIDETALK_RELEASE=1) compiles the test hooks out: the
+ * debug panel, fault injection, probes, the scripted model stand-in and the tool endpoint override (core/build-flags.ts,
+ * docs/security.md). Every other build keeps them: `npm run build` is what the e2e tests load.
+ */
+const RELEASE = process.env.SIDETALK_RELEASE === '1';
+
 export const PERMISSIONS = ['sidePanel', 'offscreen', 'storage', 'unlimitedStorage', 'scripting', 'activeTab'];
 
 export default defineConfig({
   srcDir: '.',
-  outDir: process.env.SIDETALK_OUT_DIR ?? '.output',
+  outDir: process.env.SIDETALK_OUT_DIR ?? (RELEASE ? '.output/release' : '.output'),
   entrypointsDir: 'entrypoints',
   publicDir: 'public',
   manifest: {
@@ -76,6 +83,7 @@ export default defineConfig({
     },
   },
   vite: () => ({
+    define: { __SIDETALK_TEST_HOOKS__: JSON.stringify(!RELEASE) },
     plugins: [
       preact(),
       {

@@ -4,15 +4,24 @@
  * calm static face and still plays audio, so the conversation keeps working.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { AvatarController, PCM_SAMPLE_RATE, webglAvailable, type AvatarEvents, type AvatarState } from './avatar-controller';
+import {
+  AvatarController,
+  PCM_SAMPLE_RATE,
+  webglAvailable,
+  type AvatarEvents,
+  type AvatarState,
+  type ChunkQueued,
+} from './avatar-controller';
 import type { AvatarProbeHost } from './avatar-probe';
 import { FallbackPlayer } from './fallback-player';
+import { TEST_HOOKS } from '../../core/build-flags';
+import { toUserError } from '../../core/ux/user-errors';
 
 export const DEFAULT_AVATAR_URL = '/avatars/sidetalk-default.glb';
 
 export interface AvatarHandle {
-  /** Queue one TTS chunk: 24 kHz mono Float32 PCM and the text it speaks. */
-  speakChunk(pcm24k: Float32Array, text: string): Promise<void>;
+  /** Queue one TTS chunk: 24 kHz mono Float32 PCM and the text it speaks; resolves once it is handed to the player. */
+  speakChunk(pcm24k: Float32Array, text: string): Promise<ChunkQueued | void>;
   /** The reply has no more chunks. */
   endOfSpeech(): void;
   /** Stop audio and mouth now (barge-in). */
@@ -72,8 +81,8 @@ export function Avatar(props: AvatarProps) {
       view: props.view ?? 'upper',
     });
     ctl.current = c;
-    // Measurement handle for the e2e tests and the frame-time bench; nothing runs until probe() is called.
-    (el as HTMLElement & { sidetalkAvatar?: AvatarProbeHost }).sidetalkAvatar = { probe: () => c.startProbe() };
+    // Measurement handle for the e2e tests and the frame-time bench (test builds only); nothing runs until probe().
+    if (TEST_HOOKS) (el as HTMLElement & { sidetalkAvatar?: AvatarProbeHost }).sidetalkAvatar = { probe: () => c.startProbe() };
     setStatus('loading'); // a new source: state changes wait until this avatar is loaded
     let alive = true;
     c.load(props.source ?? { url: DEFAULT_AVATAR_URL }).then(
@@ -130,7 +139,7 @@ export function Avatar(props: AvatarProps) {
       )}
       {status === 'error' && (
         <p role="alert" style={{ position: 'absolute', bottom: 8, left: 8, right: 8 }}>
-          {error}
+          {toUserError(error).sentence}
         </p>
       )}
     </div>

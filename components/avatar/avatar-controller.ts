@@ -15,10 +15,16 @@ import { sampleCurve } from '../../core/lipsync/envelope';
 import { validateAvatarGlb } from '../../core/avatar/glb-check';
 import { attachAvatarProbe, type AvatarProbe, type ProbedHead } from './avatar-probe';
 import { closeMouth, type MorphMesh, type TalkingHeadMouth } from './mouth-morphs';
+import { TEST_HOOKS } from '../../core/build-flags';
 
 /** The avatar mirrors the engine's state. */
 export type AvatarState = EngineState;
 export const PCM_SAMPLE_RATE = 24000;
+
+/** What queuing a chunk took: whether it had to start TalkingHead's stream (the turn trace reads it). */
+export interface ChunkQueued {
+  streamStarted: boolean;
+}
 
 export interface AvatarEvents {
   onStarted?: () => void;
@@ -118,17 +124,21 @@ export class AvatarController {
    * the first one waits for the stream (and AudioContext) to start, and the next must not overtake it. An interrupt
    * drops the chunks still waiting.
    */
-  speakChunk(pcm: Float32Array, text: string): Promise<void> {
+  speakChunk(pcm: Float32Array, text: string): Promise<ChunkQueued | void> {
     const generation = this.generation;
     const run = this.pending.then(() => (generation === this.generation ? this.playChunk(pcm, text) : undefined));
-    this.pending = run.catch(() => {});
+    this.pending = run.then(
+      () => {},
+      () => {},
+    );
     return run;
   }
 
-  private async playChunk(pcm: Float32Array, text: string): Promise<void> {
+  private async playChunk(pcm: Float32Array, text: string): Promise<ChunkQueued> {
     this.setFps(AVATAR_FPS.speaking); // lips need the full rate as soon as audio arrives
     const head = this.head;
-    if (!head.isStreaming) {
+    const streamStarted = !head.isStreaming;
+    if (streamStarted) {
       await head.streamStart(
         { sampleRate: PCM_SAMPLE_RATE, lipsyncType: 'visemes', waitForAudioChunks: true },
         () => this.handleStarted(),
@@ -167,6 +177,7 @@ export class AvatarController {
       vtimes: track.vtimes.map((t) => t + shift),
       vdurations: track.vdurations,
     });
+    return { streamStarted };
   }
 
   /** TalkingHead's utterance clock right now (0 before playback has started). */
@@ -283,6 +294,7 @@ export class AvatarController {
 
   /** Starts per-frame measurement (tests, benches); see avatar-probe.ts. */
   startProbe(): AvatarProbe {
+    if (!TEST_HOOKS) throw new Error('not in the release build');
     this.probe ??= attachAvatarProbe(this.head as unknown as ProbedHead, () => this.playing);
     return this.probe;
   }

@@ -79,8 +79,9 @@ export function ModelServerSettings({
     <form class="chars-form" onSubmit={save} aria-labelledby="ms-heading" noValidate>
       <h2 id="ms-heading">Model server</h2>
       <p class="chars-hint">
-        Use an OpenAI-compatible server (Ollama, LM Studio, llama.cpp, vLLM) instead of the built-in model. Your words are sent to
-        that server.
+        Use an OpenAI-compatible server (Ollama, LM Studio, llama.cpp, vLLM) instead of the built-in model. While it is in use,
+        what you say, the conversation so far, tool results and the page text you ask about are sent to that server. Use https://
+        (http:// only for a server on this computer). Stop using it here; Sidetalk then gives back its access.
       </p>
       <label class="chars-field">
         <span>Server address</span>

@@ -6,7 +6,12 @@ export function Transcript({ lines, captions }: { lines: TranscriptLine[]; capti
   const end = useRef<HTMLDivElement>(null);
   useEffect(() => end.current?.scrollIntoView({ block: 'end' }), [lines]);
   if (lines.length === 0) {
-    return <p class="empty muted">Say hello, or type a question below. Everything stays on this computer.</p>;
+    return (
+      <p class="empty muted">
+        Say hello, or type a question below. Your voice is heard and answered on this computer; weather and Wikipedia questions
+        are looked up online.
+      </p>
+    );
   }
   return (
     <ol class="lines">

@@ -8,6 +8,11 @@ import {
   type PlaybackMessage,
 } from '../../core/protocol';
 import type { AvatarHandle } from '../avatar/Avatar';
+import { PanelTrace } from './panel-trace';
+import { TEST_HOOKS } from '../../core/build-flags';
+
+/** RMS at the player's analyser above which the reply counts as audible (the turn trace's first audible level). */
+const AUDIBLE_RMS = 1e-3;
 
 /**
  * The side-panel end of the audio channel: messages arrive validated and are handed to this player, the same
@@ -22,6 +27,9 @@ export class AudioBridge implements AudioSink {
   private readonly stopped = new Set<string>();
   /** Counts chunks played, for tests and the debug panel. */
   chunksPlayed = 0;
+  /** The turn trace (test builds with the debug panel on): sentence count of the traced turn, audible not yet seen. */
+  private trace: PanelTrace | null = null;
+  private traced = { turnId: '', sentences: 0, awaitingAudible: false };
 
   constructor(private readonly onSpeechText?: (text: string) => void) {
     this.audioIn.onmessage = (e: MessageEvent) => {
@@ -40,7 +48,28 @@ export class AudioBridge implements AudioSink {
     this.turnId = turnId;
     if (chunk.text) this.onSpeechText?.(chunk.text);
     this.chunksPlayed += 1;
-    void this.handle.speakChunk(chunk.samples, chunk.text ?? '');
+    const queued = this.handle.speakChunk(chunk.samples, chunk.text ?? '');
+    if (this.trace && chunk.text) this.traceSentence(this.trace, turnId, queued);
+  }
+
+  /** Turns the turn trace on or off (test builds with the debug panel on; docs/benchmarks.md, "What the user hears"). */
+  setTracing(on: boolean): void {
+    if (!TEST_HOOKS) return; // the release build drops the trace (core/build-flags.ts)
+    if (on && !this.trace) this.trace = new PanelTrace();
+    else if (!on && this.trace) {
+      this.trace.close();
+      this.trace = null;
+    }
+  }
+
+  /** The first chunk of a sentence arrived (the offscreen document attaches the sentence's text to it). */
+  private traceSentence(trace: PanelTrace, turnId: string, queued: ReturnType<AvatarHandle['speakChunk']>): void {
+    if (this.traced.turnId !== turnId) this.traced = { turnId, sentences: 0, awaitingAudible: true };
+    const index = this.traced.sentences++;
+    trace.stamp('panel-chunk', turnId, index);
+    void queued.then((info) =>
+      trace.stamp('panel-queued', turnId, index, info ? { streamStarted: info.streamStarted ? 1 : 0 } : undefined),
+    );
   }
 
   end(turnId: string): void {
@@ -57,10 +86,15 @@ export class AudioBridge implements AudioSink {
   }
 
   started(): void {
+    if (this.turnId) this.trace?.stamp('panel-started', this.turnId);
     if (this.turnId) this.report({ type: 'started', turnId: this.turnId });
   }
 
   level(rms: number): void {
+    if (this.trace && this.traced.awaitingAudible && rms > AUDIBLE_RMS && this.traced.turnId === this.turnId) {
+      this.traced.awaitingAudible = false;
+      this.trace.stamp('panel-audible', this.traced.turnId);
+    }
     this.report({ type: 'level', rms: Math.min(10, Math.max(0, rms)) });
   }
 
@@ -69,6 +103,7 @@ export class AudioBridge implements AudioSink {
   }
 
   close(): void {
+    this.setTracing(false);
     this.audioIn.close();
     this.playbackOut.close();
   }

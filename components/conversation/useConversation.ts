@@ -1,72 +1,49 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { EngineState } from '../../core/engine/types';
 import { createEventReceiver } from '../../core/protocol';
+import type { UserError } from '../../core/ux/user-errors';
+import { request, fromBroadcasters } from '../ui/runtime';
+import { applyEvent, EMPTY_VIEW, type ConversationView } from './conversation-view';
 
-export interface TranscriptLine {
-  key: string;
-  role: 'user' | 'assistant';
-  text: string;
-  final: boolean;
+export type { ConversationView, TranscriptLine } from './conversation-view';
+
+export interface ConversationControls {
+  dismissNotice(): void;
+  /** A failure of the panel's own request, shown in the same place as the engine's notices. */
+  showError(error: UserError): void;
 }
 
-export interface ConversationView {
-  state: EngineState;
-  detail: string | null;
-  lines: TranscriptLine[];
-  card: Record<string, unknown> | null;
-  notice: { level: 'info' | 'error'; message: string } | null;
-}
-
-const MAX_LINES = 200;
-
-/** The conversation as the side panel shows it, kept live from the engine's events. */
-export function useConversation(): [ConversationView, () => void] {
-  const [view, setView] = useState<ConversationView>({ state: 'idle', detail: null, lines: [], card: null, notice: null });
+/** The conversation as the side panel shows it, kept live from the engine's events (conversation-view.ts). */
+export function useConversation(): [ConversationView, ConversationControls] {
+  const [view, setView] = useState<ConversationView>(EMPTY_VIEW);
   useEffect(() => {
     // The engine's document numbers turns from 1 again when it is re-created (it crashed or was closed), so caption
     // keys carry an epoch that moves on when the document goes away; otherwise a new turn 1 overwrites the old one.
     let epoch = 0;
+    let heard = false;
     const receive = createEventReceiver(
       (event) => {
-        const gone = event.type === 'event/status' && event.payload.status.offscreen === null;
-        if (gone) epoch += 1;
+        if (event.type === 'event/status' && event.payload.status.offscreen === null) epoch += 1;
+        if (event.type === 'event/engine-state') heard = true;
         const turnEpoch = epoch;
-        setView((v) => {
-          if (gone) {
-            // A reply in flight died with the document: leave "Thinking…/Speaking" and say so, keep the transcript.
-            if (v.state === 'idle' || v.state === 'listening') return v;
-            return {
-              ...v,
-              state: 'idle',
-              detail: null,
-              notice: { level: 'error', message: 'The assistant restarted and lost its reply. Please ask again.' },
-            };
-          }
-          switch (event.type) {
-            case 'event/engine-state':
-              return { ...v, state: event.payload.state, detail: event.payload.detail ?? null };
-            case 'event/caption': {
-              const { role, text, final, turnId } = event.payload;
-              const key = `${turnEpoch}:${turnId}-${role}`;
-              // Captions are cumulative per turn (the engine re-sends the whole text so far): replace in place.
-              const at = v.lines.findIndex((l) => l.key === key);
-              const line = { key, role, text, final };
-              const next = at >= 0 ? v.lines.map((l, i) => (i === at ? line : l)) : [...v.lines, line].slice(-MAX_LINES);
-              return { ...v, lines: next, notice: null };
-            }
-            case 'event/card':
-              return { ...v, card: event.payload.card };
-            case 'event/notice':
-              return { ...v, notice: event.payload };
-            default:
-              return v;
-          }
-        });
+        setView((v) => applyEvent(v, event, turnEpoch));
       },
       () => undefined,
     );
-    chrome.runtime.onMessage.addListener(receive);
-    return () => chrome.runtime.onMessage.removeListener(receive);
+    const listener = fromBroadcasters(receive);
+    chrome.runtime.onMessage.addListener(listener);
+    // A panel opened while the engine already listens: its capture is the proof until the engine's next event.
+    request('offscreen/status', {})
+      .then((s) => {
+        if (!heard && s.mic.capturing) setView((v) => ({ ...v, listening: true }));
+      })
+      .catch(() => undefined);
+    return () => chrome.runtime.onMessage.removeListener(listener);
   }, []);
-  return [view, () => setView((v) => ({ ...v, notice: null }))];
+  return [
+    view,
+    {
+      dismissNotice: () => setView((v) => ({ ...v, notice: null })),
+      showError: (e) => setView((v) => ({ ...v, notice: { level: 'error', message: e.sentence, action: e.action } })),
+    },
+  ];
 }

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { createEventReceiver, type RequestResult } from '../../core/protocol';
 import { describeTunables, type TunableInfo, type TunableValue } from '../../core/tunables';
-import { request } from '../ui/runtime';
+import { request, fromBroadcasters } from '../ui/runtime';
 
 type State = RequestResult<'tunables/get'>;
 
@@ -33,8 +33,9 @@ export function TunablesPanel() {
       },
       () => undefined,
     );
-    chrome.runtime.onMessage.addListener(receive);
-    return () => chrome.runtime.onMessage.removeListener(receive);
+    const heard = fromBroadcasters(receive);
+    chrome.runtime.onMessage.addListener(heard);
+    return () => chrome.runtime.onMessage.removeListener(heard);
   }, []);
 
   const run = async (work: () => Promise<unknown>) => {

@@ -1,10 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { FactMemory, type SerializedMemory } from '../../core/memory/fact-memory';
 import { createEventReceiver } from '../../core/protocol';
-import { request } from '../ui/runtime';
+import { fromBroadcasters, request, useSettings } from '../ui/runtime';
 
 /** What Sidetalk remembers about the user (stated facts only), with a way to forget each one or everything. */
 export function MemoryPanel() {
+  const [settings, updateSettings] = useSettings();
   const [memory, setMemory] = useState<SerializedMemory | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -15,8 +16,9 @@ export function MemoryPanel() {
       },
       () => undefined,
     );
-    chrome.runtime.onMessage.addListener(receive);
-    return () => chrome.runtime.onMessage.removeListener(receive);
+    const heard = fromBroadcasters(receive);
+    chrome.runtime.onMessage.addListener(heard);
+    return () => chrome.runtime.onMessage.removeListener(heard);
   }, []);
   const forget = (what: { index: number } | { all: true }) =>
     request('memory/forget', what).then(setMemory, (e: Error) => setError(e.message));
@@ -24,7 +26,25 @@ export function MemoryPanel() {
   return (
     <section class="memory" aria-labelledby="memory-heading" data-testid="memory-panel">
       <h2 id="memory-heading">What Sidetalk remembers</h2>
-      <p class="muted small">Facts you told it (name, places, likes, plans). Kept only on this computer.</p>
+      <p class="muted small">
+        Facts you told it (name, places, likes, plans), found in your own words by simple rules. Kept only in this browser
+        profile; they are used in Sidetalk’s prompts (and so sent to your own model server if you use one).
+      </p>
+      <label class="switch">
+        <span>Remember facts I tell you</span>
+        <input
+          type="checkbox"
+          checked={settings?.memoryEnabled ?? false}
+          disabled={!settings}
+          onChange={(e) => void updateSettings({ memoryEnabled: (e.target as HTMLInputElement).checked })}
+          data-testid="memory-toggle"
+        />
+      </label>
+      {settings && !settings.memoryEnabled && (
+        <p class="muted small" data-testid="memory-off">
+          Memory is off: nothing new is remembered and nothing below is used. Forget removes it for good.
+        </p>
+      )}
       {error && (
         <p class="notice" role="alert">
           {error}

@@ -1,4 +1,5 @@
 import type { OffscreenStatus, Settings } from '../../core/protocol';
+import { TEST_HOOKS } from '../../core/build-flags';
 
 interface Props {
   settings: Settings | null;
@@ -71,15 +72,17 @@ export function ComputeSettings({ settings, onChange, voice }: Props) {
           <option value="wasm">CPU only (slower)</option>
         </select>
       </label>
-      <label class="switch">
-        <span>Show the debug panel (live thresholds)</span>
-        <input
-          type="checkbox"
-          checked={settings.debugPanel}
-          onChange={(e) => onChange({ debugPanel: (e.target as HTMLInputElement).checked })}
-          data-testid="debug-toggle"
-        />
-      </label>
+      {TEST_HOOKS && (
+        <label class="switch">
+          <span>Show the debug panel (live thresholds)</span>
+          <input
+            type="checkbox"
+            checked={settings.debugPanel}
+            onChange={(e) => onChange({ debugPanel: (e.target as HTMLInputElement).checked })}
+            data-testid="debug-toggle"
+          />
+        </label>
+      )}
       {voice && (
         <p class="muted small" data-testid="voice-backend">
           {voiceLine(voice)}

@@ -1,34 +1,15 @@
 import { useEffect, useState } from 'preact/hooks';
-import { createEventReceiver, type Settings } from '../../core/protocol';
-import { defaultDownloadBytes, type DownloadProgress, type ModelBundle, type WeightsSnapshot } from '../../core/weights';
+import type { Settings } from '../../core/protocol';
+import { defaultDownloadBytes, type ModelBundle } from '../../core/weights';
+import { toUserError } from '../../core/ux/user-errors';
 import { request } from '../ui/runtime';
 import { formatBytes, formatEta, formatSpeed, percent } from './format';
+import { useWeights } from './use-weights';
 
 interface Props {
   catalog: ModelBundle[];
   settings: Settings | null;
   onMirrorSave: (url: string) => Promise<void>;
-}
-
-/** Live weights state: the persisted snapshot, updated by the offscreen document's progress and snapshot events. */
-function useWeights(): [WeightsSnapshot | null, DownloadProgress | null] {
-  const [snapshot, setSnapshot] = useState<WeightsSnapshot | null>(null);
-  const [progress, setProgress] = useState<DownloadProgress | null>(null);
-  useEffect(() => {
-    request('weights/state', {}).then(setSnapshot, () => undefined);
-    const receive = createEventReceiver(
-      (event) => {
-        if (event.type === 'event/weights-snapshot') {
-          setSnapshot(event.payload.snapshot);
-          if (!event.payload.snapshot.active) setProgress(null);
-        } else if (event.type === 'event/weights-progress') setProgress(event.payload.progress);
-      },
-      () => undefined,
-    );
-    chrome.runtime.onMessage.addListener(receive);
-    return () => chrome.runtime.onMessage.removeListener(receive);
-  }, []);
-  return [snapshot, progress];
 }
 
 export function ModelsPanel({ catalog, settings, onMirrorSave }: Props) {
@@ -135,7 +116,7 @@ export function ModelsPanel({ catalog, settings, onMirrorSave }: Props) {
       </ul>
       {snapshot?.lastError && snapshot.lastError.code !== 'aborted' && (
         <p class="notice" role="alert" data-testid="models-error">
-          {snapshot.lastError.message}
+          {toUserError(snapshot.lastError.message, 'download').sentence}
         </p>
       )}
       {error && (

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Character } from '../../core/characters';
 import { createEventReceiver } from '../../core/protocol';
-import { request } from '../ui/runtime';
+import { request, fromBroadcasters } from '../ui/runtime';
 
 export interface CharactersView {
   characters: Character[];
@@ -20,8 +20,9 @@ export function useCharacters(): [CharactersView | null, string | null, (view: C
       },
       () => undefined,
     );
-    chrome.runtime.onMessage.addListener(receive);
-    return () => chrome.runtime.onMessage.removeListener(receive);
+    const heard = fromBroadcasters(receive);
+    chrome.runtime.onMessage.addListener(heard);
+    return () => chrome.runtime.onMessage.removeListener(heard);
   }, []);
   return [view, error, setView];
 }

@@ -16,16 +16,10 @@ import { FRAME_MS, rms } from './audio-frames';
 import { LINES } from './lines';
 import type { ReplyRunner } from './reply-runner';
 import type { CancelReason, Turn } from './turn';
-import { TurnKeeper, type ActiveTurn } from './turn-keeper';
+import { TurnKeeper, type ActiveTurn, type EngineOptions } from './turn-keeper';
 import type { MicFrame, PlaybackEvent, Transcript } from './types';
 import { UtteranceTracker } from './utterance-tracker';
-
-/** One question to the end-of-turn model, for one pause (identified by when the pause began). */
-interface TurnCheck {
-  pauseStart: number;
-  controller: AbortController;
-  probability: number | null;
-}
+import { EndOfTurnCheck, endpointWindow } from './end-of-turn-check';
 
 interface Speculation {
   /** The turn the speculation will become at the endpoint; in phase 'listening' until then. */
@@ -40,7 +34,14 @@ interface Speculation {
 export class DuplexEngine extends TurnKeeper {
   private readonly tracker = new UtteranceTracker();
   private speculation: Speculation | null = null;
-  private turnCheck: TurnCheck | null = null;
+  /** The turn a merged continuation replaces: its partial user line gives way to the merged one (docs/onboarding.md). */
+  private mergedFrom: string | null = null;
+  private readonly endOfTurn: EndOfTurnCheck;
+
+  constructor(options: EngineOptions) {
+    super(options);
+    this.endOfTurn = new EndOfTurnCheck(options.stages.endOfTurn?.bind(options.stages));
+  }
   private lastAudibleAt = -Infinity;
 
   start(): void {
@@ -76,6 +77,7 @@ export class DuplexEngine extends TurnKeeper {
 
   /** A typed turn or a line takes over: whatever was in flight is cancelled. */
   private supersede(): void {
+    this.mergedFrom = null;
     this.discardSpeculation(false);
     this.active?.turn.cancel('superseded');
     this.active = null;
@@ -110,6 +112,7 @@ export class DuplexEngine extends TurnKeeper {
   /** Mic off: cancel everything in flight. */
   stop(): void {
     this.micOn = false;
+    this.mergedFrom = null;
     this.cancelSpeculation('mic-off');
     this.active?.turn.cancel('mic-off');
     this.active = null;
@@ -182,50 +185,23 @@ export class DuplexEngine extends TurnKeeper {
     this.tracker.reset();
   }
 
-  /**
-   * Adaptive endpoint. With an end-of-turn model's answer for this pause: at once when it says the user has finished,
-   * after a long silence when it says they have not. Without one (no model, or not answered yet): short after a
-   * complete-sounding transcript, long after "and…/so…/um".
-   */
   private endpointWindow(): number {
-    const check = this.currentTurnCheck();
-    if (check?.probability != null) {
-      return check.probability >= T.turnCompleteProbability ? T.turnCheckMs : T.endpointTurnIncompleteMs;
-    }
-    const text = this.speculation?.transcript?.text;
-    if (text === undefined) return T.endpointSilenceMs;
-    const kind = phraseCompleteness(text);
-    return kind === 'complete' ? T.endpointCompleteMs : kind === 'trailing' ? T.endpointTrailingMs : T.endpointSilenceMs;
-  }
-
-  /** The end-of-turn check of the pause the user is in now, if one was asked. */
-  private currentTurnCheck(): TurnCheck | null {
-    const check = this.turnCheck;
-    return check && check.pauseStart === this.tracker.silenceStart ? check : null;
+    return endpointWindow(this.endOfTurn.answerFor(this.tracker.silenceStart), this.speculation?.transcript?.text);
   }
 
   /** Asks the end-of-turn model once per pause; a "finished" answer ends the turn as soon as it arrives. */
   private checkEndOfTurn(): void {
-    const endOfTurn = this.options.stages.endOfTurn;
     const pauseStart = this.tracker.silenceStart;
-    if (!endOfTurn || pauseStart === null || this.currentTurnCheck()) return;
-    this.turnCheck?.controller.abort();
-    const check: TurnCheck = { pauseStart, controller: new AbortController(), probability: null };
-    this.turnCheck = check;
-    endOfTurn(this.tracker.audio(), check.controller.signal).then(
+    this.endOfTurn.ask(
+      () => this.tracker.audio(),
+      pauseStart,
+      () => this.tracker.silenceStart === pauseStart && !this.active,
       (probability) => {
-        if (this.currentTurnCheck() !== check || check.controller.signal.aborted || this.active) return;
         const at = this.options.clock.now();
-        check.probability = probability;
-        this.stageOf(
-          this.speculation?.turn.id ?? this.upcomingId(),
-          'turn-check',
-          { probability, silenceMs: at - pauseStart },
-          at,
-        );
+        const turnId = this.speculation?.turn.id ?? this.upcomingId();
+        this.stageOf(turnId, 'turn-check', { probability, silenceMs: at - pauseStart! }, at);
         if (probability >= T.turnCompleteProbability && this.state !== 'idle') this.commit(at, false);
       },
-      () => undefined, // no answer: the silence rules decide
     );
   }
 
@@ -300,11 +276,19 @@ export class DuplexEngine extends TurnKeeper {
     this.tracker.reset();
     const active = this.newTurn(turn, now);
     active.saved = saved;
+    const replaces = this.mergedFrom;
+    this.mergedFrom = null;
     this.setState('thinking');
-    void this.answer(active, spec, audio);
+    void this.answer(active, spec, audio, undefined, replaces);
   }
 
-  private async answer(active: ActiveTurn, spec: Speculation | null, audio: Float32Array, typed?: Transcript): Promise<void> {
+  private async answer(
+    active: ActiveTurn,
+    spec: Speculation | null,
+    audio: Float32Array,
+    typed?: Transcript,
+    replaces: string | null = null,
+  ): Promise<void> {
     const { turn } = active;
     let transcript: Transcript | null = typed ?? spec?.transcript ?? null;
     if (!transcript && spec) transcript = await spec.transcriptPromise;
@@ -324,7 +308,8 @@ export class DuplexEngine extends TurnKeeper {
       turn.stage('clarify', { confidence: transcript.confidence });
       return this.runLine(active, LINES.clarify, false);
     }
-    this.emit({ type: 'caption', role: 'user', text, final: true, turnId: turn.id, at: this.options.clock.now() });
+    const at = this.options.clock.now();
+    this.emit({ type: 'caption', role: 'user', text, final: true, turnId: turn.id, at, ...(replaces ? { replaces } : {}) });
     this.options.memory?.observe(text, this.options.clock.now());
     const userTurn = this.buildTurn(turn.id, text);
     active.historyIndex = this.history.push({ role: 'user', text }) - 1;
@@ -364,10 +349,12 @@ export class DuplexEngine extends TurnKeeper {
       this.mergesLeft--;
       turn.stage('merge', { afterEndpointMs: now - active.endpointAt });
       turn.cancel('resumed');
+      this.mergedFrom = turn.id;
       const frames = saved.frames.concat(active.gap);
       this.tracker.adopt(frames, saved.speechStart, saved.voiced + this.tracker.voicedFrames);
     } else {
       turn.cancel('resumed');
+      this.mergedFrom = null;
       this.stageOf(this.upcomingId(), 'speech-start', { beforeAudio: true }, event.at);
     }
     this.active = null;

@@ -127,7 +127,16 @@ export type TurnEvent = { [S in TurnStage]: TurnEventOf<S> }[TurnStage];
 
 export type EngineEvent =
   | { type: 'state'; state: EngineState; at: number }
-  | { type: 'caption'; role: 'user' | 'assistant'; text: string; final: boolean; turnId: string; at: number }
+  | {
+      type: 'caption';
+      role: 'user' | 'assistant';
+      text: string;
+      final: boolean;
+      turnId: string;
+      at: number;
+      /** On the user line of a merged continuation: the turn whose partial line this one replaces. */
+      replaces?: string;
+    }
   | TurnEvent;
 
 export type EngineListener = (event: EngineEvent) => void;

@@ -244,11 +244,17 @@ const STOP = new Set([
 
 export class FactMemory {
   private facts: Fact[] = [];
+  /**
+   * The user's memory switch (Settings → Memory). Off: nothing new is learned and nothing kept reaches a prompt; what
+   * is kept stays listed until the user forgets it.
+   */
+  enabled = true;
 
   constructor(private readonly capacity = 32) {}
 
-  /** Extracts facts from one user turn; returns the facts that were added or updated. */
+  /** Extracts facts from one user turn; returns the facts that were added or updated (none while switched off). */
   observe(userText: string, at: number): Fact[] {
+    if (!this.enabled) return [];
     const found: Fact[] = [];
     for (const rule of RULES) {
       const m = rule.pattern.exec(userText);
@@ -279,9 +285,10 @@ export class FactMemory {
 
   /**
    * The facts a new turn needs: ones whose words or kind cues appear in it, ranked by overlap then recency; a
-   * name is always useful in small doses, so it is included whenever anything else is, or when asked.
+   * name is always useful in small doses, so it is included whenever anything else is, or when asked. None while off.
    */
   select(query: string, limit = 4): Fact[] {
+    if (!this.enabled) return [];
     const q = new Set(words(query).filter((w) => !STOP.has(w)));
     const scored: { fact: Fact; score: number }[] = [];
     for (const fact of this.facts) {

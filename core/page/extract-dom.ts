@@ -1,8 +1,11 @@
 // DOM → readable text, used by the injected extractor (entrypoints/extract.ts). Only the `doc` parameter is
 // touched (no globals) so it runs on linkedom documents in tests. Order: the user's selection wins; else
-// Readability on a clone (parse() mutates the DOM it gets); else the text of main/article/body.
+// Readability on a clone (parse() mutates the DOM it gets); else the text of main/article/body. Form controls
+// (passwords, hidden inputs, typed values, choices) and hidden elements are never read; the URL loses its query and
+// fragment (core/page/url.ts).
 import { Readability } from '@mozilla/readability';
 import type { ExtractionKind, PageExtraction } from './types';
+import { pageUrlForPrompt } from './url';
 
 const SKIP = new Set([
   'SCRIPT',
@@ -18,6 +21,9 @@ const SKIP = new Set([
   'SELECT',
   'INPUT',
   'TEXTAREA',
+  'OPTION',
+  'DATALIST',
+  'OUTPUT',
   'HEAD',
 ]);
 /**
@@ -107,20 +113,18 @@ export function domToText(root: Node, dropChrome = false): string {
     .trim();
 }
 
-/** Selected text: the document selection, or a selection inside a focused text field. */
+/** Form controls: what the user typed or chose there (passwords, card numbers, drafts) is never read. */
+const FORM_CONTROLS = new Set(['INPUT', 'TEXTAREA', 'SELECT', 'OPTION']);
+
+/**
+ * Selected text of the document. Not a selection inside a form field: Chrome's getSelection() returns the selected
+ * part of a focused input's value, and form values never leave the page (docs/security.md, "Trust boundaries").
+ */
 function selectedText(doc: Document): string {
+  const active = doc.activeElement;
+  if (active && FORM_CONTROLS.has(active.tagName.toUpperCase())) return '';
   const sel = typeof doc.getSelection === 'function' ? (doc.getSelection()?.toString() ?? '') : '';
-  if (sel.trim()) return sel.trim();
-  const active = doc.activeElement as (Element & { value?: unknown; selectionStart?: unknown; selectionEnd?: unknown }) | null;
-  if (
-    active &&
-    typeof active.value === 'string' &&
-    typeof active.selectionStart === 'number' &&
-    typeof active.selectionEnd === 'number'
-  ) {
-    return active.value.slice(active.selectionStart, active.selectionEnd).trim();
-  }
-  return '';
+  return sel.trim();
 }
 
 function readabilityText(doc: Document): { text: string; title: string; lang: string } | null {
@@ -147,7 +151,7 @@ function cap(text: string, maxChars: number): { text: string; truncated: boolean
 
 export function extractPage(doc: Document, options: ExtractOptions = {}): PageExtraction {
   const maxChars = options.maxChars ?? MAX_EXTRACT_CHARS;
-  const url = doc.location?.href ?? doc.URL ?? '';
+  const url = pageUrlForPrompt(doc.location?.href ?? doc.URL ?? '');
   const base = {
     title: (doc.title ?? '').trim(),
     url,

@@ -1,5 +1,7 @@
 /** Typed errors at a protocol boundary. They are returned or logged; they never throw out of a listener. */
-export type ProtocolErrorCode = 'malformed' | 'unknown_type' | 'wrong_target' | 'handler_failed' | 'timeout' | 'unavailable';
+/** `forbidden`: this sender may not ask for this (core/protocol/senders.ts). */
+export type ProtocolErrorCode =
+  'malformed' | 'unknown_type' | 'wrong_target' | 'handler_failed' | 'timeout' | 'unavailable' | 'forbidden';
 
 export interface ProtocolError {
   code: ProtocolErrorCode;

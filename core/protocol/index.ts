@@ -9,3 +9,5 @@ export * from './playback';
 export * from './personal';
 export * from './tunables';
 export * from './tunables-follow';
+export * from './test-hooks';
+export * from './senders';

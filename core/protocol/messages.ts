@@ -7,20 +7,14 @@ import { cachedVerdictSchema } from '../tts/self-test';
 import { ENGINE_STATES } from '../engine/types';
 import { PERSONAL_EVENTS, PERSONAL_REQUESTS } from './personal';
 import { TUNABLES_EVENTS, TUNABLES_REQUESTS } from './tunables';
+import { testHookRequests, type TestHookRequests } from './test-hooks';
+import { TEST_HOOKS } from '../build-flags';
 
 /** Contexts that answer requests. UIs (side panel, popup) only send requests and receive events. */
 export const TargetSchema = z.enum(['background', 'offscreen']);
 export type Target = z.infer<typeof TargetSchema>;
 
 const Empty = z.object({}).strict();
-
-const MicProbeResultSchema = z.object({
-  sampleRate: z.number(),
-  frames: z.number().int().nonnegative(),
-  peakRms: z.number().nonnegative(),
-  meanRms: z.number().nonnegative(),
-});
-export type MicProbeResult = z.infer<typeof MicProbeResultSchema>;
 
 const BundleIds = z.array(z.string().min(1).max(100)).min(1).max(16);
 const BaseUrl = z.string().max(2048).nullable();
@@ -130,16 +124,6 @@ export const REQUESTS = {
     result: Empty,
   },
   'conversation/stop': { target: 'offscreen', payload: Empty, result: Empty },
-  'vad/probe': {
-    target: 'offscreen',
-    payload: z.object({ durationMs: z.number().int().min(100).max(20_000) }).strict(),
-    result: z.object({
-      frames: z.number().int(),
-      speechFrames: z.number().int(),
-      firstSpeechMs: z.number().nullable(),
-      msPerFrame: z.number(),
-    }),
-  },
   'vision/set': { target: 'offscreen', payload: z.object({ on: z.boolean(), baseUrl: BaseUrl }).strict(), result: Empty },
   'conversation/text': {
     target: 'offscreen',
@@ -149,23 +133,11 @@ export const REQUESTS = {
     result: Empty,
   },
   'conversation/interrupt': { target: 'offscreen', via: 'background', payload: Empty, result: Empty },
-  /** Live GPU buffers of the model worker (long-session leak checks). */
-  'debug/gpu-stats': {
-    target: 'offscreen',
-    payload: Empty,
-    result: z.object({ backend: z.enum(['webgpu', 'wasm']), buffers: z.number().int(), bytes: z.number() }),
-  },
-  /** Fault injection for reliability tests; refused unless the user turned the debug panel on. */
-  'debug/fault': {
-    target: 'offscreen',
-    payload: z.object({ fault: z.enum(['lose-gpu', 'end-mic', 'end-camera']) }).strict(),
-    result: Empty,
-  },
-  'conversation/marks': {
-    target: 'offscreen',
-    payload: Empty,
-    result: z.array(z.object({ name: z.string(), at: z.number(), turnId: z.string() })),
-  },
+  /**
+   * The end of the first-run welcome: load the models and have the active character say its greeting aloud.
+   * Answers once the greeting is on its way (its caption and audio follow as for any turn).
+   */
+  'conversation/greet': { target: 'offscreen', via: 'background', payload: Empty, context: EngineContext, result: Empty },
   'conversation/ptt': {
     target: 'offscreen',
     via: 'background',
@@ -179,18 +151,20 @@ export const REQUESTS = {
     payload: z.union([z.object({ index: z.number().int().nonnegative() }).strict(), z.object({ all: z.literal(true) }).strict()]),
     result: memorySchema,
   },
-  'memory/set': { target: 'offscreen', payload: z.object({ memory: memorySchema }).strict(), result: Empty },
+  /** What is remembered and whether the user's memory switch is on (the engine neither learns nor uses facts when off). */
+  'memory/set': {
+    target: 'offscreen',
+    payload: z.object({ memory: memorySchema, enabled: z.boolean() }).strict(),
+    result: Empty,
+  },
   'tools/run': { target: 'background', payload: z.object({ call: ToolCallSchema }).strict(), result: ToolResultSchema },
   'page/read': { target: 'background', payload: Empty, result: PageReadSchema },
   'offscreen/ping': { target: 'offscreen', payload: Empty, result: z.object({ startedAt: z.number() }) },
   'offscreen/status': { target: 'offscreen', payload: Empty, result: OffscreenStatusSchema },
-  'mic/probe': {
-    target: 'offscreen',
-    payload: z.object({ durationMs: z.number().int().min(100).max(10_000) }).strict(),
-    result: MicProbeResultSchema,
-  },
   ...PERSONAL_REQUESTS,
   ...TUNABLES_REQUESTS,
+  // Probes, fault injection and the scripted model stand-in: absent from the release build (core/protocol/test-hooks.ts).
+  ...(TEST_HOOKS ? testHookRequests() : ({} as TestHookRequests)),
 } as const satisfies Record<string, RequestDefinition>;
 
 /** `via` and `context` only on relayed requests; a `context` needs a `via` (only the relaying context adds one). */
@@ -245,7 +219,14 @@ export const EVENTS = {
   'event/weights-snapshot': z.object({ snapshot: weightsSnapshotSchema }).strict(),
   'event/engine-state': z.object({ state: EngineStateSchema, detail: z.string().max(500).optional() }).strict(),
   'event/caption': z
-    .object({ role: z.enum(['user', 'assistant']), text: z.string().max(8000), final: z.boolean(), turnId: z.string().max(64) })
+    .object({
+      role: z.enum(['user', 'assistant']),
+      text: z.string().max(8000),
+      final: z.boolean(),
+      turnId: z.string().max(64),
+      /** A merged continuation: this user line replaces the earlier partial line of that turn (docs/onboarding.md). */
+      replaces: z.string().max(64).optional(),
+    })
     .strict(),
   'event/memory': z.object({ memory: memorySchema }).strict(),
   'event/card': z.object({ card: z.record(z.string(), z.unknown()).nullable() }).strict(),
@@ -267,7 +248,7 @@ interface OneEvent<T extends EventType> {
 export type EventMessage<T extends EventType = EventType> = { [K in T]: OneEvent<K> }[T];
 
 export const ProtocolErrorSchema = z.object({
-  code: z.enum(['malformed', 'unknown_type', 'wrong_target', 'handler_failed', 'timeout', 'unavailable']),
+  code: z.enum(['malformed', 'unknown_type', 'wrong_target', 'handler_failed', 'timeout', 'unavailable', 'forbidden']),
   message: z.string(),
 });
 

@@ -16,6 +16,10 @@ export const SettingsSchema = z.object({
   /** Language Whisper transcribes (ignored by the English-only Moonshine). */
   speechLanguage: z.string().regex(/^[a-z]{2}$/),
   debugPanel: z.boolean(),
+  /** Remember facts the user states (core/memory/fact-memory.ts); off: nothing new is kept and nothing kept is used. */
+  memoryEnabled: z.boolean(),
+  /** The first-run welcome was completed or skipped; Settings can show it again (docs/onboarding.md). */
+  onboardingDone: z.boolean(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -29,6 +33,8 @@ export const DEFAULT_SETTINGS: Settings = {
   computeBackend: 'auto',
   speechLanguage: 'en',
   debugPanel: false,
+  memoryEnabled: true,
+  onboardingDone: false,
 };
 
 export const SettingsPatchSchema = SettingsSchema.partial().strict();
@@ -44,5 +50,15 @@ export function settingsFromStored(stored: unknown): Settings {
     const parsed = shape[key].safeParse(record[key]);
     if (parsed.success) (out as Record<keyof Settings, unknown>)[key] = parsed.data;
   }
+  return out;
+}
+
+/**
+ * Settings after an install or update: as stored, field by field. Stored settings written before the welcome existed
+ * (no `onboardingDone` field) belong to a user who set Sidetalk up without it: they do not get the welcome now.
+ */
+export function migratedSettings(stored: unknown): Settings {
+  const out = settingsFromStored(stored);
+  if (stored !== null && typeof stored === 'object' && !('onboardingDone' in stored)) out.onboardingDone = true;
   return out;
 }

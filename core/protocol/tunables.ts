@@ -30,7 +30,8 @@ export type TunablesState = z.infer<typeof TunablesStateSchema>;
 /** Every section's live values in one context. */
 export const TunablesSnapshotSchema = z.record(z.string(), z.record(z.string(), TunableValueSchema));
 
-/** The offscreen document and the two workers it runs, whose live values `debug/tunables-live` reads. */
+/** The offscreen document and the two workers it runs, whose live values `debug/tunables-live` reads
+ * (core/protocol/test-hooks.ts). */
 export const OFFSCREEN_TUNABLE_CONTEXTS = ['offscreen', 'model-worker', 'tts-worker'] as const;
 
 export const TUNABLES_REQUESTS = {
@@ -48,12 +49,6 @@ export const TUNABLES_REQUESTS = {
   },
   /** Every knob back to its default. */
   'tunables/reset': { target: 'background', payload: Empty, result: TunablesStateSchema },
-  /** Live values inside the offscreen document or one of its workers; refused unless the debug panel is on. */
-  'debug/tunables-live': {
-    target: 'offscreen',
-    payload: z.object({ context: z.enum(OFFSCREEN_TUNABLE_CONTEXTS) }).strict(),
-    result: TunablesSnapshotSchema,
-  },
 } as const;
 
 export const TUNABLES_EVENTS = {

@@ -1,7 +1,8 @@
 // Settings for a bring-your-own OpenAI-compatible server (Ollama, LM Studio, llama.cpp server, vLLM, a hosted API).
 // baseUrl is the API root that `/chat/completions` and `/models` hang off, as in OpenAI's SDKs
-// ("http://localhost:11434/v1"). A bare origin ("http://localhost:11434") gets "/v1" appended because that is what
-// every local server listed above serves; any other path is kept as typed.
+// ("http://localhost:11434/v1"). Only https, or http to this computer (localhost, 127.0.0.0/8, [::1]). A bare origin
+// ("http://localhost:11434") gets "/v1" appended because that is what every local server listed above serves; any
+// other path is kept as typed.
 import { z } from 'zod';
 
 export const remoteLlmSettingsSchema = z.object({
@@ -50,7 +51,18 @@ export function parseRemoteLlmSettings(input: unknown): ConfigResult {
   };
 }
 
-/** Checks and normalises a base URL: http(s) only, no user:password@ (use the API key field), no query or fragment. */
+/**
+ * Loopback hosts as the URL parser writes them (it turns `127.1` or `0x7f.0.0.1` into `127.0.0.1`): `http://` is allowed
+ * only to these, where the key and the conversation never cross a network (docs/security.md, "What leaves the machine").
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/**
+ * Checks and normalises a base URL: https, or http to this computer only; no user:password@ (use the API key field),
+ * no query or fragment.
+ */
 export function normaliseBaseUrl(raw: string): { ok: true; url: string } | { ok: false; error: string } {
   let url: URL;
   try {
@@ -66,6 +78,13 @@ export function normaliseBaseUrl(raw: string): { ok: true; url: string } | { ok:
     return { ok: false, error: 'Put the key in the API key field, not in the address.' };
   }
   if (url.search || url.hash) return { ok: false, error: 'The address must not contain ? or # parts.' };
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    return {
+      ok: false,
+      error:
+        'Use https:// for a server on another computer (http:// would send your words and key unencrypted). http:// is fine for localhost.',
+    };
+  }
   let path = url.pathname.replace(/\/+$/, '');
   if (path === '') path = '/v1';
   return { ok: true, url: `${url.protocol}//${url.host}${path}` };

@@ -9,11 +9,13 @@ import {
   type Settings,
 } from '../../core/protocol';
 import { configuredMirror } from '../../core/weights';
-import { loadSettings } from './settings-store';
+import { loadSettings, saveSettings } from './settings-store';
 
 export interface ConversationRelayDeps {
   settings: () => Promise<Settings>;
   send: Send;
+  /** Hands-free could not start: the setting goes back off, so no panel shows a listening orb that hears nothing. */
+  handsFreeFailed?: () => Promise<void>;
 }
 
 /** What the engine needs from the settings to answer a conversation command: the mirror and the chosen models. */
@@ -31,6 +33,10 @@ export function engineContext(s: Settings): RequestContext<'conversation/text'> 
 const chromeDeps = (): ConversationRelayDeps => ({
   settings: loadSettings,
   send: (message) => chrome.runtime.sendMessage(message),
+  handsFreeFailed: async () => {
+    const settings = await saveSettings({ handsFree: false });
+    void chrome.runtime.sendMessage(eventMessage('event/settings', { settings })).catch(() => undefined);
+  },
 });
 
 /**
@@ -48,9 +54,13 @@ export function createConversationRelay(ensureOffscreen: () => Promise<unknown>,
     return reply.data;
   }
 
-  const relays: Pick<Relays<'background'>, 'conversation/text' | 'conversation/ptt' | 'conversation/interrupt'> = {
+  const relays: Pick<
+    Relays<'background'>,
+    'conversation/text' | 'conversation/ptt' | 'conversation/interrupt' | 'conversation/greet'
+  > = {
     'conversation/text': context,
     'conversation/ptt': context,
+    'conversation/greet': context,
     'conversation/interrupt': () => undefined,
   };
 
@@ -75,6 +85,7 @@ export function createConversationRelay(ensureOffscreen: () => Promise<unknown>,
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         void send(eventMessage('event/notice', { level: 'error', message })).catch(() => undefined);
+        if (on) await deps.handsFreeFailed?.().catch(() => undefined);
       }
     },
   };

@@ -1,8 +1,11 @@
 import { createTtsVerdictHandlers } from './tts-verdicts';
 import { OffscreenKeeper } from '../../core/lifecycle/offscreen-keeper';
 import {
+  checkSender,
   createEventReceiver,
   createRequestRouter,
+  isAddressedTo,
+  senderKind,
   eventMessage,
   OffscreenStatusSchema,
   type AppStatus,
@@ -35,11 +38,12 @@ function checkedMirror(url: string): string {
 }
 
 /**
- * Only Sidetalk's own pages may talk to the background: a script injected into a web page (the page extractor runs
- * there) shares the extension id, so the sender's URL must be one of ours too.
+ * Only Sidetalk's own pages may talk to the background (a script injected into a web page shares the extension id, so
+ * the sender's URL must be one of ours too), and each may ask only for what it is for: core/protocol/senders.ts.
  */
-function fromOurPages(sender: chrome.runtime.MessageSender): boolean {
-  return sender.id === chrome.runtime.id && (sender.url ?? '').startsWith(chrome.runtime.getURL(''));
+function verdictFor(sender: chrome.runtime.MessageSender, raw: unknown) {
+  const kind = senderKind(sender, { id: chrome.runtime.id, origin: chrome.runtime.getURL('') });
+  return { kind, verdict: checkSender('background', kind, raw) };
 }
 
 export default defineBackground({
@@ -93,7 +97,7 @@ export default defineBackground({
 
     const weights = chromeWeightsRelay(ensureOffscreen);
     const conversation = createConversationRelay(ensureOffscreen);
-    const memory = createMemoryStore();
+    const memory = createMemoryStore(async () => (await loadSettings()).memoryEnabled);
     const tunables = createTunablesOwner({ area: chrome.storage.local, broadcast });
 
     const router = createRequestRouter(
@@ -107,6 +111,8 @@ export default defineBackground({
           broadcast(eventMessage('event/settings', { settings }));
           if (patch.handsFree !== undefined) void conversation.applyHandsFree(settings.handsFree);
           if (patch.visionEnabled !== undefined) void conversation.applyVision(settings.visionEnabled);
+          // Awaited: once the switch's request returns, the engine neither learns nor uses facts (or does again).
+          if (patch.memoryEnabled !== undefined) await memory.applyEnabled().catch(() => undefined);
           return settings;
         },
         'status/get': () => readStatus(),
@@ -150,7 +156,14 @@ export default defineBackground({
     }, logError);
 
     chrome.runtime.onMessage.addListener((raw: unknown, sender, sendResponse) => {
-      if (!fromOurPages(sender)) return false;
+      const { kind, verdict } = verdictFor(sender, raw);
+      if (!verdict.accept) {
+        if (!verdict.answer || !isAddressedTo(raw, 'background')) return false;
+        logError(verdict.answer);
+        console.warn(`[sidetalk] refused a message from the ${kind}`);
+        sendResponse({ ok: false, error: verdict.answer });
+        return false;
+      }
       onEvent(raw);
       const reply = router.handle(raw);
       if (!reply) return false;
@@ -172,7 +185,9 @@ export default defineBackground({
           void (async () => {
             await writeStatus(null);
             const settings = await loadSettings();
-            if (sidePanels > 0 || settings.handsFree || settings.visionEnabled) await ensureOffscreen();
+            // A download the user started goes on even with no panel open; the pending list survives this worker.
+            const needed = sidePanels > 0 || settings.handsFree || settings.visionEnabled || (await weights.hasPending());
+            if (needed) await ensureOffscreen();
           })().catch((err: unknown) => console.warn('[sidetalk] could not re-create the offscreen document', err));
         });
       }
@@ -190,16 +205,18 @@ export default defineBackground({
       void chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: false }).catch(() => undefined);
     });
 
-    chrome.runtime.onStartup.addListener(() => {
-      void loadSettings().then((s) => (s.handsFree || s.visionEnabled ? ensureOffscreen() : undefined));
-    });
+    // Nothing starts at browser start: hands-free and vision are this session's switches (session storage), off until
+    // the user turns them on in the open side panel or the popup (core/lifecycle/media-session.ts).
 
     chrome.commands.onCommand.addListener((command, tab) => {
       if (command !== 'toggle-listening') return;
-      // A keyboard command counts as a user gesture, so the panel may be opened from here.
+      // A keyboard command counts as a user gesture, so the panel may be opened from here. It starts listening only
+      // when a side panel was already open (the user sees what they start); with none, this press opens one.
       if (tab?.windowId !== undefined) void chrome.sidePanel.open({ windowId: tab.windowId }).catch(() => undefined);
       void (async () => {
-        const settings = await saveSettings({ handsFree: !(await loadSettings()).handsFree });
+        const on = !(await loadSettings()).handsFree;
+        if (on && sidePanels === 0) return;
+        const settings = await saveSettings({ handsFree: on });
         broadcast(eventMessage('event/settings', { settings }));
         await conversation.applyHandsFree(settings.handsFree);
       })();

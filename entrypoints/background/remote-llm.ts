@@ -1,4 +1,4 @@
-import { parseRemoteLlmSettings, type RemoteLlmConfig } from '../../core/remote-llm';
+import { originPermissionPattern, parseRemoteLlmSettings, type RemoteLlmConfig } from '../../core/remote-llm';
 import { RemoteLlmConfigSchema, type Handlers } from '../../core/protocol';
 import type { LocalStorageArea } from './characters';
 
@@ -16,20 +16,46 @@ export async function loadRemoteLlmConfig(area: LocalStorageArea): Promise<Remot
   return checked.ok ? checked.config : null;
 }
 
+/** Gives back an optional host permission (chrome.permissions.remove needs no user gesture). */
+export type RevokeOrigin = (originPattern: string) => Promise<unknown>;
+
+const chromeRevoke: RevokeOrigin = (pattern) => chrome.permissions.remove({ origins: [pattern] });
+
+/**
+ * The host permission for a server is asked for when the user saves it (components/settings/ModelServerPanel.tsx)
+ * and given back here when the server is removed or replaced by one on another origin, so Sidetalk holds access to
+ * no host it no longer uses (docs/security.md, "Host permissions").
+ */
 export function createRemoteLlmHandlers(
   area: LocalStorageArea,
+  revoke: RevokeOrigin = chromeRevoke,
 ): Pick<Handlers<'background'>, 'remote-llm/get' | 'remote-llm/set'> {
+  /** The origin of the stored server, even one today's rules refuse (an http:// LAN server saved before they existed). */
+  async function storedOrigin(): Promise<string | null> {
+    const stored = RemoteLlmConfigSchema.safeParse((await area.get(REMOTE_LLM_KEY))[REMOTE_LLM_KEY]);
+    try {
+      return stored.success ? originPermissionPattern(stored.data.baseUrl) : null;
+    } catch {
+      return null;
+    }
+  }
+  async function release(before: string | null, next: RemoteLlmConfig | null): Promise<void> {
+    if (before && before !== (next ? originPermissionPattern(next.baseUrl) : null)) await revoke(before);
+  }
   return {
     'remote-llm/get': async () => ({ config: await loadRemoteLlmConfig(area) }),
     'remote-llm/set': async ({ settings }) => {
+      const previous = await storedOrigin();
       if (settings === null) {
         await area.set({ [REMOTE_LLM_KEY]: null });
+        await release(previous, null);
         return { config: null };
       }
       const parsed = parseRemoteLlmSettings({ ...settings, apiKey: settings.apiKey?.trim() || undefined });
       // The field's own sentence (never the URL or key the user typed).
       if (!parsed.ok) throw new Error(parsed.error);
       await area.set({ [REMOTE_LLM_KEY]: parsed.config });
+      await release(previous, parsed.config);
       return { config: parsed.config };
     },
   };

@@ -1,22 +1,30 @@
-import { settingsFromStored, type Settings, type SettingsPatch } from '../../core/protocol';
+import { migratedSettings, settingsFromStored, type Settings, type SettingsPatch } from '../../core/protocol';
+import { MEDIA_SESSION_KEY, mediaFromSession, splitForStorage, withSessionMedia } from '../../core/lifecycle/media-session';
 
 const KEY = 'settings';
 
-/** Settings live in chrome.storage.local so they survive the service worker being stopped after 30 s idle. */
+/**
+ * Settings live in chrome.storage.local so they survive the service worker being stopped after 30 s idle; hands-free
+ * and vision in chrome.storage.session, so they end with the browser session (core/lifecycle/media-session.ts).
+ */
 export async function loadSettings(): Promise<Settings> {
   const stored = await chrome.storage.local.get(KEY);
-  return settingsFromStored(stored[KEY]);
+  const media = mediaFromSession((await chrome.storage.session.get(MEDIA_SESSION_KEY))[MEDIA_SESSION_KEY]);
+  return withSessionMedia(settingsFromStored(stored[KEY]), media);
 }
 
 export async function saveSettings(patch: SettingsPatch): Promise<Settings> {
   const next = { ...(await loadSettings()), ...patch };
-  await chrome.storage.local.set({ [KEY]: next });
+  const { persistent, session } = splitForStorage(next);
+  await chrome.storage.local.set({ [KEY]: persistent });
+  await chrome.storage.session.set({ [MEDIA_SESSION_KEY]: session });
   return next;
 }
 
 /** On install/update: write back the merged settings so new fields get defaults and old valid choices stay. */
 export async function migrateSettings(): Promise<Settings> {
-  const merged = await loadSettings();
-  await chrome.storage.local.set({ [KEY]: merged });
-  return merged;
+  // Hands-free or vision stored on by an older version must not come back on (media-session.ts).
+  const { persistent } = splitForStorage(migratedSettings((await chrome.storage.local.get(KEY))[KEY]));
+  await chrome.storage.local.set({ [KEY]: persistent });
+  return persistent;
 }

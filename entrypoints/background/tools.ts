@@ -2,16 +2,18 @@ import { z } from 'zod';
 import type { Handlers } from '../../core/protocol';
 import { assessExtraction, checkUrl, classifyInjectionError } from '../../core/page/access';
 import type { PageExtraction } from '../../core/page/types';
+import { pageUrlForPrompt } from '../../core/page/url';
 import { systemClock } from '../../core/tools/clock';
 import { createToolExecutor } from '../../core/tools/executor';
 import { createTimeTool } from '../../core/tools/time';
 import type { ToolResult } from '../../core/tools/types';
 import { createWeatherClient } from '../../core/tools/weather';
 import { createWikipediaClient } from '../../core/tools/wikipedia';
+import { TEST_HOOKS } from '../../core/build-flags';
 
 /**
  * Developer override of the tool API endpoints (tests point them at a local server shaped like the real APIs).
- * Unset in normal use; only the documented Open-Meteo and Wikipedia hosts are contacted then.
+ * Test builds only (docs/security.md); unset in normal use, where only Open-Meteo and Wikipedia are contacted.
  */
 const EndpointsSchema = z.object({
   geocodingUrl: z.string().url().optional(),
@@ -23,8 +25,11 @@ const ENDPOINTS_KEY = 'devToolEndpoints';
 const USER_AGENT = `Sidetalk/${chrome.runtime.getManifest().version} (local voice assistant extension; no contact address configured)`;
 
 async function executor() {
-  const stored = EndpointsSchema.safeParse((await chrome.storage.local.get(ENDPOINTS_KEY))[ENDPOINTS_KEY] ?? {});
-  const endpoints = stored.success ? stored.data : {};
+  // The release build never reads the override: only the documented hosts can be contacted there.
+  const stored = TEST_HOOKS
+    ? EndpointsSchema.safeParse((await chrome.storage.local.get(ENDPOINTS_KEY))[ENDPOINTS_KEY] ?? {})
+    : null;
+  const endpoints = stored?.success ? stored.data : {};
   const fetchFn = globalThis.fetch.bind(globalThis);
   const weather = createWeatherClient({
     fetch: fetchFn,
@@ -69,8 +74,10 @@ async function readActivePage(): Promise<{ ok: true; page: PageExtraction } | { 
   if (!access.ok) return { ok: false, message: access.message };
   try {
     const [result] = await chrome.scripting.executeScript({ target: { tabId: tab!.id! }, files: ['/extract.js'] });
-    const page = result?.result as PageExtraction | undefined;
-    if (!page || typeof page.text !== 'string') return { ok: false, message: "I couldn't read this page." };
+    const extracted = result?.result as PageExtraction | undefined;
+    if (!extracted || typeof extracted.text !== 'string') return { ok: false, message: "I couldn't read this page." };
+    // Again here, whatever the tab handed back: the address goes on without its query or fragment.
+    const page = { ...extracted, url: pageUrlForPrompt(String(extracted.url)) };
     const verdict = assessExtraction(page);
     return verdict.ok ? { ok: true, page } : { ok: false, message: verdict.message };
   } catch (err) {

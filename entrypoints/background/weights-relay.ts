@@ -62,6 +62,11 @@ export function createWeightsRelay(deps: WeightsRelayDeps) {
     relays,
     handlers,
 
+    /** True while a download the user asked for is unfinished (kept in storage: a restarted worker knows it too). */
+    async hasPending(): Promise<boolean> {
+      return (await pending()).length > 0;
+    },
+
     /** Persists snapshots and resumes unfinished downloads when a (new) offscreen document reports in. */
     async onEvent(event: EventMessage): Promise<void> {
       if (event.type === 'event/weights-snapshot') {

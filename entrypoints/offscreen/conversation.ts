@@ -3,6 +3,7 @@ import { buildPersonaPrompt, greetingFor, speechTextFor } from '../../core/chara
 import type { Character } from '../../core/characters/character';
 import { createResponder, type PageRead } from '../../core/conversation/responder';
 import { DuplexEngine } from '../../core/engine/duplex-engine';
+import type { SpeakMeta } from '../../core/engine/types';
 import { FactMemory } from '../../core/memory/fact-memory';
 import { eventMessage, sendRequest, type AudioSink, type ModelChoiceValue } from '../../core/protocol';
 import { PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protocol/playback';
@@ -15,6 +16,7 @@ import type { ActiveCharacter } from './character-state';
 import type { LanguageModel } from './remote-llm';
 import type { VoiceService } from './voices';
 import { VisionService } from './vision';
+import { offscreenTrace } from './turn-trace';
 
 const DEFAULT_MODELS: ModelChoiceValue = { asr: 'moonshine', device: 'auto', language: 'en' };
 const send = (message: unknown) => chrome.runtime.sendMessage(message);
@@ -48,6 +50,8 @@ export class Conversation {
   private readonly memory = new FactMemory();
   private readonly engine: DuplexEngine;
   private readonly marks: { name: string; at: number; turnId: string }[] = [];
+  /** The turn trace across contexts (test builds only; docs/benchmarks.md, "What the user hears"). */
+  private readonly trace = offscreenTrace;
   private ready: Promise<unknown>;
   private loading: Promise<void> | null = null;
   private loadedFor: string | null = null;
@@ -62,7 +66,11 @@ export class Conversation {
       options.modelsReady,
       (m) => notice('error', m),
     );
-    void sendRequest(send, 'memory/get', {}, 5_000).then((r) => r.ok && this.setMemory(r.data));
+    // Nothing is learned or used until the user's memory switch is known (Settings → Memory).
+    this.memory.enabled = false;
+    void Promise.all([sendRequest(send, 'memory/get', {}, 5_000), sendRequest(send, 'settings/get', {}, 5_000)]).then(
+      ([memory, settings]) => memory.ok && this.setMemory(memory.data, settings.ok && settings.data.memoryEnabled),
+    );
     this.models.onRestart = (ready) => {
       void ready
         .then(() => this.vision.restart())
@@ -108,14 +116,15 @@ export class Conversation {
             : Promise.reject(new Error('the end-of-turn model is not loaded')),
         respond: (turn, signal) => responder.respond(turn, signal),
         route: (turn) => responder.route(turn),
-        speak: (sentence, signal, meta) => this.speak(sentence, signal, meta.turnId),
+        speak: (sentence, signal, meta) => this.speak(sentence, signal, meta),
         audioComplete: (turnId) => options.audio.end(turnId),
       },
     });
     this.engine.on((event) => {
       if (event.type === 'state') emit(eventMessage('event/engine-state', { state: event.state }));
       else if (event.type === 'caption') {
-        emit(eventMessage('event/caption', { role: event.role, text: event.text, final: event.final, turnId: event.turnId }));
+        const { role, text, final, turnId, replaces } = event;
+        emit(eventMessage('event/caption', { role, text, final, turnId, ...(replaces ? { replaces } : {}) }));
         // The engine observes the user's words for facts right after their caption: report what it now remembers.
         if (event.role === 'user') queueMicrotask(() => this.reportMemory());
       } else {
@@ -143,8 +152,9 @@ export class Conversation {
     emit(eventMessage('event/memory', { memory }));
   }
 
-  /** What the user asked to keep or forget, from the background's store. */
-  setMemory(data: unknown): void {
+  /** What the user asked to keep or forget, from the background's store, and whether memory is switched on. */
+  setMemory(data: unknown, enabled: boolean): void {
+    this.memory.enabled = enabled;
     this.memory.load(data);
     this.lastMemory = JSON.stringify(this.memory.toJSON().facts);
   }
@@ -165,6 +175,15 @@ export class Conversation {
   greet(): void {
     const greeting = greetingFor(this.character);
     if (greeting && this.loadedFor !== null) this.engine.say(greeting.caption);
+  }
+
+  /**
+   * The end of the first-run welcome (docs/onboarding.md): load the models now, then the active character says its
+   * greeting aloud (a plain hello when it has none).
+   */
+  async greetNow(baseUrl: string | undefined, models?: ModelChoiceValue): Promise<void> {
+    await this.ensureModels(baseUrl, models);
+    this.engine.say(greetingFor(this.character)?.caption ?? "Hi, I'm ready. What can I do for you?");
   }
 
   /**
@@ -290,16 +309,18 @@ export class Conversation {
     this.engine.interrupt();
   }
 
-  private async speak(sentence: string, signal: AbortSignal, turnId: string): Promise<void> {
+  private async speak(sentence: string, signal: AbortSignal, { turnId, index }: SpeakMeta): Promise<void> {
     const spoken = speechTextFor(this.character, sentence);
     if (!spoken.trim() || signal.aborted) return;
     // The character's voice (preset or a stored clone), else the bundle's first preset.
     const voiceId = this.options.voices.pickVoice(this.character.voice.voiceId);
     this.options.voices.stopPreview();
     let first = true;
+    this.trace?.stamp('tts-call', turnId, index);
     await this.tts
       .speak(spoken, voiceId, signal, (frame) => {
         if (signal.aborted) return;
+        if (first) this.trace?.stamp('tts-first-frame', turnId, index, frame.timing);
         const samples = frame.pcm as Float32Array<ArrayBuffer>;
         this.options.audio.chunk(turnId, {
           sampleRate: frame.sampleRate,
@@ -310,7 +331,9 @@ export class Conversation {
         first = false;
       })
       .catch((err: unknown) => {
-        notice('error', `The voice failed: ${err instanceof Error ? err.message : String(err)}`);
+        // The sentence for the user; the reason for the debug log (docs/onboarding.md, "Errors").
+        console.warn('[sidetalk] the voice failed:', err);
+        notice('error', 'The voice could not speak that reply.');
         throw err;
       });
   }
@@ -320,7 +343,8 @@ export class Conversation {
     try {
       yield* stream;
     } catch (err) {
-      notice('error', `The language model failed: ${err instanceof Error ? err.message : String(err)}`);
+      console.warn('[sidetalk] the language model failed:', err);
+      notice('error', 'The language model stopped before it finished.');
       throw err;
     }
   }

@@ -1,9 +1,11 @@
 import { ChannelAudioSink } from './audio-out';
 import {
+  checkSender,
   createRequestRouter,
+  isAddressedTo,
+  senderKind,
   eventMessage,
   followTunables,
-  sendRequest,
   type OffscreenStatus,
   type ProtocolError,
 } from '../../core/protocol';
@@ -13,9 +15,9 @@ import { Conversation } from './conversation';
 import { ActiveCharacter } from './character-state';
 import { LanguageModel } from './remote-llm';
 import { VoiceService } from './voices';
-import { snapshotTunables } from '../../core/tunables';
-import { ModelWorkerClient } from './model-client';
 import { createWeights } from './weights';
+import { TEST_HOOKS } from '../../core/build-flags';
+import { testHookHandlers } from './test-hooks';
 
 /**
  * The offscreen document: owns the GPU, the microphone and (in workers) the models. Its main thread only routes,
@@ -39,16 +41,6 @@ function liveTracks(kind: 'audio' | 'video'): number {
     else n += stream.getTracks().filter((t) => t.kind === kind && t.readyState === 'live').length;
   }
   return n;
-}
-/** What Chrome does when access is revoked or a device is unplugged: the track ends and says so. */
-function endTracks(kind: 'audio' | 'video'): void {
-  for (const ref of streams) {
-    for (const track of ref.deref()?.getTracks() ?? []) {
-      if (track.kind !== kind || track.readyState !== 'live') continue;
-      track.stop();
-      track.dispatchEvent(new Event('ended'));
-    }
-  }
 }
 const mic = new MicCapture(chrome.runtime.getURL('/worklets/mic-framer.js'));
 const gpuInfo = readGpuInfo();
@@ -93,29 +85,6 @@ async function status(): Promise<OffscreenStatus> {
   };
 }
 
-async function probeMic(durationMs: number) {
-  const wasCapturing = mic.capturing;
-  let frames = 0;
-  let peak = 0;
-  let sumSquares = 0;
-  let samples = 0;
-  const off = mic.onFrame((frame) => {
-    frames += 1;
-    peak = Math.max(peak, frame.rms);
-    sumSquares += frame.rms * frame.rms * frame.samples.length;
-    samples += frame.samples.length;
-  });
-  try {
-    await mic.start();
-    const sampleRate = mic.sampleRate ?? 0;
-    await new Promise((r) => setTimeout(r, durationMs));
-    return { sampleRate, frames, peakRms: peak, meanRms: samples ? Math.sqrt(sumSquares / samples) : 0 };
-  } finally {
-    off();
-    if (!wasCapturing) await mic.stop();
-  }
-}
-
 const logError = (error: ProtocolError) => console.warn(`[sidetalk] offscreen rejected message: ${error.code}: ${error.message}`);
 
 const router = createRequestRouter(
@@ -123,7 +92,6 @@ const router = createRequestRouter(
   {
     'offscreen/ping': () => ({ startedAt }),
     'offscreen/status': () => status(),
-    'mic/probe': ({ durationMs }) => probeMic(durationMs),
     ...weights.handlers,
     'conversation/start': ({ baseUrl, characterId, models }) =>
       guarded(() => talk().start(baseUrl ?? undefined, characterId, models)),
@@ -133,50 +101,42 @@ const router = createRequestRouter(
       guarded(() => (on || conversation ? talk().setVision(on, baseUrl ?? undefined) : undefined)),
     'conversation/text': ({ text, characterId }, { baseUrl, models }) =>
       guarded(() => talk().text(text, baseUrl ?? undefined, characterId, models)),
-    'vad/probe': ({ durationMs }) => talk().probeVad(durationMs),
-    'memory/set': ({ memory }) => {
-      conversation?.setMemory(memory);
+    'memory/set': ({ memory, enabled }) => {
+      conversation?.setMemory(memory, enabled);
       return {};
-    },
-    // The knob walk (tests/e2e/tunables.e2e.ts) reads what this document and each worker hold now.
-    'debug/tunables-live': async ({ context }) => {
-      const settings = await sendRequest(runtimeSend, 'settings/get', {}, 5_000);
-      if (!settings.ok || !settings.data.debugPanel) throw new Error('Reading live tunables needs the debug panel on.');
-      if (context === 'offscreen') return snapshotTunables();
-      if (context === 'tts-worker') return voices.tts.liveTunables();
-      const model = ModelWorkerClient.latest;
-      if (!model) throw new Error('the model worker is not running (start a conversation or a VAD probe first)');
-      return model.liveTunables();
     },
     'conversation/interrupt': () => guarded(() => conversation?.interrupt()),
-    'debug/gpu-stats': () => conversation?.gpuStats() ?? { backend: 'wasm' as const, buffers: 0, bytes: 0 },
-    'debug/fault': async ({ fault }) => {
-      const settings = await sendRequest(runtimeSend, 'settings/get', {}, 5_000);
-      if (!settings.ok || !settings.data.debugPanel)
-        throw new Error('Fault injection needs the debug panel (Settings → Models).');
-      if (fault === 'lose-gpu') {
-        if (!conversation) throw new Error('no conversation is running');
-        conversation.loseGpu();
-      } else endTracks(fault === 'end-mic' ? 'audio' : 'video');
-      return {};
-    },
-    'conversation/marks': () => conversation?.timeline ?? [],
+    'conversation/greet': (_payload, { baseUrl, models }) => guarded(() => talk().greetNow(baseUrl ?? undefined, models)),
     'conversation/character': ({ character, greet }) => {
       activeCharacter.set(character);
       if (greet) conversation?.greet();
       return {};
     },
     ...voices.handlers,
+    // Probes, fault injection and the scripted model: test builds only (docs/security.md).
+    ...(TEST_HOOKS
+      ? testHookHandlers({ send: runtimeSend, mic, voices, llm, conversation: () => conversation, talk, streams })
+      : ({} as ReturnType<typeof testHookHandlers>)),
   },
   logError,
 );
 
-// Only Sidetalk's own pages and worker may command the engine (not a script injected into a web page).
-const fromOurPages = (sender: chrome.runtime.MessageSender) =>
-  sender.id === chrome.runtime.id && (sender.url ?? '').startsWith(chrome.runtime.getURL(''));
+// Only Sidetalk's own pages and worker may command the engine (not a script injected into a web page), and only the
+// background may open the microphone or the camera or forward a relayed request: core/protocol/senders.ts.
+const verdictFor = (sender: chrome.runtime.MessageSender, raw: unknown) =>
+  checkSender('offscreen', senderKind(sender, { id: chrome.runtime.id, origin: chrome.runtime.getURL('') }), raw);
 
 chrome.runtime.onMessage.addListener((raw: unknown, sender, sendResponse) => {
-  if (!fromOurPages(sender)) return false;
+  // Events (tunables) go to their own listener below; only requests addressed here are answered.
+  if ((raw as { kind?: unknown } | null)?.kind === 'event') return false;
+  const verdict = verdictFor(sender, raw);
+  if (!verdict.accept) {
+    if (verdict.answer && isAddressedTo(raw, 'offscreen')) {
+      logError(verdict.answer);
+      sendResponse({ ok: false, error: verdict.answer });
+    }
+    return false;
+  }
   const reply = router.handle(raw);
   if (!reply) return false;
   void reply.then(sendResponse);
@@ -187,7 +147,7 @@ chrome.runtime.onMessage.addListener((raw: unknown, sender, sendResponse) => {
 // document's values (model-client.ts, tts-client.ts).
 void followTunables(runtimeSend, (onMessage) =>
   chrome.runtime.onMessage.addListener((raw: unknown, sender) => {
-    if (fromOurPages(sender)) onMessage(raw);
+    if (verdictFor(sender, raw).accept) onMessage(raw);
     return false;
   }),
 );

@@ -1,3 +1,4 @@
+import { TEST_HOOKS } from '../../core/build-flags';
 import type { ChatMessage } from '../../core/conversation/chat-message';
 import type { ModelPart, ModelWorkerEvent, ModelWorkerRequest } from '../../models/workers/model-protocol';
 import { WorkerClient, type WorkerLike } from '../../models/workers/worker-client';
@@ -88,9 +89,9 @@ export class ModelWorkerClient {
     return { backend, buffers, bytes };
   }
 
-  /** Fault injection: the worker loses its GPU device and must carry on on WASM. */
+  /** Fault injection (test builds only): the worker loses its GPU device and must carry on on WASM. */
   loseDevice(): void {
-    this.channel.post({ type: 'lose-device' });
+    if (TEST_HOOKS) this.channel.post({ type: 'lose-device' });
   }
 
   /** A port speaking the vision detector protocol, served by this worker (one ORT instance, one GPU device). */

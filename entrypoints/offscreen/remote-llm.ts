@@ -2,8 +2,17 @@ import type { LlmMessage } from '../../core/conversation/responder';
 import { eventMessage, sendRequest, type Send } from '../../core/protocol';
 import { RemoteAvailability, remoteReply, type RemoteLlmConfig, type RemoteReplyDeps } from '../../core/remote-llm';
 import { systemClock } from '../../core/tools/clock';
+import { TEST_HOOKS } from '../../core/build-flags';
+import type { ScriptedModel } from '../../core/conversation/scripted-model';
 
 type TurnDeps = Pick<RemoteReplyDeps, 'local' | 'runTool' | 'onCard'>;
+
+/** One generation as the LLM boundary passed it on (test builds: `debug/llm-log`). */
+export interface LlmLogEntry {
+  source: 'local' | 'remote' | 'scripted';
+  text: string;
+}
+const LOG_ENTRIES = 20;
 
 /**
  * The conversation's language model: the user's own OpenAI-compatible server when one is configured (the config
@@ -13,6 +22,11 @@ type TurnDeps = Pick<RemoteReplyDeps, 'local' | 'runTool' | 'onCard'>;
  */
 export class LanguageModel {
   private readonly availability = new RemoteAvailability(() => Date.now());
+
+  /** Test builds only (`debug/llm-script`): the scripted model stand-in answers the prompts its rules match. */
+  script: ScriptedModel | null = null;
+  /** Test builds only (`debug/llm-log`): what the last generations streamed, raw, and who produced it. */
+  readonly log: LlmLogEntry[] = [];
 
   constructor(private readonly send: Send) {}
 
@@ -27,12 +41,39 @@ export class LanguageModel {
     tools: Record<string, unknown>[] | undefined,
     deps: TurnDeps,
   ): AsyncGenerator<string> {
-    const config = await this.config();
-    if (!config) {
-      yield* deps.local(messages, signal, tools);
+    const scripted = TEST_HOOKS ? this.script?.replyFor(messages) : null;
+    if (scripted) {
+      yield* this.logged('scripted', scripted);
       return;
     }
-    yield* remoteReply(
+    const config = await this.config();
+    if (!config) {
+      yield* this.logged('local', deps.local(messages, signal, tools));
+      return;
+    }
+    yield* this.logged('remote', this.remote(config, messages, signal, tools, deps));
+  }
+
+  /** Passes a stream on; test builds also keep its text for `debug/llm-log`. */
+  private async *logged(source: LlmLogEntry['source'], stream: AsyncIterable<string>): AsyncGenerator<string> {
+    if (!TEST_HOOKS) return yield* stream;
+    const entry: LlmLogEntry = { source, text: '' };
+    this.log.push(entry);
+    if (this.log.length > LOG_ENTRIES) this.log.shift();
+    for await (const delta of stream) {
+      entry.text += delta;
+      yield delta;
+    }
+  }
+
+  private remote(
+    config: RemoteLlmConfig,
+    messages: LlmMessage[],
+    signal: AbortSignal,
+    tools: Record<string, unknown>[] | undefined,
+    deps: TurnDeps,
+  ): AsyncGenerator<string> {
+    return remoteReply(
       {
         ...deps,
         config,

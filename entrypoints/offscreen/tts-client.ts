@@ -24,6 +24,8 @@ export interface TtsFrame {
   sampleRate: number;
   frameIndex: number;
   text: string;
+  /** The worker's own timing, on the first frame of a request. */
+  timing?: { queuedMs: number; workerMs: number };
 }
 
 /** A worker error with its code (consent-required, cloning-unavailable, bad-audio, bad-voice-file …). */
@@ -130,7 +132,14 @@ export class TtsClient {
     if (signal.aborted) return;
     const { requestId, reply } = this.channel.request({ type: 'speak', text, voiceId }, ['done'], {
       onEvent: (e) => {
-        if (e.type === 'audio') onFrame({ pcm: e.pcm, sampleRate: e.sampleRate, frameIndex: e.frameIndex, text: e.text });
+        if (e.type === 'audio')
+          onFrame({
+            pcm: e.pcm,
+            sampleRate: e.sampleRate,
+            frameIndex: e.frameIndex,
+            text: e.text,
+            ...(e.timing ? { timing: e.timing } : {}),
+          });
       },
     });
     // Stopping resolves at once: the caller moves on, the worker stops within one frame and its `done` is ignored.

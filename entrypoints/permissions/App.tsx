@@ -26,7 +26,9 @@ export function PermissionsApp() {
       <h1>Let Sidetalk hear (and see) you</h1>
       <p>
         Sidetalk listens through your microphone to understand what you say. The camera is used only while you turn on webcam
-        vision in the popup. Audio and video are processed on this computer and never sent anywhere.
+        vision in the popup, and both start only when you switch them on in the side panel or the popup. Audio and video are
+        processed on this computer and never sent anywhere (if you set up your own model server, the words you say are sent to
+        it).
       </p>
       <div style={{ display: 'flex', gap: '12px', flexWrap: 'wrap' }}>
         <button type="button" class="button primary" onClick={() => void grant('microphone')} data-testid="grant-mic">

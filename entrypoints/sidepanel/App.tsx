@@ -1,36 +1,50 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Avatar, type AvatarHandle } from '../../components/avatar/Avatar';
 import { AudioBridge } from '../../components/conversation/audio-bridge';
 import { ToolCard } from '../../components/conversation/ToolCard';
 import { Transcript } from '../../components/conversation/Transcript';
 import { useConversation } from '../../components/conversation/useConversation';
 import { usePushToTalk } from '../../components/conversation/push-to-talk';
+import { Controls } from '../../components/conversation/Controls';
 import { ModelsPanel } from '../../components/models/ModelsPanel';
 import { ComputeSettings } from '../../components/models/ComputeSettings';
 import { TunablesPanel } from '../../components/debug/TunablesPanel';
+import { TEST_HOOKS } from '../../core/build-flags';
 import { MemoryPanel } from '../../components/memory/MemoryPanel';
+import { PrivacyNote } from '../../components/settings/PrivacyNote';
 import { AvatarSettings } from '../../components/avatar/AvatarSettings';
 import { loadUserAvatar, type StoredAvatar } from '../../components/avatar/avatar-store';
 import { EngineStatus } from '../../components/ui/EngineStatus';
 import { PermissionNotice } from '../../components/ui/PermissionNotice';
-import { request, useAppStatus, usePermission, useSettings } from '../../components/ui/runtime';
-import { MODEL_BUNDLES } from '../../models/registry';
+import { StatusLine } from '../../components/ui/StatusLine';
+import { openPermissionsPage, request, useAppStatus, usePermission, useSettings } from '../../components/ui/runtime';
+import { useWeights } from '../../components/models/use-weights';
+import { Onboarding } from '../../components/onboarding/Onboarding';
+import { ASR_BUNDLES, LLM_BUNDLE, MODEL_BUNDLES, TTS_BUNDLE } from '../../models/registry';
+import { modelsReadiness, statusLine } from '../../core/ux/status-line';
+import { actionLabel, toUserError, type FixAction } from '../../core/ux/user-errors';
 import { CharacterSwitcher } from '../../components/settings/CharacterSwitcher';
 import { SettingsTabs } from '../../components/settings/SettingsTabs';
 import { CameraPip } from '../../components/vision/CameraPip';
 import { useVisionPreview } from '../../components/vision/use-vision-preview';
 import '../../components/vision/camera-pip.css';
 
-const STATE_LABEL = { idle: 'Ready', listening: 'Listening…', thinking: 'Thinking…', speaking: 'Speaking' } as const;
-
 export function SidePanelApp() {
   const status = useAppStatus(true);
   const [settings, updateSettings, settingsError] = useSettings();
   const mic = usePermission('microphone');
-  const [conversation, dismissNotice] = useConversation();
+  const [conversation, notices] = useConversation();
+  const [weights] = useWeights();
   const [draft, setDraft] = useState('');
-  const [sendError, setSendError] = useState<string | null>(null);
   const [settingsOpen, setSettingsOpen] = useState(false);
+  // The welcome shows on a profile that has not finished it (decided once the settings arrive), or when Settings
+  // reopens it; finishing it sets the persisted flag (docs/onboarding.md).
+  const [welcome, setWelcome] = useState<boolean | null>(null);
+  useEffect(() => {
+    if (settings && welcome === null) setWelcome(!settings.onboardingDone);
+  }, [settings, welcome]);
+  // What "Try again" does for the last failure the panel caused itself (none for the engine's own notices).
+  const retry = useRef<(() => void) | null>(null);
   const [avatar, setAvatar] = useState<AvatarHandle | null>(null);
   const bridge = useMemo(() => new AudioBridge(), []);
   const vision = useVisionPreview();
@@ -45,6 +59,8 @@ export function SidePanelApp() {
   const avatarSource = useMemo(() => (userAvatar ? { bytes: userAvatar.bytes } : undefined), [userAvatar]);
 
   useEffect(() => () => bridge.close(), [bridge]);
+  // The turn trace (docs/benchmarks.md, "What the user hears"): test builds, while the debug panel is on.
+  useEffect(() => bridge.setTracing(TEST_HOOKS && !!settings?.debugPanel), [bridge, settings?.debugPanel]);
   useEffect(() => {
     if (settings?.theme && settings.theme !== 'system') document.documentElement.dataset.theme = settings.theme;
     else delete document.documentElement.dataset.theme;
@@ -53,7 +69,29 @@ export function SidePanelApp() {
   const listening = settings?.handsFree ?? false;
   const canListen = mic === 'granted';
   const busy = conversation.state === 'thinking' || conversation.state === 'speaking';
-  const ptt = usePushToTalk(canListen && !!settings && !listening, () => void updateSettings({ handsFree: !listening }));
+  const ptt = usePushToTalk(
+    canListen && !!settings && !listening && welcome === false,
+    () => void updateSettings({ handsFree: !listening }),
+  );
+  // The orb says "listening" only once the engine said it listens (core/ux/status-line.ts is the status line's).
+  const live = conversation.listening && (listening || ptt.talking);
+  const starting = listening && !conversation.listening;
+  const asr = ASR_BUNDLES[settings?.asrModel === 'whisper-base' ? 'whisper' : 'moonshine'];
+  const line = statusLine({
+    engine: conversation.state,
+    detail: conversation.detail,
+    models: modelsReadiness(weights, [asr.id, LLM_BUNDLE.id, TTS_BUNDLE.id]),
+    mic,
+    cpuOnly: settings?.computeBackend === 'wasm' || status?.offscreen?.gpu.available === false,
+  });
+
+  const act = (id: FixAction | 'show-downloads' | 'open-compute') => {
+    if (id === 'download-models') setWelcome(true);
+    else if (id === 'grant-microphone') openPermissionsPage();
+    else if (id === 'open-settings' || id === 'show-downloads' || id === 'open-compute') setSettingsOpen(true);
+    else if (id === 'retry') retry.current?.();
+    if (id !== 'none') notices.dismissNotice();
+  };
 
   const interrupt = () => void request('conversation/interrupt', {}).catch(() => undefined);
   useEffect(() => {
@@ -68,15 +106,18 @@ export function SidePanelApp() {
   const submit = async () => {
     const text = draft.trim();
     if (!text) return;
-    setSendError(null);
+    notices.dismissNotice();
     try {
       await request('conversation/text', { text }, 180_000);
       setDraft('');
     } catch (e) {
-      // The draft stays in the box so nothing the user typed is lost.
-      setSendError((e as Error).message);
+      // The draft stays in the box so nothing the user typed is lost; "Try again" sends it again.
+      retry.current = () => void submit();
+      notices.showError(toUserError(e, 'send'));
     }
   };
+  const notice = conversation.notice;
+  const noticeAction = notice && notice.action !== 'none' && (notice.action !== 'retry' || retry.current) ? notice.action : null;
 
   return (
     <main class="panel" data-state={conversation.state}>
@@ -112,7 +153,19 @@ export function SidePanelApp() {
                 />
                 <AvatarSettings current={userAvatar} onChange={setUserAvatar} />
                 <MemoryPanel />
-                {settings?.debugPanel && <TunablesPanel />}
+                <PrivacyNote />
+                {TEST_HOOKS && settings?.debugPanel && <TunablesPanel />}
+                <button
+                  type="button"
+                  class="button"
+                  onClick={() => {
+                    setSettingsOpen(false);
+                    setWelcome(true);
+                  }}
+                  data-testid="reopen-onboarding"
+                >
+                  Show the welcome again
+                </button>
               </>
             }
           />
@@ -141,78 +194,54 @@ export function SidePanelApp() {
             onClose={() => void updateSettings({ visionEnabled: false })}
           />
         )}
-        <p class="state-line" role="status" data-testid="engine-state" data-ready={avatar ? 'yes' : 'no'}>
-          {conversation.detail ?? STATE_LABEL[conversation.state]}
-        </p>
+        <StatusLine line={line} ready={!!avatar} showAction={welcome === false} onAction={act} />
       </section>
 
-      <section class="transcript" aria-label="Conversation" aria-live="polite" data-testid="transcript">
-        <Transcript lines={conversation.lines} captions={settings?.captions ?? true} />
-        {conversation.card && <ToolCard card={conversation.card} />}
-      </section>
-
-      {conversation.notice && (
-        <div class="notice" role="alert" data-testid="conversation-notice">
-          <p>{conversation.notice.message}</p>
-          <button type="button" class="button" onClick={dismissNotice}>
-            Dismiss
-          </button>
-        </div>
+      {welcome === true && (
+        <Onboarding
+          catalog={MODEL_BUNDLES}
+          mic={mic}
+          engine={conversation.state}
+          onDone={() => void updateSettings({ onboardingDone: true })}
+          onClose={() => setWelcome(false)}
+        />
+      )}
+      {welcome === false && (
+        <>
+          <section class="transcript" aria-label="Conversation" aria-live="polite" data-testid="transcript">
+            <Transcript lines={conversation.lines} captions={settings?.captions ?? true} />
+            {conversation.card && <ToolCard card={conversation.card} />}
+          </section>
+          {notice && (
+            <div class="notice" role="alert" data-testid="conversation-notice" data-action={notice.action}>
+              <p>{notice.message}</p>
+              <div class="notice-actions">
+                {noticeAction && (
+                  <button type="button" class="button primary" onClick={() => act(noticeAction)} data-testid="notice-action">
+                    {actionLabel(noticeAction)}
+                  </button>
+                )}
+                <button type="button" class="button" onClick={notices.dismissNotice}>
+                  Dismiss
+                </button>
+              </div>
+            </div>
+          )}
+          <PermissionNotice device="microphone" state={mic} />
+          <Controls
+            orb={{ listening, live, starting, canListen, ready: !!settings, ptt }}
+            onStopListening={() => void updateSettings({ handsFree: false })}
+            busy={busy}
+            onInterrupt={interrupt}
+            draft={draft}
+            onDraft={setDraft}
+            onSubmit={() => void submit()}
+          />
+        </>
       )}
       {settingsError && (
-        <p class="notice" role="alert">
-          Settings could not be saved: {settingsError}
-        </p>
-      )}
-      <PermissionNotice device="microphone" state={mic} />
-
-      <footer class="controls">
-        <button
-          type="button"
-          class={`orb ${listening || ptt.talking ? 'on' : ''}`}
-          aria-pressed={listening}
-          disabled={!canListen || !settings}
-          title={
-            canListen
-              ? 'Click: hands-free listening (Alt+Shift+L). Hold (or hold Space): push to talk.'
-              : 'Grant microphone access first'
-          }
-          {...(listening ? { onClick: () => void updateSettings({ handsFree: false }) } : ptt.orbHandlers)}
-          data-testid="orb"
-        >
-          <span class="visually-hidden">{listening ? 'Stop listening' : 'Start listening (hold to push to talk)'}</span>
-        </button>
-        {busy && (
-          <button type="button" class="button" onClick={interrupt} data-testid="stop" title="Stop (Esc)">
-            Stop
-          </button>
-        )}
-        <form
-          class="composer"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void submit();
-          }}
-        >
-          <label class="visually-hidden" for="composer-input">
-            Type a message
-          </label>
-          <input
-            id="composer-input"
-            value={draft}
-            onInput={(e) => setDraft((e.target as HTMLInputElement).value)}
-            placeholder="Type instead of talking…"
-            autocomplete="off"
-            data-testid="composer"
-          />
-          <button type="submit" class="button primary" disabled={!draft.trim()}>
-            Send
-          </button>
-        </form>
-      </footer>
-      {sendError && (
-        <p class="notice" role="alert" data-testid="send-error">
-          {sendError}
+        <p class="notice" role="alert" data-testid="settings-error">
+          {settingsError}
         </p>
       )}
     </main>

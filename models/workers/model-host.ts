@@ -1,4 +1,5 @@
 import { env } from '@huggingface/transformers';
+import { TEST_HOOKS } from '../../core/build-flags';
 import type { ChatMessage } from '../../core/conversation/chat-message';
 import { AsrRuntime } from '../asr/asr-runtime';
 import { applyToTransformers, initGpuRuntime, type GpuRuntime, type OrtNamespace } from '../gpu/runtime';
@@ -83,7 +84,8 @@ export class ModelHost {
         return;
       }
       case 'lose-device':
-        this.runtime?.loseDevice();
+        // Fault injection exists in test builds only (docs/security.md, "Test hooks and the release build").
+        if (TEST_HOOKS) this.runtime?.loseDevice();
         return;
       case 'tunables': {
         // Already validated by the background; a refusal here means this worker's registry differs (a stale build).

@@ -19,7 +19,17 @@ let session: ExtensionSession;
 let fixtures: FixtureHub;
 let panel: Page;
 
-const modelsState = () => sendFromPage<Reply<WeightsSnapshot | null>>(panel, request('weights/state', 'background'));
+/** Parts are persisted every PART bytes (the smallest the weights tunables allow); a resume starts after the last one. */
+const PART = 64 * 1024;
+
+/** Bytes of `url` persisted as resume parts in Cache Storage (the part URLs end in `{index}-{size}`). */
+function storedPartBytes(page: Page, url: string): Promise<number> {
+  return page.evaluate(async (fileUrl) => {
+    const prefix = `https://sidetalk-parts.invalid/${encodeURIComponent(fileUrl)}/`;
+    const keys = await (await caches.open('sidetalk-weight-parts')).keys();
+    return keys.filter((r) => r.url.startsWith(prefix)).reduce((sum, r) => sum + Number(/-(\d+)$/.exec(r.url)?.[1] ?? 0), 0);
+  }, url);
+}
 const bundleOf = (r: Reply<WeightsSnapshot | null>, id: string) => (r.ok ? r.data?.bundles.find((b) => b.id === id) : undefined);
 const fault = (name: 'lose-gpu' | 'end-mic' | 'end-camera') =>
   sendFromPage<Reply<unknown>>(panel, request('debug/fault', 'offscreen', { fault: name }));
@@ -79,54 +89,91 @@ afterAll(async () => {
 });
 
 describe('browser faults in the built extension', () => {
-  it('the service worker is stopped mid-download: the download goes on (or resumes by byte range) and completes intact', async () => {
-    // The largest file of the voice bundle (the preset voices, a few MB), slowed so the stop lands mid-file.
-    const bundle = TTS_BUNDLE;
-    const files = bundle.files.map((f) => fixtures.file(bundle.id, f.role));
-    const big = files.sort((a, b) => b.size - a.size)[0]!;
-    const key = big.key;
-    fixtures.hub.setFault(key, { kind: 'slow', delayMs: 50, chunkBytes: Math.ceil(big.size / 80) });
+  it('the service worker is stopped mid-download, then the engine dies with no panel open: the fresh worker resumes it by Range', async () => {
+    // The downloads run in the offscreen document, which a stopped worker does not touch. What the worker owns is the
+    // list of downloads the user asked for: a fresh worker must know it from storage alone, re-create the engine
+    // when it dies, and have it resume after the bytes already stored, with no panel open to ask for it.
+    const big = TTS_BUNDLE.files.map((f) => fixtures.file(TTS_BUNDLE.id, f.role)).sort((a, b) => b.size - a.size)[0]!;
+    expect(big.size).toBeGreaterThan(2 * PART);
+    await setSettings({ debugPanel: true });
+    await sendFromPage(panel, request('tunables/set', 'background', { path: 'weights.partBytes', value: PART }));
+    await poll(
+      () =>
+        sendFromPage<Reply<Record<string, Record<string, number>>>>(
+          panel,
+          request('debug/tunables-live', 'offscreen', { context: 'offscreen' }),
+        ),
+      (r) => r.ok && r.data.weights?.partBytes === PART,
+    );
+    // Exactly one part arrives, then the connection hangs: every byte sent is stored when the engine dies.
+    fixtures.hub.setFault(big.key, { kind: 'stall', afterBytes: PART, times: 1 });
     const before = fixtures.hub.log.length;
-    try {
-      await sendFromPage(panel, request('weights/download', 'background', { bundleIds: [bundle.id] }));
-      // The big file has started streaming (~4 s in all): stop the worker a second into it.
-      await poll(
-        async () => fixtures.hub.log.slice(before).some((e) => e.path.endsWith(`/${big.path}`)),
-        (v) => v,
-        30_000,
-        50,
-      );
-      await new Promise((r) => setTimeout(r, 1000));
-      expect(bundleOf(await modelsState(), bundle.id)?.status).not.toBe('complete');
-      await session.worker.evaluate(() => ((globalThis as unknown as { __beforeStop: boolean }).__beforeStop = true));
-      const cdp = await session.context.newCDPSession(panel);
-      await stopServiceWorker(cdp, session.extensionId);
-      await cdp.detach();
-      // Anything that talks to the background wakes it again; the panel's own polling does, like a user would.
-      await poll(modelsState, (r) => bundleOf(r, bundle.id)?.status === 'complete', 120_000, 250);
-    } finally {
-      fixtures.hub.setFault(key, null);
-    }
-    const gets = transfers(fixtures.hub.log.slice(before), big);
-    // No byte fetched twice from 0: either one request, or later ones continue with a Range after what was stored.
-    const fromZero = gets.filter((e) => e.status === 200);
-    expect(fromZero.length, JSON.stringify(gets)).toBeLessThanOrEqual(1);
-    for (const e of gets.filter((g) => g.status === 206)) expect(e.range).toMatch(/^bytes=[1-9]\d*-$/);
-    const stored = await panel.evaluate(async (url) => {
+    await sendFromPage(panel, request('weights/download', 'background', { bundleIds: [TTS_BUNDLE.id] }));
+    await poll(
+      () => storedPartBytes(panel, big.url),
+      (n) => n === PART,
+      30_000,
+      100,
+    );
+
+    // No panel: a popup page (it holds no port and never creates the engine) watches.
+    await panel.close();
+    const popup = await session.openPage('popup.html');
+    type Heard = { __statusEvents: number };
+    await popup.evaluate(() => {
+      (window as unknown as Heard).__statusEvents = 0;
+      chrome.runtime.onMessage.addListener((m: { type?: string }) => {
+        if (m?.type === 'event/status') (window as unknown as Heard).__statusEvents += 1;
+      });
+    });
+    await session.worker.evaluate(() => ((globalThis as unknown as { __beforeStop: boolean }).__beforeStop = true));
+    const cdp = await session.context.newCDPSession(popup);
+    await stopServiceWorker(cdp, session.extensionId);
+    await cdp.detach();
+    await popup.evaluate(() => ((window as unknown as Heard).__statusEvents = 0));
+    // Any message wakes a fresh worker; it is the one that closes the engine's document (no module state survived).
+    const fresh = await poll(
+      async () => {
+        await sendFromPage(popup, request('status/get', 'background')).catch(() => undefined);
+        for (const w of session.context.serviceWorkers().filter((x) => x.url().includes(session.extensionId))) {
+          const marked = await w
+            .evaluate(() => (globalThis as unknown as { __beforeStop?: boolean }).__beforeStop ?? false)
+            .catch(() => true);
+          if (!marked) return w;
+        }
+        return null;
+      },
+      (w) => w !== null,
+      30_000,
+      250,
+    );
+    // The engine's document has re-connected to the fresh worker (it reported its status through it): kill it now.
+    await poll(
+      () => popup.evaluate(() => (window as unknown as Heard).__statusEvents),
+      (n) => n > 0,
+      30_000,
+    );
+    await fresh!.evaluate(() => chrome.offscreen.closeDocument());
+    const state = () => sendFromPage<Reply<WeightsSnapshot | null>>(popup, request('weights/state', 'background'));
+    await poll(state, (r) => bundleOf(r, TTS_BUNDLE.id)?.status === 'complete', 60_000, 250);
+
+    // The hub's log: the part that was stored, then the rest by Range from that byte; no byte twice.
+    const gets = transfers(fixtures.hub.log.slice(before), big).map(({ range, status, bytes }) => ({ range, status, bytes }));
+    expect(gets).toEqual([
+      { range: null, status: 200, bytes: PART },
+      { range: `bytes=${PART}-`, status: 206, bytes: big.size - PART },
+    ]);
+    const stored = await popup.evaluate(async (url) => {
       const res = await (await caches.open('transformers-cache')).match(url);
       return res ? (await res.arrayBuffer()).byteLength : -1;
     }, big.url);
     expect(stored).toBe(big.size);
-    // It really was stopped: the worker answering now is a fresh one (module state gone).
-    const current = await poll(
-      async () => session.context.serviceWorkers().filter((w) => w.url().includes(session.extensionId)),
-      (ws) => ws.length > 0,
-    );
-    const marker = await current
-      .at(-1)!
-      .evaluate(() => (globalThis as unknown as { __beforeStop?: boolean }).__beforeStop ?? false);
-    expect(marker).toBe(false);
-    expect(big.size).toBeGreaterThan(100_000);
+
+    panel = await session.openPage('sidepanel.html');
+    await panel.setViewportSize({ width: 420, height: 860 });
+    await popup.close();
+    await sendFromPage(panel, request('tunables/reset', 'background'));
+    await setSettings({ debugPanel: false });
   });
 
   it('fault injection is refused while the debug panel is off', async () => {

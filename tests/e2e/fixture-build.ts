@@ -35,7 +35,8 @@ export async function buildExtensionFor(manifest: WeightsManifest): Promise<stri
   const manifestFile = join(outDir, 'weights-manifest.json');
   writeFileSync(manifestFile, json);
   execFileSync(resolve('node_modules/.bin/wxt'), ['build'], {
-    env: { ...process.env, SIDETALK_WEIGHTS_MANIFEST: manifestFile, SIDETALK_OUT_DIR: outDir },
+    // Test builds keep the test hooks the e2e tests drive, whatever the caller's environment says.
+    env: { ...process.env, SIDETALK_WEIGHTS_MANIFEST: manifestFile, SIDETALK_OUT_DIR: outDir, SIDETALK_RELEASE: '' },
     stdio: 'pipe',
   });
   if (!existsSync(join(extensionDir, 'manifest.json'))) throw new Error(`the test build for ${hash} produced no extension`);

@@ -16,6 +16,13 @@ export interface LaunchOptions {
   autoGrantMedia?: boolean;
   /** A test build (tests/e2e/fixture-build.ts) pinning fixture weights; the product build by default. */
   extensionDir?: string;
+  /**
+   * 'done' (default): the profile has finished the first-run welcome, so the panel opens on the conversation.
+   * 'fresh': a new user's profile, which opens on the welcome (tests/e2e/onboarding.e2e.ts).
+   */
+  onboarding?: 'done' | 'fresh';
+  /** A profile folder to reuse (a browser restart: tests/e2e/privacy.e2e.ts); kept on close. A fresh one otherwise. */
+  profileDir?: string;
 }
 
 export interface ExtensionSession {
@@ -37,7 +44,7 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Exte
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y --no-install-recommends chromium`);
   }
-  const profile = mkdtempSync(join(tmpdir(), 'sidetalk-e2e-'));
+  const profile = options.profileDir ?? mkdtempSync(join(tmpdir(), 'sidetalk-e2e-'));
   const args = [
     `--disable-extensions-except=${extensionDir}`,
     `--load-extension=${extensionDir}`,
@@ -61,6 +68,7 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Exte
   worker.on('console', (msg) => {
     if (msg.type() === 'error') errors.push(`[service worker] ${msg.text()}`);
   });
+  if (options.onboarding !== 'fresh') await markOnboardingDone(worker);
   const watch = (page: Page) => {
     page.on('console', (msg) => {
       if (msg.type() === 'error') errors.push(`[${page.url()}] ${msg.text()}`);
@@ -80,9 +88,22 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Exte
     },
     async close() {
       await context.close();
-      rmSync(profile, { recursive: true, force: true });
+      if (!options.profileDir) rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Stores `onboardingDone` before any page opens. The install's settings migration writes the settings first (it
+ * reads, then writes): waiting for its write keeps it from overwriting ours.
+ */
+async function markOnboardingDone(worker: Worker): Promise<void> {
+  const stored = () => worker.evaluate(() => chrome.storage.local.get('settings'));
+  await poll(stored, (s) => s.settings !== undefined, 10_000, 50).catch(() => undefined);
+  await worker.evaluate(async () => {
+    const { settings } = await chrome.storage.local.get('settings');
+    await chrome.storage.local.set({ settings: { ...(settings ?? {}), onboardingDone: true } });
+  });
 }
 
 /** Sends a raw runtime message from an extension page (the offscreen document is reachable only this way). */

@@ -217,12 +217,42 @@ describe('bring your own model server', () => {
     await typeAndSend('what should I cook tonight');
     await poll(lastAssistantLine, (t) => t.includes("My model server isn't answering. Is it running?"), 60_000);
     expect(await turnMarks(marksBefore)).toContain('first-audio');
-    // Stop using the server: the local model answers again.
+    // Stop using the server: the local model answers again, and the background gives the origin's access back.
+    // (Headless Chromium never really granted it, so the worker's chrome.permissions.remove is recorded here.)
+    await session.worker.evaluate(() => {
+      const g = globalThis as unknown as { __removed: unknown[] };
+      g.__removed = [];
+      Object.defineProperty(chrome.permissions, 'remove', {
+        configurable: true,
+        value: (p: unknown) => {
+          g.__removed.push(p);
+          return Promise.resolve(true);
+        },
+      });
+    });
     await form.getByRole('button', { name: 'Stop using server' }).click();
     await poll(
       () => session.worker.evaluate(() => chrome.storage.local.get('remoteLlm')) as Promise<{ remoteLlm: unknown }>,
       (s) => s.remoteLlm === null,
     );
+    const removed = await poll(
+      () => session.worker.evaluate(() => (globalThis as unknown as { __removed: unknown[] }).__removed),
+      (r) => r.length > 0,
+    );
+    expect(removed).toEqual([{ origins: [`${proxy.url}/*`] }]);
+  });
+
+  it('refuses plain http to another computer in the form, before asking Chrome for anything', async () => {
+    const form = panel.getByTestId('model-server-settings');
+    const asked = () =>
+      panel.evaluate(() => (window as unknown as { __permissionRequests: unknown[] }).__permissionRequests.length);
+    const before = await asked();
+    await form.getByLabel('Server address').fill('http://192.168.1.20:8000/v1');
+    await form.getByRole('button', { name: 'Test connection' }).click();
+    await form.getByText(/Use https:\/\/ for a server on another computer/).waitFor();
+    expect(await asked()).toBe(before);
+    const stored = (await session.worker.evaluate(() => chrome.storage.local.get('remoteLlm'))) as { remoteLlm: unknown };
+    expect(stored.remoteLlm).toBeNull();
   });
 
   it('logged no console errors', () => {

@@ -111,7 +111,7 @@ describe('built extension in headless Chromium', () => {
     await popup.close();
   });
 
-  it('round-trips the popup vision toggle through the background to storage and back', async () => {
+  it('round-trips the popup vision toggle through the background to session storage and back', async () => {
     const popup = await session.openPage('popup.html');
     const toggle = popup.getByTestId('vision-toggle');
     await poll(
@@ -120,10 +120,13 @@ describe('built extension in headless Chromium', () => {
     );
     expect(await toggle.isChecked()).toBe(false);
     await toggle.click();
+    // Vision is this browser session's switch: session storage, never the settings that outlive it.
     await poll(
-      () => session.worker.evaluate(() => chrome.storage.local.get('settings')),
-      (s) => (s as { settings?: Settings }).settings?.visionEnabled === true,
+      () => session.worker.evaluate(() => chrome.storage.session.get('media')),
+      (s) => (s as { media?: { visionEnabled?: boolean } }).media?.visionEnabled === true,
     );
+    const persisted = await session.worker.evaluate(() => chrome.storage.local.get('settings'));
+    expect((persisted as { settings: Settings }).settings.visionEnabled).toBe(false);
     await popup.reload();
     await poll(
       () => popup.getByTestId('vision-toggle').isChecked(),
@@ -131,8 +134,8 @@ describe('built extension in headless Chromium', () => {
     );
     await popup.getByTestId('vision-toggle').click();
     await poll(
-      () => session.worker.evaluate(() => chrome.storage.local.get('settings')),
-      (s) => (s as { settings?: Settings }).settings?.visionEnabled === false,
+      () => session.worker.evaluate(() => chrome.storage.session.get('media')),
+      (s) => (s as { media?: { visionEnabled?: boolean } }).media?.visionEnabled === false,
     );
     await popup.close();
   });

@@ -90,6 +90,8 @@ export type TtsWorkerEvent =
       text: string;
       sampleRate: number;
       pcm: Float32Array;
+      /** On the first frame of a speak request: ms it waited behind earlier requests, ms from its start to this frame. */
+      timing?: { queuedMs: number; workerMs: number };
     }
   | { type: 'done'; requestId: string; frames: number; cancelled: boolean }
   | { type: 'backend'; backend: 'wasm'; reason: string; frameIndex: number }

@@ -59,7 +59,10 @@ export class PocketWorkerHost {
         // Registered now so a cancel that arrives while the request waits in the queue still applies.
         const ac = new AbortController();
         this.aborts.set(msg.requestId, ac);
-        const run = this.queue.then(() => this.speak(msg.requestId, msg.text, msg.voiceId, ac.signal, msg.temperature));
+        const receivedAt = performance.now();
+        const run = this.queue.then(() =>
+          this.speak(msg.requestId, msg.text, msg.voiceId, ac.signal, msg.temperature, receivedAt),
+        );
         this.queue = run.catch(() => {});
         return run;
       }
@@ -151,8 +154,16 @@ export class PocketWorkerHost {
     }
   }
 
-  private async speak(requestId: string, text: string, voiceId: string, signal: AbortSignal, temperature?: number) {
+  private async speak(
+    requestId: string,
+    text: string,
+    voiceId: string,
+    signal: AbortSignal,
+    temperature: number | undefined,
+    receivedAt: number,
+  ) {
     let frames = 0;
+    const startedAt = performance.now();
     try {
       const model = this.model;
       if (!model) return this.error('not-loaded', 'load a bundle first', requestId);
@@ -179,6 +190,8 @@ export class PocketWorkerHost {
             text: f.text,
             sampleRate: rate,
             pcm: f.pcm,
+            // The worker's own time to its first frame, for the turn trace (docs/benchmarks.md, "What the user hears").
+            ...(frames === 0 ? { timing: { queuedMs: startedAt - receivedAt, workerMs: performance.now() - startedAt } } : {}),
           },
           [f.pcm.buffer],
         );

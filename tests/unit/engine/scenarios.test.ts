@@ -125,6 +125,14 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
     expect(r.engine.messages.filter((m) => m.role === 'user')).toEqual([
       { role: 'user', text: 'Tell me about Lisbon. And its old trams.' },
     ]);
+    // One line per user turn: the merged turn's line says which earlier partial line it replaces.
+    const userLines = r.events.flatMap((e) => (e.type === 'caption' && e.role === 'user' ? [e] : []));
+    const merged = r.marks('merge')[0]!.turnId;
+    expect(userLines.map((c) => [c.text, c.turnId, c.replaces])).toEqual([
+      ['Tell me about Lisbon.', merged, undefined],
+      ['Tell me about Lisbon. And its old trams.', endpoints[1]!.turnId, merged],
+    ]);
+    expect(endpoints[1]!.turnId).not.toBe(merged);
   });
 
   it('barge-in during the reply aborts generation and playback together and keeps the pre-roll', async () => {

@@ -56,6 +56,7 @@ export const PAYLOAD_SAMPLES: Partial<Record<RequestType, unknown[]>> = {
   'conversation/interrupt': [{}],
   'conversation/ptt': [{ down: true }, { down: false }],
   'conversation/marks': [{}],
+  'debug/turn-trace': [{}],
   'tools/run': [
     { call: { name: 'calculate', arguments: { expression: '12*12' } } },
     { call: { name: 'get_weather', arguments: { location: 'Berlin' } } },
@@ -80,6 +81,7 @@ export const CONTEXT_SAMPLES: Partial<Record<RequestType, unknown>> = {
   'weights/download': { baseUrl: 'http://127.0.0.1:9' },
   'weights/delete': { baseUrl: null },
   'conversation/text': engine,
+  'conversation/greet': engine,
   'conversation/ptt': {
     ...engine,
     baseUrl: 'https://mirror.example',
@@ -117,7 +119,10 @@ export const EVENT_SAMPLES: Partial<Record<EventType, unknown[]>> = {
   ],
   'event/weights-snapshot': [{ snapshot }],
   'event/engine-state': [{ state: 'thinking' }, { state: 'idle', detail: 'Loading the models…' }],
-  'event/caption': [{ role: 'assistant', text: '144', final: true, turnId: 't3' }],
+  'event/caption': [
+    { role: 'assistant', text: '144', final: true, turnId: 't3' },
+    { role: 'user', text: 'Tell me about Lisbon. And its trams.', final: true, turnId: 't5', replaces: 't4' },
+  ],
   'event/card': [{ card: null }, { card: { kind: 'calculation', expression: '12*12', result: '144' } }],
   'event/notice': [{ level: 'error', message: 'The language model failed' }],
   'event/tunables': [
@@ -144,6 +149,10 @@ export const RESULT_SAMPLES: Partial<Record<RequestType, unknown>> = {
   'weights/delete': { freedBytes: 0 },
   'weights/snapshot': snapshot,
   'conversation/marks': [{ name: 'done', at: 1.5, turnId: 't2' }],
+  'debug/turn-trace': {
+    clocks: [{ panelId: 'p1', offsetMs: -47_000, rttMs: 2 }],
+    stamps: [{ name: 'panel-chunk', turnId: 't2', at: 1.5, context: 'panel', index: 0, info: { streamStarted: 1 } }],
+  },
   'tools/run': { ok: true, tool: 'calculate', speech: '144', card: { kind: 'calculation' } },
   'page/read': { ok: false, message: "I can't read this page." },
   'offscreen/ping': { startedAt: 1 },

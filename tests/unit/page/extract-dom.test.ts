@@ -78,4 +78,73 @@ describe('extractPage (linkedom documents)', () => {
     expect(r.truncated).toBe(true);
     expect(r.text.length).toBeLessThanOrEqual(1_000);
   });
+
+  describe('never reads form values or the address’s query', () => {
+    const SECRETS = ['hunter2-pw', 'csrf-token-77', 'typed-draft-text', 'prefilled-card-4111', 'chosen-option-x', 'calc-out-9'];
+    const FORM = `<!doctype html><html lang="en"><head><title>Sign in</title></head><body><main><article>
+      <h1>Account settings</h1>
+      ${para('account security')}
+      <form>
+        <label>Password <input type="password" value="hunter2-pw"></label>
+        <input type="hidden" name="csrf" value="csrf-token-77">
+        <label>Card <input type="text" value="prefilled-card-4111" autocomplete="cc-number"></label>
+        <textarea>typed-draft-text</textarea>
+        <select><option selected>chosen-option-x</option></select>
+        <output>calc-out-9</output>
+      </form>
+      ${para('two-factor sign in')}
+    </article></main></body></html>`;
+
+    /** Puts the focus in a form field whose value is (partly) selected, as Chrome's getSelection() reports it. */
+    function focusedField(d: Document, selector: string, selected: string): Document {
+      const field = d.querySelector(selector)!;
+      Object.defineProperty(d, 'activeElement', { value: field, configurable: true });
+      (d as unknown as { getSelection: () => { toString(): string } }).getSelection = () => ({ toString: () => selected });
+      return d;
+    }
+
+    it('article and plain-text paths leave out passwords, hidden inputs, typed and chosen values', () => {
+      const article = extractPage(doc(FORM));
+      expect(article.kind).toBe('article');
+      const fallback = extractPage(doc(`<html><body><div>${FORM.replace(/<\/?(?:main|article)>/g, '')}</div></body></html>`));
+      for (const r of [article, fallback]) {
+        expect(r.text).toContain('account security');
+        for (const secret of SECRETS) expect(r.text).not.toContain(secret);
+      }
+    });
+
+    it('controls outside any form (a comment box in <main>) are not read either', () => {
+      const bare = FORM.replace(/<\/?form>/g, '').replace(/<\/?article>/g, '');
+      const r = extractPage(doc(bare.replace(/<p>[^]*?<\/p>/g, '<span>Short note.</span>')));
+      expect(r.kind).toBe('fallback');
+      expect(r.text).toContain('Short note.');
+      for (const secret of SECRETS) expect(r.text).not.toContain(secret);
+    });
+
+    it('a selection inside a focused password field or text box is not read', () => {
+      for (const [selector, value] of [
+        ['input[type=password]', 'hunter2-pw'],
+        ['textarea', 'typed-draft-text'],
+        ['input[autocomplete]', 'prefilled-card-4111'],
+      ] as const) {
+        const r = extractPage(focusedField(doc(FORM), selector, value));
+        expect(r.selection).toBe('');
+        expect(r.kind).not.toBe('selection');
+        expect(JSON.stringify(r)).not.toContain(value);
+      }
+      // A selection of page text with the focus elsewhere still wins.
+      const page = focusedField(doc(FORM), 'h1', 'Account settings');
+      expect(extractPage(page)).toMatchObject({ kind: 'selection', selection: 'Account settings' });
+    });
+
+    it('keeps scheme, host and path of the address; drops query, fragment and credentials', () => {
+      const d = doc(ARTICLE);
+      Object.defineProperty(d, 'location', {
+        value: { href: 'https://me:secret@shop.example.com/orders/42?session=abc123&q=private#token=xyz' },
+      });
+      const r = extractPage(d);
+      expect(r.url).toBe('https://shop.example.com/orders/42');
+      expect(JSON.stringify(r)).not.toMatch(/abc123|private|xyz|secret/);
+    });
+  });
 });

@@ -85,6 +85,7 @@ function extension(options: { offscreenFails?: boolean } = {}) {
 describe('relayed requests: one name from the UI to the handler', () => {
   it('declares every relayed request through the background, to another context', () => {
     expect(RELAYED.sort()).toEqual([
+      'conversation/greet',
       'conversation/interrupt',
       'conversation/ptt',
       'conversation/text',
@@ -229,6 +230,29 @@ describe('relayed requests: one name from the UI to the handler', () => {
       error: { code: 'unavailable', message: /Receiving end does not exist/ },
     });
     expect(errors).toHaveLength(1);
+  });
+
+  it('turns hands-free back off when listening could not start, so the orb does not claim to listen (issue #19)', async () => {
+    const sent: unknown[] = [];
+    let failed = 0;
+    const deps = {
+      settings: async () => settings,
+      send: async (m: unknown) => {
+        sent.push(m);
+        const type = (m as { type?: string }).type;
+        if (type === 'conversation/start') return { ok: false, error: { code: 'handler_failed', message: 'not downloaded' } };
+        return type === 'conversation/stop' ? { ok: true, data: {} } : undefined;
+      },
+      handsFreeFailed: async () => {
+        failed += 1;
+      },
+    };
+    const relay = createConversationRelay(async () => undefined, deps);
+    await relay.applyHandsFree(true);
+    expect(failed).toBe(1);
+    expect(sent.map((m) => (m as { type: string }).type)).toEqual(['conversation/start', 'event/notice']);
+    await relay.applyHandsFree(false);
+    expect(failed).toBe(1);
   });
 });
 

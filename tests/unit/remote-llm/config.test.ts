@@ -16,6 +16,12 @@ describe('remote LLM settings', () => {
     ['  https://api.example.com/openai/v1  ', 'https://api.example.com/openai/v1'],
     ['http://[::1]:8080', 'http://[::1]:8080/v1'],
     ['HTTPS://Example.COM:443/v1', 'https://example.com/v1'],
+    ['https://192.168.1.20:8000/v1', 'https://192.168.1.20:8000/v1'],
+    // Loopback in every spelling the URL parser folds into 127.0.0.0/8.
+    ['http://127.0.0.1:1234', 'http://127.0.0.1:1234/v1'],
+    ['http://127.5.6.7:1234/v1', 'http://127.5.6.7:1234/v1'],
+    ['http://127.1:1234/v1', 'http://127.0.0.1:1234/v1'],
+    ['http://LOCALHOST:1234/v1', 'http://localhost:1234/v1'],
   ])('normalises %j to %j', (input, expected) => {
     expect(normaliseBaseUrl(input)).toEqual({ ok: true, url: expected });
   });
@@ -29,6 +35,14 @@ describe('remote LLM settings', () => {
     ['http://user:pa55@example.com/v1', 'API key field'],
     ['http://token@example.com/v1', 'API key field'],
     ['http://example.com/v1?key=abc', '? or #'],
+    // Plain http leaves this computer unencrypted: only loopback hosts may use it.
+    ['http://example.com/v1', 'Use https://'],
+    ['http://192.168.1.20:8000/v1', 'Use https://'],
+    ['http://10.0.0.1/v1', 'Use https://'],
+    ['http://localhost.evil.example/v1', 'Use https://'],
+    ['http://127.0.0.1.nip.io/v1', 'Use https://'],
+    ['http://[::2]:8080/v1', 'Use https://'],
+    ['http://0.0.0.0:11434/v1', 'Use https://'],
   ])('rejects %j', (input, why) => {
     const r = normaliseBaseUrl(input);
     expect(r.ok).toBe(false);
@@ -46,13 +60,13 @@ describe('remote LLM settings', () => {
       config: { baseUrl: 'http://localhost:1234/v1', model: 'llama3', fallbackToLocal: true },
     });
     expect(parseRemoteLlmSettings({ baseUrl: 'http://localhost:1234', model: '' })).toMatchObject({ ok: false, field: 'model' });
-    expect(parseRemoteLlmSettings({ baseUrl: 'http://x', model: 'm', apiKey: 'a b' })).toMatchObject({
+    expect(parseRemoteLlmSettings({ baseUrl: 'http://localhost', model: 'm', apiKey: 'a b' })).toMatchObject({
       ok: false,
       field: 'apiKey',
     });
     // An empty key means "no key", not an empty Bearer header.
-    const noKey = parseRemoteLlmSettings({ baseUrl: 'http://x', model: 'm', apiKey: '  ', fallbackToLocal: false });
-    expect(noKey).toEqual({ ok: true, config: { baseUrl: 'http://x/v1', model: 'm', fallbackToLocal: false } });
+    const noKey = parseRemoteLlmSettings({ baseUrl: 'https://x', model: 'm', apiKey: '  ', fallbackToLocal: false });
+    expect(noKey).toEqual({ ok: true, config: { baseUrl: 'https://x/v1', model: 'm', fallbackToLocal: false } });
     if (noKey.ok) expect(authHeaders(noKey.config)).toEqual({});
   });
 

@@ -4,10 +4,16 @@ import { FakeArea } from './fakes';
 
 const KEY = 'sk-secret-KEY-123';
 
+/** Records the host permissions the background gives back (chrome.permissions.remove). */
+function revoker() {
+  const revoked: string[] = [];
+  return { revoked, revoke: async (pattern: string) => void revoked.push(pattern) };
+}
+
 describe('model server settings (background, chrome.storage.local)', () => {
   it('stores a validated, normalised config and reads it back', async () => {
     const area = new FakeArea();
-    const h = createRemoteLlmHandlers(area);
+    const h = createRemoteLlmHandlers(area, revoker().revoke);
     expect(await h['remote-llm/get']({})).toEqual({ config: null });
     const saved = await h['remote-llm/set']({
       settings: { baseUrl: 'http://localhost:11434/', model: 'llama3.2:3b', apiKey: ` ${KEY} `, fallbackToLocal: false },
@@ -24,7 +30,7 @@ describe('model server settings (background, chrome.storage.local)', () => {
 
   it('an empty key is not stored; null stops using the server', async () => {
     const area = new FakeArea();
-    const h = createRemoteLlmHandlers(area);
+    const h = createRemoteLlmHandlers(area, revoker().revoke);
     const saved = await h['remote-llm/set']({
       settings: { baseUrl: 'https://api.example.com/v1', model: 'm', apiKey: '  ', fallbackToLocal: true },
     });
@@ -34,7 +40,7 @@ describe('model server settings (background, chrome.storage.local)', () => {
   });
 
   it('refuses a bad address with the field’s sentence, never echoing credentials', async () => {
-    const h = createRemoteLlmHandlers(new FakeArea());
+    const h = createRemoteLlmHandlers(new FakeArea(), revoker().revoke);
     const err = await Promise.resolve(
       h['remote-llm/set']({ settings: { baseUrl: `http://user:${KEY}@localhost:11434`, model: 'm', fallbackToLocal: true } }),
     ).catch((e: Error) => e);
@@ -55,5 +61,50 @@ describe('model server settings (background, chrome.storage.local)', () => {
     expect(await loadRemoteLlmConfig(area)).toBeNull();
     area.data[REMOTE_LLM_KEY] = 'garbage';
     expect(await loadRemoteLlmConfig(area)).toBeNull();
+  });
+
+  it('gives the host permission back when the server is removed', async () => {
+    const area = new FakeArea();
+    const { revoked, revoke } = revoker();
+    const h = createRemoteLlmHandlers(area, revoke);
+    await h['remote-llm/set']({ settings: { baseUrl: 'http://localhost:11434', model: 'm', fallbackToLocal: true } });
+    expect(revoked).toEqual([]);
+    await h['remote-llm/set']({ settings: null });
+    expect(revoked).toEqual(['http://localhost:11434/*']);
+    // Nothing stored: nothing to give back.
+    await h['remote-llm/set']({ settings: null });
+    expect(revoked).toEqual(['http://localhost:11434/*']);
+  });
+
+  it('gives the old origin back when the server moves to another origin, and keeps it when only the path changes', async () => {
+    const area = new FakeArea();
+    const { revoked, revoke } = revoker();
+    const h = createRemoteLlmHandlers(area, revoke);
+    await h['remote-llm/set']({ settings: { baseUrl: 'https://a.example.com/v1', model: 'm', fallbackToLocal: true } });
+    await h['remote-llm/set']({ settings: { baseUrl: 'https://a.example.com/openai/v1', model: 'm', fallbackToLocal: true } });
+    expect(revoked).toEqual([]);
+    await h['remote-llm/set']({ settings: { baseUrl: 'http://127.0.0.1:8080', model: 'm', fallbackToLocal: true } });
+    expect(revoked).toEqual(['https://a.example.com/*']);
+  });
+
+  it('gives back the origin of a stored server that today’s rules refuse (plain http to another computer)', async () => {
+    const area = new FakeArea();
+    const { revoked, revoke } = revoker();
+    area.data[REMOTE_LLM_KEY] = { baseUrl: 'http://192.168.1.20:8000/v1', model: 'm', fallbackToLocal: true };
+    const h = createRemoteLlmHandlers(area, revoke);
+    expect(await h['remote-llm/get']({})).toEqual({ config: null });
+    await h['remote-llm/set']({ settings: null });
+    expect(revoked).toEqual(['http://192.168.1.20:8000/*']);
+  });
+
+  it('refuses plain http to another computer, and stores nothing', async () => {
+    const area = new FakeArea();
+    const h = createRemoteLlmHandlers(area, revoker().revoke);
+    await expect(
+      h['remote-llm/set']({
+        settings: { baseUrl: 'http://192.168.1.20:8000/v1', model: 'm', apiKey: KEY, fallbackToLocal: true },
+      }),
+    ).rejects.toThrow(/Use https:\/\//);
+    expect(area.data[REMOTE_LLM_KEY]).toBeUndefined();
   });
 });

@@ -46,7 +46,7 @@ describe('tunables reader map', () => {
 
   it('finds reads through aliases, locals, default parameters, spreads and destructuring', () => {
     const fileOf = (path: string) => [...(map.files.get(path) ?? [])];
-    expect(fileOf('engine.endpointSilenceMs')).toContain('core/engine/duplex-engine.ts'); // `engineTunables as T`
+    expect(fileOf('engine.endpointSilenceMs')).toContain('core/engine/end-of-turn-check.ts'); // `engineTunables as T`
     expect(fileOf('lipsync.closureMinMs')).toContain('core/lipsync/viseme-track.ts'); // `const T = lipsyncTunables`
     expect(fileOf('tts.selfTestMinSnrDb')).toContain('core/tts/self-test.ts'); // `t: typeof ttsTunables = ttsTunables`
     expect(fileOf('weights.partBytes')).toContain('core/weights/downloader.ts'); // `{ ...weightsTunables }`

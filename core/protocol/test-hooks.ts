@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { TunablesSnapshotSchema, OFFSCREEN_TUNABLE_CONTEXTS } from './tunables';
+import { traceSchemas } from './trace';
+
+/**
+ * Requests that exist for tests, benches and the debug panel only: probes (microphone, VAD, GPU buffers, the engine's
+ * timeline, live tunables), fault injection and the scripted model stand-in. They are built by a function so that
+ * the release build, where `TEST_HOOKS` is false (core/build-flags.ts), drops them and their names: a release
+ * context answers them `unknown_type` like any made-up name. docs/security.md, "Test hooks and the release build".
+ */
+const Empty = z.object({}).strict();
+
+const MicProbeResultSchema = z.object({
+  sampleRate: z.number(),
+  frames: z.number().int().nonnegative(),
+  peakRms: z.number().nonnegative(),
+  meanRms: z.number().nonnegative(),
+});
+export type MicProbeResult = z.infer<typeof MicProbeResultSchema>;
+
+/**
+ * One rule of the scripted model stand-in: when the prompt (every message's text) contains `match`, the model's
+ * output is `reply` instead of what the model would say. Tests use it to make "the model" do what a hostile page
+ * asks (docs/tools.md, tests/e2e/tools-page.e2e.ts).
+ */
+export const LlmScriptRuleSchema = z.object({ match: z.string().min(1).max(2000), reply: z.string().min(1).max(4000) }).strict();
+export type LlmScriptRule = z.infer<typeof LlmScriptRuleSchema>;
+
+export function testHookRequests() {
+  return {
+    'vad/probe': {
+      target: 'offscreen',
+      payload: z.object({ durationMs: z.number().int().min(100).max(20_000) }).strict(),
+      result: z.object({
+        frames: z.number().int(),
+        speechFrames: z.number().int(),
+        firstSpeechMs: z.number().nullable(),
+        msPerFrame: z.number(),
+      }),
+    },
+    /** Live GPU buffers of the model worker (long-session leak checks). */
+    'debug/gpu-stats': {
+      target: 'offscreen',
+      payload: Empty,
+      result: z.object({ backend: z.enum(['webgpu', 'wasm']), buffers: z.number().int(), bytes: z.number() }),
+    },
+    /** Fault injection for reliability tests; refused unless the user turned the debug panel on. */
+    'debug/fault': {
+      target: 'offscreen',
+      payload: z.object({ fault: z.enum(['lose-gpu', 'end-mic', 'end-camera']) }).strict(),
+      result: Empty,
+    },
+    /** The engine's timeline (stage marks with clock times) for tests and benches. */
+    'conversation/marks': {
+      target: 'offscreen',
+      payload: Empty,
+      result: z.array(z.object({ name: z.string(), at: z.number(), turnId: z.string() })),
+    },
+    /**
+     * Every turn's stamps across contexts on the offscreen clock (docs/benchmarks.md, "What the user hears"); the
+     * side panel adds its stamps only while the debug panel is on, and this is refused unless it is.
+     */
+    'debug/turn-trace': { target: 'offscreen', payload: Empty, result: traceSchemas().TurnTraceExportSchema },
+    'mic/probe': {
+      target: 'offscreen',
+      payload: z.object({ durationMs: z.number().int().min(100).max(10_000) }).strict(),
+      result: MicProbeResultSchema,
+    },
+    /** Live values inside the offscreen document or one of its workers; refused unless the debug panel is on. */
+    'debug/tunables-live': {
+      target: 'offscreen',
+      payload: z.object({ context: z.enum(OFFSCREEN_TUNABLE_CONTEXTS) }).strict(),
+      result: TunablesSnapshotSchema,
+    },
+    /** Installs the scripted model stand-in's rules (an empty list removes it); refused unless the debug panel is on. */
+    'debug/llm-script': {
+      target: 'offscreen',
+      payload: z.object({ rules: z.array(LlmScriptRuleSchema).max(20) }).strict(),
+      result: Empty,
+    },
+    /** What the last generations streamed at the LLM boundary, raw, with who produced it (local model, server, script). */
+    'debug/llm-log': {
+      target: 'offscreen',
+      payload: Empty,
+      result: z.array(z.object({ source: z.enum(['local', 'remote', 'scripted']), text: z.string() })),
+    },
+  } as const;
+}
+
+export type TestHookRequests = ReturnType<typeof testHookRequests>;
