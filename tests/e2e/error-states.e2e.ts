@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { manifestBundles } from '../../core/weights/manifest';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import { launchExtension, poll, request, sendFromPage, waitForOffscreen, type ExtensionSession } from './harness';
-import { orbLabels, rawSeen, shootBoth, watchForRawErrors } from './onboarding-shared';
+import { launchExtension, poll, request, sendFromPage, type ExtensionSession } from './harness';
+import { openPanelOnFixtures, orbLabels, rawSeen, shootBoth } from './onboarding-shared';
 
 let session: ExtensionSession;
 let fixtures: FixtureHub;
@@ -24,15 +24,7 @@ beforeAll(async () => {
   fixtures = await startFixtureHub();
   // A user who closed the welcome without downloading: the conversation view, nothing downloaded.
   session = await launchExtension({ extensionDir: fixtures.extensionDir });
-  await watchForRawErrors(session.context);
-  panel = await session.openPage('sidepanel.html');
-  await panel.setViewportSize({ width: 420, height: 900 });
-  await waitForOffscreen(session, panel);
-  await sendFromPage(
-    panel,
-    // The CPU backend: SwiftShader's WebGPU is slow to load the fixture LLM on 2 shared cores.
-    request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url, computeBackend: 'wasm' } }),
-  );
+  panel = await openPanelOnFixtures(session, fixtures.hub.url);
 });
 
 afterAll(async () => {

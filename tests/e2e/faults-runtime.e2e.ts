@@ -13,7 +13,15 @@ import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
 import { VISION_BUNDLE } from '../../models/vision/detector-spec';
 import { makeSpeechWav } from '../fixtures/audio/make-wav';
 import { startFixtureHub, transfers, type FixtureHub } from './fixture-hub';
-import { downloadModels, launchExtension, poll, request, sendFromPage, type ExtensionSession } from './harness';
+import {
+  downloadModels,
+  launchExtension,
+  poll,
+  request,
+  sendFromPage,
+  waitForLiveTunable,
+  type ExtensionSession,
+} from './harness';
 
 let session: ExtensionSession;
 let fixtures: FixtureHub;
@@ -97,14 +105,7 @@ describe('browser faults in the built extension', () => {
     expect(big.size).toBeGreaterThan(2 * PART);
     await setSettings({ debugPanel: true });
     await sendFromPage(panel, request('tunables/set', 'background', { path: 'weights.partBytes', value: PART }));
-    await poll(
-      () =>
-        sendFromPage<Reply<Record<string, Record<string, number>>>>(
-          panel,
-          request('debug/tunables-live', 'offscreen', { context: 'offscreen' }),
-        ),
-      (r) => r.ok && r.data.weights?.partBytes === PART,
-    );
+    await waitForLiveTunable(panel, 'weights', 'partBytes', PART);
     // Exactly one part arrives, then the connection hangs: every byte sent is stored when the engine dies.
     fixtures.hub.setFault(big.key, { kind: 'stall', afterBytes: PART, times: 1 });
     const before = fixtures.hub.log.length;

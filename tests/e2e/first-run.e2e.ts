@@ -17,8 +17,8 @@ import { formatMegabytes } from '../../core/ux/onboarding';
 import { ASR_BUNDLES, TTS_GPU_BUNDLE } from '../../models/registry';
 import { makeSpeechWav } from '../fixtures/audio/make-wav';
 import { startFixtureHub, transfers, type FixtureHub } from './fixture-hub';
-import { engineMarks, launchExtension, poll, request, sendFromPage, waitForOffscreen, type ExtensionSession } from './harness';
-import { rawSeen, shootBoth, watchForRawErrors } from './onboarding-shared';
+import { engineMarks, launchExtension, poll, request, sendFromPage, type ExtensionSession } from './harness';
+import { openPanelOnFixtures, rawSeen, shootBoth } from './onboarding-shared';
 
 let session: ExtensionSession;
 let fixtures: FixtureHub;
@@ -44,16 +44,7 @@ beforeAll(async () => {
     onboarding: 'fresh',
     autoGrantMedia: false,
   });
-  await watchForRawErrors(session.context);
-  panel = await session.openPage('sidepanel.html');
-  await panel.setViewportSize({ width: 420, height: 900 });
-  await waitForOffscreen(session, panel);
-  // The test's stand-ins: the local hub in place of huggingface.co, and the CPU (SwiftShader's WebGPU is too slow on
-  // 2 shared cores for the fixture LLM's long generations).
-  await sendFromPage(
-    panel,
-    request('settings/set', 'background', { patch: { mirrorBaseUrl: fixtures.hub.url, computeBackend: 'wasm' } }),
-  );
+  panel = await openPanelOnFixtures(session, fixtures.hub.url);
 });
 
 afterAll(async () => {

@@ -208,3 +208,15 @@ export async function pointToolsAt(session: ExtensionSession, baseUrl: string): 
     baseUrl,
   );
 }
+
+/** Waits until the offscreen document's live value of a tunable is `value` (the debug panel must be on). */
+export async function waitForLiveTunable(page: Page, section: string, key: string, value: number): Promise<void> {
+  await poll(
+    () =>
+      sendFromPage<{ ok: boolean; data?: Record<string, Record<string, number>> }>(
+        page,
+        request('debug/tunables-live', 'offscreen', { context: 'offscreen' }),
+      ),
+    (r) => r.ok && r.data?.[section]?.[key] === value,
+  );
+}

@@ -4,7 +4,7 @@
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { screenshotColours } from './harness';
+import { request, screenshotColours, sendFromPage, waitForOffscreen, type ExtensionSession } from './harness';
 
 /**
  * Text that must never reach the page: request names in failures, exception names, stack frames, extension URLs,
@@ -90,4 +90,18 @@ export async function shootBoth(page: Page, name: string): Promise<void> {
   expect(await screenshotColours(page, `${name}-dark`)).toBeGreaterThan(20);
   expect(await background()).not.toBe(light);
   await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/**
+ * Opens the side panel as a new user sees it, with the raw-error watcher on, and points it at the test's stand-ins:
+ * the local hub in place of huggingface.co, and the CPU (SwiftShader's WebGPU is too slow on 2 shared cores for the
+ * fixture LLM's long generations).
+ */
+export async function openPanelOnFixtures(session: ExtensionSession, hubUrl: string): Promise<Page> {
+  await watchForRawErrors(session.context);
+  const panel = await session.openPage('sidepanel.html');
+  await panel.setViewportSize({ width: 420, height: 900 });
+  await waitForOffscreen(session, panel);
+  await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: hubUrl, computeBackend: 'wasm' } }));
+  return panel;
 }

@@ -4,7 +4,15 @@ import type { WeightsSnapshot } from '../../core/weights';
 import { ASR_BUNDLES, LLM_BUNDLE, LLM_MODEL, MODEL_BUNDLES, TTS_BUNDLE } from '../../models/registry';
 import type { HubServer } from '../fixtures/hub/server';
 import { startFixtureHub, transfers, type FixtureHub } from './fixture-hub';
-import { launchExtension, poll, request, screenshotColours, sendFromPage, type ExtensionSession } from './harness';
+import {
+  launchExtension,
+  poll,
+  request,
+  screenshotColours,
+  sendFromPage,
+  waitForLiveTunable,
+  type ExtensionSession,
+} from './harness';
 
 let session: ExtensionSession;
 let fixtures: FixtureHub;
@@ -55,14 +63,7 @@ describe('model downloads in the built extension', () => {
     };
     await must('settings/set', { patch: { debugPanel: true } });
     await must('tunables/set', { path: 'weights.partBytes', value: PART });
-    await poll(
-      () =>
-        sendFromPage<Reply<Record<string, Record<string, number>>>>(
-          panel,
-          request('debug/tunables-live', 'offscreen', { context: 'offscreen' }),
-        ),
-      (r) => r.ok && r.data.weights?.partBytes === PART,
-    );
+    await waitForLiveTunable(panel, 'weights', 'partBytes', PART);
     await panel.getByTestId('settings-button').click();
     await panel.getByTestId('mirror-input').fill(hub.url);
     await panel.getByRole('button', { name: 'Save' }).click();
