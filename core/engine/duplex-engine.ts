@@ -16,7 +16,7 @@ import { FRAME_MS, rms } from './audio-frames';
 import { LINES } from './lines';
 import type { ReplyRunner } from './reply-runner';
 import type { CancelReason, Turn } from './turn';
-import { TurnKeeper, type ActiveTurn, type EngineOptions } from './turn-keeper';
+import { TurnKeeper, type ActiveTurn } from './turn-keeper';
 import type { MicFrame, PlaybackEvent, Transcript } from './types';
 import { UtteranceTracker } from './utterance-tracker';
 import { EndOfTurnCheck, endpointWindow } from './end-of-turn-check';
@@ -36,12 +36,7 @@ export class DuplexEngine extends TurnKeeper {
   private speculation: Speculation | null = null;
   /** The turn a merged continuation replaces: its partial user line gives way to the merged one (docs/onboarding.md). */
   private mergedFrom: string | null = null;
-  private readonly endOfTurn: EndOfTurnCheck;
-
-  constructor(options: EngineOptions) {
-    super(options);
-    this.endOfTurn = new EndOfTurnCheck(options.stages.endOfTurn?.bind(options.stages));
-  }
+  private readonly endOfTurn = new EndOfTurnCheck(this.options.stages.endOfTurn?.bind(this.options.stages));
   private lastAudibleAt = -Infinity;
 
   start(): void {
