@@ -5,13 +5,14 @@
  * the bandwidth-limit floor for the same work, and the peers' published numbers (docs/benchmarks.md).
  *
  *   npx jiti bench/pipeline-budget.ts [--stages bench/results/<file>.json] [--out bench/results/<file>-budget.json]
+ *                                     [--set engine.<knob>=<value> …]
  *
  * Times are simulated-clock ms: exact for the given stage latencies and VAD decisions. The GPU stage times are
  * Dawn-in-Node on the machine named in the results file; Chrome's GPU process adds its own overhead (unmeasured).
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { snapshotTunables } from '../core/tunables';
+import { setTunable, snapshotTunables } from '../core/tunables';
 import { loadSilero, runScenario, type StageLatency } from '../tests/fixtures/audio/conversation-sim';
 import { scenarios } from './engine/scenarios';
 import type { Stats } from './stages/measure';
@@ -232,6 +233,13 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const at = (n: string) => (argv.indexOf(n) >= 0 ? argv[argv.indexOf(n) + 1] : undefined);
   const file = at('--stages') ?? latestResults();
+  // What-if runs: `--set engine.tentativeEndpointMs=64` (repeatable) changes a knob before the scenarios run.
+  argv.forEach((a, i) => {
+    if (a !== '--set') return;
+    const [path, value] = (argv[i + 1] ?? '').split('=');
+    const r = setTunable(path ?? '', Number(value));
+    if (!r.ok) throw new Error(`--set ${argv[i + 1]}: ${r.error}`);
+  });
   const doc = JSON.parse(readFileSync(file, 'utf8')) as StagesDoc;
   const vad = await loadSilero();
   const speculateModes = [true, false];

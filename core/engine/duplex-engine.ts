@@ -29,6 +29,10 @@ interface Speculation {
   reply: ReplyRunner | null;
   replyText: string | null;
   replyController: AbortController | null;
+  /** The held LLM start was considered (once per speculation, from `speculativeReplyMs` of silence). */
+  triedReply: boolean;
+  /** The utterance's voiced-frame count when its audio was taken; more means the transcript is stale. */
+  voicedFrames: number;
 }
 
 export class DuplexEngine extends TurnKeeper {
@@ -36,6 +40,8 @@ export class DuplexEngine extends TurnKeeper {
   private speculation: Speculation | null = null;
   /** The turn a merged continuation replaces: its partial user line gives way to the merged one (docs/onboarding.md). */
   private mergedFrom: string | null = null;
+  /** The words of a speculation dropped as stale inside the same pause (see `listening`). */
+  private staleHint: string | null = null;
   private readonly endOfTurn = new EndOfTurnCheck(this.options.stages.endOfTurn?.bind(this.options.stages));
   private lastAudibleAt = -Infinity;
 
@@ -162,6 +168,7 @@ export class DuplexEngine extends TurnKeeper {
     if (!this.tracker.inSpeech && now - this.lastAudibleAt < T.echoTailMs) return this.tracker.observe(frame.pcm);
     const event = this.tracker.onFrame(now, frame.pcm, frame.prob);
     if (event.kind === 'onset') this.stageOf(this.upcomingId(), 'speech-start', {}, event.at);
+    if (event.kind === 'resume' || event.kind === 'onset') this.staleHint = null;
     if (event.kind === 'resume' && this.speculation) this.discardSpeculation();
     if (!this.tracker.inSpeech) return this.maybeDeliverBackground(now);
 
@@ -170,9 +177,19 @@ export class DuplexEngine extends TurnKeeper {
     if (silence <= 0) return;
     const real = this.tracker.voicedFrames >= T.minVoicedFrames && this.tracker.speechMs(now) >= T.minSpeechMs;
     if (real && silence >= T.turnCheckMs) this.checkEndOfTurn();
-    if (real && !this.speculation && this.options.speculate !== false && silence >= T.tentativeEndpointMs) {
+    // Voiced audio after the speculative ASR's audio ended: its transcript is stale (a low-confidence resume that the
+    // tracker's hysteresis does not call a resume). Speculation restarts once it is quiet again.
+    if (this.speculation && this.tracker.voicedFrames > this.speculation.voicedFrames) {
+      // Its words still say how the pause sounds (trailing "and…") until the new transcript arrives.
+      this.staleHint = this.speculation.transcript?.text ?? this.staleHint;
+      this.discardSpeculation();
+    }
+    const quiet = now - this.tracker.lastVoiceAt;
+    if (real && !this.speculation && this.options.speculate !== false && quiet >= T.tentativeEndpointMs) {
       this.startSpeculation(now);
     }
+    const spec = this.speculation;
+    if (spec?.transcript && !spec.triedReply && quiet >= T.speculativeReplyMs) this.speculateReply(spec, spec.transcript);
     if (silence < this.endpointWindow()) return;
     if (real) return this.commit(now, false);
     this.stageOf(this.upcomingId(), 'discarded', { reason: 'noise', voicedFrames: this.tracker.voicedFrames });
@@ -181,7 +198,8 @@ export class DuplexEngine extends TurnKeeper {
   }
 
   private endpointWindow(): number {
-    return endpointWindow(this.endOfTurn.answerFor(this.tracker.silenceStart), this.speculation?.transcript?.text);
+    const text = this.speculation?.transcript?.text ?? this.staleHint ?? undefined;
+    return endpointWindow(this.endOfTurn.answerFor(this.tracker.silenceStart), text);
   }
 
   /** Asks the end-of-turn model once per pause; a "finished" answer ends the turn as soon as it arrives. */
@@ -211,13 +229,16 @@ export class DuplexEngine extends TurnKeeper {
       reply: null,
       replyText: null,
       replyController: null,
+      triedReply: false,
+      voicedFrames: this.tracker.voicedFrames,
     };
     spec.transcriptPromise = this.options.stages.transcribe(this.tracker.audio(), turn.signal).then(
       (transcript) => {
         if (turn.signal.aborted) return null;
         spec.transcript = transcript;
         turn.stage('transcript', { speculative: true });
-        if (this.speculation === spec) this.speculateReply(spec, transcript);
+        const quiet = this.options.clock.now() - this.tracker.lastVoiceAt;
+        if (this.speculation === spec && quiet >= T.speculativeReplyMs) this.speculateReply(spec, transcript);
         return transcript;
       },
       () => null,
@@ -227,6 +248,7 @@ export class DuplexEngine extends TurnKeeper {
 
   /** Start the LLM early, held unspoken, when the text sounds like a finished, answerable request. */
   private speculateReply(spec: Speculation, transcript: Transcript): void {
+    spec.triedReply = true;
     const text = transcript.text.trim();
     if (!this.acceptable(transcript) || phraseCompleteness(text) !== 'complete') return;
     const userTurn = this.buildTurn(spec.turn.id, text);

@@ -20,8 +20,20 @@ export const engineTunables = registerTunables(
     minVoicedFrames: 4,
     /** Utterances shorter than this (onset → end of speech) are dropped as noise. */
     minSpeechMs: 300,
-    /** Trailing silence at which ASR (and, if the text sounds complete, the LLM) start speculatively. */
-    tentativeEndpointMs: 192,
+    /**
+     * Trailing silence at which ASR starts speculatively. Two VAD frames:
+     * the audio after the last voiced frame is silence, so a transcript started here is the final one unless the user
+     * resumes (then it is cancelled between decoder steps). Every ms earlier is a ms off the answer while ASR is the
+     * critical path (docs/turn-taking.md, "Speculation"; 192 → 64 ms: EoS → first audio p50 1216 → 1088 ms in the
+     * H200 budget with Smart Turn).
+     */
+    tentativeEndpointMs: 64,
+    /**
+     * Trailing silence from which the LLM may start speculatively (held unspoken) on a complete-sounding transcript.
+     * Later than the ASR: Silero dips for a frame or two inside phrases, and an LLM started on "I want" is real work
+     * thrown away; a dip inside a phrase rarely lasts six frames.
+     */
+    speculativeReplyMs: 192,
     /** Endpoint after a complete-sounding phrase ("…in Paris?"). */
     endpointCompleteMs: 448,
     /** Endpoint when the transcript is not known yet or sounds neutral. */
@@ -70,6 +82,7 @@ export const engineTunables = registerTunables(
     minVoicedFrames: { min: 1, max: 50, integer: true },
     minSpeechMs: { min: 0, max: 3000 },
     tentativeEndpointMs: { min: 32, max: 2000 },
+    speculativeReplyMs: { min: 32, max: 2000 },
     endpointCompleteMs: { min: 96, max: 5000 },
     endpointSilenceMs: { min: 96, max: 5000 },
     endpointTrailingMs: { min: 96, max: 8000 },
