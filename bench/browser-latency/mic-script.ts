@@ -3,10 +3,7 @@
  * mono 16-bit like tests/fixtures/audio/make-wav.ts) separated by silences of different lengths, long ones and some
  * just past the endpoint wait, so that replies follow each other closely. Chromium loops the file.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { GENERATED_DIR } from '../../tests/fixtures/audio/make-wav';
+import { makeScriptWav } from '../../tests/fixtures/audio/make-wav';
 
 /** [question, seconds of silence after it] */
 export const MIC_SCRIPT: ReadonlyArray<readonly [string, number]> = [
@@ -24,19 +21,5 @@ export const MIC_SCRIPT: ReadonlyArray<readonly [string, number]> = [
 ];
 
 export function makeMicScript(name = 'browser-latency-mic'): { wav: string; seconds: number } {
-  mkdirSync(GENERATED_DIR, { recursive: true });
-  const out = join(GENERATED_DIR, `${name}.wav`);
-  const parts: string[] = [];
-  MIC_SCRIPT.forEach(([text, gap], i) => {
-    const raw = join(GENERATED_DIR, `${name}-${i}.raw.wav`);
-    const part = join(GENERATED_DIR, `${name}-${i}.wav`);
-    if (!existsSync(part)) {
-      execFileSync('espeak-ng', ['-v', 'en-us', '-s', '160', '-w', raw, text]);
-      execFileSync('sox', [raw, '-r', '48000', '-c', '1', '-b', '16', part, 'pad', i === 0 ? '1' : '0', String(gap)]);
-    }
-    parts.push(part);
-  });
-  if (!existsSync(out)) execFileSync('sox', [...parts, out]);
-  const seconds = Number(execFileSync('soxi', ['-D', out]).toString().trim());
-  return { wav: out, seconds };
+  return makeScriptWav(name, MIC_SCRIPT);
 }

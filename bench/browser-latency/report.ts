@@ -94,7 +94,23 @@ export function summarise(turns: readonly TurnWaterfall[]): { hops: Row[]; total
   return { hops, totals, nonModelShare: row('share of endpoint → first audible that is not model compute (%)', share) };
 }
 
-export function markdown(s: ReturnType<typeof summarise>, meta: Record<string, unknown>): string {
+/** The side panel's long tasks over the run: how many, how long, and the share of the run they blocked the thread. */
+export function longTaskSummary(tasks: readonly [number, number][], wallMs: number): { rows: Row[]; blockedShare: number } {
+  const total = tasks.reduce((a, [, d]) => a + d, 0);
+  return {
+    rows: [
+      row(
+        'side panel long task (≥ 50 ms) duration',
+        tasks.map(([, d]) => d),
+      ),
+    ],
+    blockedShare: wallMs > 0 ? Math.round((1000 * total) / wallMs) / 1000 : 0,
+  };
+}
+
+type Summary = ReturnType<typeof summarise> & { panelLongTasks?: ReturnType<typeof longTaskSummary> };
+
+export function markdown(s: Summary, meta: Record<string, unknown>): string {
   const fmt = (x: number | null) => (x === null ? '–' : String(x));
   const table = (rows: Row[]) => [
     '| measure | n | p50 ms | p90 ms | min | max |',
@@ -114,5 +130,15 @@ export function markdown(s: ReturnType<typeof summarise>, meta: Record<string, u
     '',
     ...table([...s.totals, s.nonModelShare]),
     '',
+    ...(s.panelLongTasks
+      ? [
+          '## Side panel main thread',
+          '',
+          ...table(s.panelLongTasks.rows),
+          '',
+          `Share of the run the panel's main thread spent in long tasks: ${(100 * s.panelLongTasks.blockedShare).toFixed(1)} %.`,
+          '',
+        ]
+      : []),
   ].join('\n');
 }

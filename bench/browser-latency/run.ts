@@ -8,7 +8,10 @@
  * Run (2 shared cores: take the e2e lock):
  *   flock /tmp/sidetalk-e2e.lock bash -c 'npm run build && npx jiti bench/browser-latency/run.ts --out bench/results/<date>-<machine>-browser-latency'
  * Options: --turns N (24), --llm scripted|fixture (scripted: a fixed two-sentence reply from the scripted model stand-in,
- * so every turn speaks and LLM compute is ~0; fixture: the fixture LLM through transformers.js), --minutes M (8).
+ * so every turn speaks and LLM compute is ~0; fixture: the fixture LLM through transformers.js), --minutes M (8),
+ * --set section.key=value (repeatable; a tunable set through the background before the first turn, for A/B runs).
+ * The side panel's long tasks (PerformanceObserver 'longtask') are reported with the hops: they are what a message
+ * from the offscreen document waits behind.
  */
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
@@ -20,7 +23,7 @@ import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, TURN_BUNDLE } from '../../models/r
 import { startFixtureHub } from '../../tests/e2e/fixture-hub';
 import { downloadModels, launchExtension, poll, request, sendFromPage } from '../../tests/e2e/harness';
 import { makeMicScript, MIC_SCRIPT } from './mic-script';
-import { markdown, summarise } from './report';
+import { longTaskSummary, markdown, summarise } from './report';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -30,6 +33,7 @@ const TURNS = Number(arg('turns', '24'));
 const LLM = arg('llm', 'scripted');
 const MINUTES = Number(arg('minutes', '8'));
 const OUT = arg('out', '');
+const SETS = process.argv.flatMap((a, i) => (a === '--set' && process.argv[i + 1] ? [process.argv[i + 1]!] : []));
 const REPLY = 'Sure, here is a short answer. And one more sentence right after it.';
 
 async function trace(page: Page): Promise<TurnTraceExport> {
@@ -51,6 +55,18 @@ async function main(): Promise<void> {
     // WASM as in the spoken e2e turn (SwiftShader's WebGPU is far slower than any real GPU); the debug panel turns the
     // panel's side of the trace on.
     await sendFromPage(panel, request('settings/set', 'background', { patch: { computeBackend: 'wasm', debugPanel: true } }));
+    for (const set of SETS) {
+      const [path, value] = set.split('=');
+      const r = await sendFromPage<{ ok: boolean }>(panel, request('tunables/set', 'background', { path, value: Number(value) }));
+      if (!r.ok) throw new Error(`--set ${set}: ${JSON.stringify(r)}`);
+    }
+    await panel.evaluate(() => {
+      const w = window as unknown as { __longTasks: [number, number][] };
+      w.__longTasks = [];
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) w.__longTasks.push([e.startTime, e.duration]);
+      }).observe({ type: 'longtask', buffered: false });
+    });
     if (LLM === 'scripted') {
       const rules = [{ match: 'Everything you write is spoken aloud', reply: REPLY }];
       await sendFromPage(panel, request('debug/llm-script', 'offscreen', { rules }));
@@ -85,8 +101,9 @@ async function main(): Promise<void> {
       return trace(panel);
     });
     await panel.getByTestId('orb').click();
+    const longTasks = await panel.evaluate(() => (window as unknown as { __longTasks: [number, number][] }).__longTasks);
     const turns = waterfalls(final.stamps);
-    const summary = summarise(turns);
+    const summary = { ...summarise(turns), panelLongTasks: longTaskSummary(longTasks, Date.now() - startedAt) };
     const marks = final.stamps.filter((s) => s.context === 'offscreen');
     const meta = {
       date: new Date().toISOString().slice(0, 10),
@@ -102,7 +119,7 @@ async function main(): Promise<void> {
       interrupted: new Set(marks.filter((s) => s.name === 'interrupted').map((s) => s.turnId)).size,
       panelClock: final.clocks,
       wallSeconds: Math.round((Date.now() - startedAt) / 1000),
-      command: `npx jiti bench/browser-latency/run.ts --turns ${TURNS} --llm ${LLM}`,
+      command: `npx jiti bench/browser-latency/run.ts --turns ${TURNS} --llm ${LLM}${SETS.map((s) => ` --set ${s}`).join('')}`,
     };
     const md = markdown(summary, meta);
     console.log(JSON.stringify({ meta, ...summary }, null, 2));

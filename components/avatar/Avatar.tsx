@@ -55,7 +55,7 @@ export function Avatar(props: AvatarProps) {
   // Events go through a ref so changing callbacks never rebuilds TalkingHead.
   const relay: AvatarEvents = {
     onStarted: () => events.current.onStarted?.(),
-    onLevel: (v) => events.current.onLevel?.(v),
+    onLevel: (v, at) => events.current.onLevel?.(v, at),
     onEnded: (i) => events.current.onEnded?.(i),
     onError: (m) => events.current.onError?.(m),
   };

@@ -13,6 +13,9 @@ import type { EngineState } from '../../core/engine/types';
 import { StreamingLipsync } from '../../core/lipsync/stream-lipsync';
 import { sampleCurve } from '../../core/lipsync/envelope';
 import { validateAvatarGlb } from '../../core/avatar/glb-check';
+import { readLevel } from './audible-onset';
+import { governRenderShare, type GovernedHead } from './render-governor';
+import { lipsyncTunables } from '../../core/tunables';
 import { attachAvatarProbe, type AvatarProbe, type ProbedHead } from './avatar-probe';
 import { closeMouth, type MorphMesh, type TalkingHeadMouth } from './mouth-morphs';
 import { TEST_HOOKS } from '../../core/build-flags';
@@ -28,8 +31,11 @@ export interface ChunkQueued {
 
 export interface AvatarEvents {
   onStarted?: () => void;
-  /** RMS of what is audible now, ~every animation frame while speaking. */
-  onLevel?: (rms: number) => void;
+  /**
+   * RMS of what is audible now, ~every animation frame while speaking; `heardAt` (performance.now() ms) is when the
+   * first sound in the analyser's window reaches the speakers, when there is sound (audible-onset.ts).
+   */
+  onLevel?: (rms: number, heardAt?: number) => void;
   onEnded?: (info: { interrupted: boolean }) => void;
   onError?: (message: string) => void;
 }
@@ -90,6 +96,7 @@ export class AvatarController {
     private events: AvatarEvents,
     private opts: AvatarOptions,
   ) {
+    const fps = opts.reducedMotion ? 20 : 30;
     this.head = new TalkingHead(container, {
       // Lip-sync modules are imported by a computed path that bundlers break; we supply visemes ourselves.
       lipsyncModules: [],
@@ -100,11 +107,12 @@ export class AvatarController {
       cameraZoomEnable: false,
       dracoEnabled: false,
       modelPixelRatio: 0.85,
-      modelFPS: opts.reducedMotion ? 20 : 30,
+      modelFPS: fps,
       avatarIdleEyeContact: 0.6,
       update: (dt) => this.onFrame(dt),
     });
     if (opts.reducedMotion) (this.head.opt as { modelMovementFactor?: number }).modelMovementFactor = 0.2;
+    governRenderShare(this.head as unknown as GovernedHead, fps, () => lipsyncTunables.renderShareMax);
   }
 
   /** Loads an avatar from a URL or bytes, validating it first so the user sees a clear error. */
@@ -279,9 +287,8 @@ export class AvatarController {
     if (analyser && this.events.onLevel) {
       if (this.levelBuf.length !== analyser.fftSize) this.levelBuf = new Float32Array(analyser.fftSize);
       analyser.getFloatTimeDomainData(this.levelBuf);
-      let s = 0;
-      for (const x of this.levelBuf) s += x * x;
-      this.events.onLevel(Math.sqrt(s / this.levelBuf.length));
+      const { rms, heardAt } = readLevel(this.levelBuf, head.audioCtx, performance.now());
+      this.events.onLevel(rms, heardAt);
     }
     const internals = head as unknown as HeadInternals;
     const jawOpen = head.mtAvatar.jawOpen;

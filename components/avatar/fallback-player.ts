@@ -3,6 +3,7 @@
  * still gets started / level / ended. Chunks are scheduled back to back on one 24 kHz AudioContext.
  */
 import type { AvatarEvents } from './avatar-controller';
+import { readLevel } from './audible-onset';
 
 export class FallbackPlayer {
   private ctx: AudioContext | null = null;
@@ -74,9 +75,8 @@ export class FallbackPlayer {
     const tick = (): void => {
       if (this.sources.size === 0) return;
       a.getFloatTimeDomainData(buf);
-      let s = 0;
-      for (const x of buf) s += x * x;
-      this.events.onLevel?.(Math.sqrt(s / buf.length));
+      const { rms, heardAt } = readLevel(buf, a.context, performance.now());
+      this.events.onLevel?.(rms, heardAt);
       this.raf = requestAnimationFrame(tick);
     };
     this.raf = requestAnimationFrame(tick);

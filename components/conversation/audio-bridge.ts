@@ -29,7 +29,7 @@ export class AudioBridge implements AudioSink {
   chunksPlayed = 0;
   /** The turn trace (test builds with the debug panel on): sentence count of the traced turn, audible not yet seen. */
   private trace: PanelTrace | null = null;
-  private traced = { turnId: '', sentences: 0, awaitingAudible: false };
+  private traced = { turnId: '', sentences: 0, awaitingAudible: false, queuedAt: 0 };
 
   constructor(private readonly onSpeechText?: (text: string) => void) {
     this.audioIn.onmessage = (e: MessageEvent) => {
@@ -64,7 +64,7 @@ export class AudioBridge implements AudioSink {
 
   /** The first chunk of a sentence arrived (the offscreen document attaches the sentence's text to it). */
   private traceSentence(trace: PanelTrace, turnId: string, queued: ReturnType<AvatarHandle['speakChunk']>): void {
-    if (this.traced.turnId !== turnId) this.traced = { turnId, sentences: 0, awaitingAudible: true };
+    if (this.traced.turnId !== turnId) this.traced = { turnId, sentences: 0, awaitingAudible: true, queuedAt: performance.now() };
     const index = this.traced.sentences++;
     trace.stamp('panel-chunk', turnId, index);
     void queued.then((info) =>
@@ -90,10 +90,13 @@ export class AudioBridge implements AudioSink {
     if (this.turnId) this.report({ type: 'started', turnId: this.turnId });
   }
 
-  level(rms: number): void {
+  /** `heardAt`: when the first sound in the player's analyser window is heard (components/avatar/audible-onset.ts). */
+  level(rms: number, heardAt?: number): void {
     if (this.trace && this.traced.awaitingAudible && rms > AUDIBLE_RMS && this.traced.turnId === this.turnId) {
       this.traced.awaitingAudible = false;
-      this.trace.stamp('panel-audible', this.traced.turnId);
+      // Never before this turn's first chunk arrived: the window may still hold the previous reply's tail.
+      const at = Math.min(performance.now(), Math.max(heardAt ?? performance.now(), this.traced.queuedAt));
+      this.trace.stamp('panel-audible', this.traced.turnId, undefined, undefined, at);
     }
     this.report({ type: 'level', rms: Math.min(10, Math.max(0, rms)) });
   }

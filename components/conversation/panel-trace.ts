@@ -33,13 +33,14 @@ export class PanelTrace {
     this.timers.push(setInterval(() => this.ping(), LATER_PING_MS));
   }
 
-  stamp(name: PanelStampName, turnId: string, index?: number, info?: Record<string, number>): void {
+  /** `at`: when it happened on this page's clock, if not now (the first audible sample is heard before it is seen). */
+  stamp(name: PanelStampName, turnId: string, index?: number, info?: Record<string, number>, at = performance.now()): void {
     this.post({
       kind: 'stamp',
       panelId: this.panelId,
       name,
       turnId,
-      at: performance.now(),
+      at,
       ...(index !== undefined ? { index } : {}),
       ...(info ? { info } : {}),
     });

@@ -34,6 +34,11 @@ export const lipsyncTunables = registerTunables(
     rateAdapt: 0.5,
     /** A chunk whose speech is at least this share of its text's expected time carries the whole sentence. */
     wholeChunkRatio: 0.6,
+    /**
+     * Largest share of the side panel's main thread the avatar may spend rendering; a slower renderer gets fewer
+     * frames so audio and playback messages are handled promptly (components/avatar/render-governor.ts). 1 = off.
+     */
+    renderShareMax: 0.5,
   },
   {
     closureMinMs: { min: 20, max: 200 },
@@ -50,5 +55,6 @@ export const lipsyncTunables = registerTunables(
     msPerWeight: { min: 30, max: 300 },
     rateAdapt: { min: 0, max: 1 },
     wholeChunkRatio: { min: 0.1, max: 1 },
+    renderShareMax: { min: 0.05, max: 1 },
   },
 );

@@ -9,6 +9,7 @@ import { Controls } from '../../components/conversation/Controls';
 import { ModelsPanel } from '../../components/models/ModelsPanel';
 import { ComputeSettings } from '../../components/models/ComputeSettings';
 import { TunablesPanel } from '../../components/debug/TunablesPanel';
+import { TurnWaterfall } from '../../components/debug/TurnWaterfall';
 import { TEST_HOOKS } from '../../core/build-flags';
 import { MemoryPanel } from '../../components/memory/MemoryPanel';
 import { PrivacyNote } from '../../components/settings/PrivacyNote';
@@ -155,6 +156,7 @@ export function SidePanelApp() {
                 <MemoryPanel />
                 <PrivacyNote />
                 {TEST_HOOKS && settings?.debugPanel && <TunablesPanel />}
+                {TEST_HOOKS && settings?.debugPanel && <TurnWaterfall />}
                 <button
                   type="button"
                   class="button"
@@ -182,7 +184,7 @@ export function SidePanelApp() {
               setAvatar(h);
             }}
             onStarted={() => bridge.started()}
-            onLevel={(rms) => bridge.level(rms)}
+            onLevel={(rms, heardAt) => bridge.level(rms, heardAt)}
             onEnded={({ interrupted }) => bridge.ended(interrupted)}
           />
         </div>

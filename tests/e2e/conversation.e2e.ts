@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, TURN_BUNDLE } from '../../models/registry';
-import { makeSpeechWav } from '../fixtures/audio/make-wav';
+import { makeScriptWav } from '../fixtures/audio/make-wav';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
 import {
   downloadModels,
@@ -22,6 +22,8 @@ let fixtures: FixtureHub;
 let panel: Page;
 
 const marks = () => engineMarks(panel);
+/** Silence between the question and "And in Paris?" on the fake microphone. */
+const RESUME_AFTER_S = 0.45;
 
 /** What the side panel page records of a reply: the engine's final assistant captions and the audio channel's chunks. */
 type Heard = {
@@ -40,8 +42,17 @@ const marksOf = (all: EngineMark[], turnId: string) => all.filter((m) => m.turnI
 
 beforeAll(async () => {
   fixtures = await startFixtureHub();
-  // A long silent tail: the fake mic loops the file, and the repeat would (rightly) barge in on the reply.
-  const wav = makeSpeechWav('turn-mic-tail', 'What time is it in Tokyo right now?', 1.5, 20);
+  // A question, then more words just after the endpoint (which the end-of-turn model makes ~200 ms after the last
+  // word) and before the reply is heard; then a long silent tail: the fake mic loops the file, and the repeat would
+  // (rightly) barge in on the reply.
+  const { wav } = makeScriptWav(
+    'turn-mic-resume',
+    [
+      ['What time is it in Tokyo right now?', RESUME_AFTER_S],
+      ['And in Paris?', 20],
+    ],
+    1.5,
+  );
   session = await launchExtension({ extensionDir: fixtures.extensionDir, micWav: wav });
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 860 });
@@ -180,7 +191,13 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
       await sendFromPage(panel, request('tunables/set', 'background', { path, value: 4000 }));
     const before = (await marks()).length;
     await panel.getByTestId('orb').click();
-    const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'done'), 90_000, 250).catch(async (e) => {
+    // Until a turn other than the first endpoint's is done: the question's turn, merged or followed by "And in Paris?".
+    const settled = (m: EngineMark[]) => {
+      const run = m.slice(before);
+      const firstEndpoint = run.find((x) => x.name === 'endpoint');
+      return !!firstEndpoint && run.some((x) => x.name === 'done' && x.turnId !== firstEndpoint.turnId);
+    };
+    const all = await poll(marks, settled, 90_000, 250).catch(async (e) => {
       console.log('MARKS-AFTER', JSON.stringify((await marks()).slice(before)));
       throw e;
     });
@@ -195,6 +212,23 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     expect(at('speech-start')).toBeLessThan(at('end-of-speech'));
     expect(at('end-of-speech')).toBeLessThan(at('first-speak'));
     expect(at('first-speak')).toBeLessThan(at('first-audio'));
+
+    // "And in Paris?" starts after the first endpoint: it is merged into that turn or is a turn of its own, never
+    // dropped. Which one depends on whether the first reply was heard by then; both end in an answered turn.
+    const run = all.slice(before);
+    const first = run.find((m) => m.name === 'endpoint')!;
+    const resumed = run.find((m) => m.at > first.at && ['merge', 'speech-start', 'barge-onset'].includes(m.name));
+    expect(resumed, `no sign of the speech after the endpoint: ${JSON.stringify(run.map((m) => m.name))}`).toBeDefined();
+    const heardBefore = run.find((m) => m.name === 'first-audio' && m.turnId === first.turnId && m.at < resumed!.at);
+    // The fake mic's timing puts it between the endpoint and the first reply audio on this machine; say which.
+    console.log(
+      `resume after the endpoint: ${resumed!.name}, ${Math.round(resumed!.at - first.at)} ms later, ${heardBefore ? 'after' : 'before'} the first reply audio`,
+    );
+    const answered = run.find((m) => m.name === 'endpoint' && m.at > resumed!.at);
+    expect(answered, 'the resumed speech never reached an endpoint').toBeDefined();
+    expect(answered!.turnId).not.toBe(first.turnId);
+    expect(marksOf(run, answered!.turnId)).toEqual(expect.arrayContaining(['transcript', 'first-speak']));
+    if (resumed!.name === 'merge') expect(resumed!.turnId).toBe(first.turnId);
     await poll(
       () => panel.locator('.line.user').count(),
       (n) => n >= 3,

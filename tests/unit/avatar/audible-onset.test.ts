@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { firstLoudSample, heardAtMs, readLevel } from '../../../components/avatar/audible-onset';
+
+const RATE = 24_000;
+
+/** An analyser window of `n` samples whose sound starts at `onset` (a 440 Hz tone at 0.2). */
+function window(n: number, onset: number): Float32Array {
+  const buf = new Float32Array(n);
+  for (let i = onset; i < n; i++) buf[i] = 0.2 * Math.sin((2 * Math.PI * 440 * (i - onset)) / RATE + 0.3);
+  return buf;
+}
+
+describe('audible onset from an analyser window', () => {
+  it('finds the first sample above −60 dBFS, not the first non-zero one', () => {
+    const buf = window(2048, 1500);
+    buf[100] = 1e-4; // dither-level noise is not sound
+    expect(firstLoudSample(buf)).toBe(1500);
+    expect(firstLoudSample(new Float32Array(2048))).toBe(-1);
+  });
+
+  it('maps the onset onto performance.now() through the output timestamp (output latency included)', () => {
+    // The context is at 10.000 s; its output timestamp says context time 9.950 s is heard at performance time 5000 ms.
+    const clock = { currentTime: 10, sampleRate: RATE, getOutputTimestamp: () => ({ contextTime: 9.95, performanceTime: 5000 }) };
+    // Sample 1500 of 2048 is 548 samples (22.83 ms) old: context time 9.97717 s, heard 27.17 ms after 5000 ms.
+    expect(heardAtMs(clock, 2048, 1500, 4990)).toBeCloseTo(5000 + (10 - 548 / RATE - 9.95) * 1000, 6);
+  });
+
+  it('without an output timestamp, uses the read time minus the sample age', () => {
+    const clock = { currentTime: 10, sampleRate: RATE, getOutputTimestamp: () => ({ contextTime: 0, performanceTime: 0 }) };
+    expect(heardAtMs(clock, 2048, 1500, 4990)).toBeCloseTo(4990 - (548 / RATE) * 1000, 6);
+    expect(heardAtMs({ currentTime: 1, sampleRate: RATE }, 2048, 2047, 100)).toBeCloseTo(100 - 1000 / RATE, 6);
+  });
+
+  it('reports RMS always and a heard time only when there is sound', () => {
+    const clock = { currentTime: 2, sampleRate: RATE };
+    const silent = readLevel(new Float32Array(512), clock, 50);
+    expect(silent).toEqual({ rms: 0 });
+    const loud = readLevel(window(512, 256), clock, 50);
+    expect(loud.rms).toBeGreaterThan(0.09);
+    expect(loud.heardAt).toBeCloseTo(50 - (256 / RATE) * 1000, 6);
+  });
+});

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { frameIntervalMs, governRenderShare, type GovernedHead } from '../../../components/avatar/render-governor';
+
+/** A stand-in for TalkingHead's animate: it renders (advancing its clock) only when `animFrameDur` has passed. */
+function fakeHead(renderMs: number, clock: { now: number }): GovernedHead & { frames: number } {
+  const head = {
+    animClock: 0,
+    animFrameDur: 1000 / 30,
+    frames: 0,
+    last: -Infinity,
+    animate(t: number) {
+      if (t - head.last < head.animFrameDur) return;
+      head.last = t;
+      head.animClock += 1;
+      head.frames++;
+      clock.now += renderMs; // the render itself takes the main thread this long
+    },
+  };
+  return head;
+}
+
+/** Drives animation frames every 16.7 ms of main-thread time for `seconds`; returns the render share. */
+function run(renderMs: number, share: number, seconds = 5): { share: number; fps: number } {
+  const clock = { now: 0 };
+  const head = fakeHead(renderMs, clock);
+  governRenderShare(
+    head,
+    30,
+    () => share,
+    () => clock.now,
+  );
+  let busy = 0;
+  while (clock.now < seconds * 1000) {
+    const before = clock.now;
+    head.animate(clock.now);
+    busy += clock.now - before;
+    clock.now += 1000 / 60;
+  }
+  return { share: busy / clock.now, fps: head.frames / (clock.now / 1000) };
+}
+
+describe('avatar render governor', () => {
+  it('a fast renderer keeps its frame rate', () => {
+    expect(frameIntervalMs(3, 30, 0.5)).toBeCloseTo(1000 / 30, 6);
+    const r = run(3, 0.5);
+    expect(r.fps).toBeGreaterThan(18); // TalkingHead's own 30 fps throttle on a 60 Hz frame clock
+    expect(r.share).toBeLessThan(0.1);
+  });
+
+  it('a slow renderer gets fewer frames, and its share of the main thread stays near the limit', () => {
+    const off = run(80, 1);
+    expect(off.share).toBeGreaterThan(0.8); // ungoverned: the thread is almost always rendering
+    const on = run(80, 0.5);
+    expect(on.share).toBeLessThan(0.55);
+    expect(on.share).toBeGreaterThan(0.3);
+    expect(on.fps).toBeLessThan(off.fps);
+    expect(frameIntervalMs(80, 30, 0.5)).toBe(160);
+  });
+
+  it('a share of 1 turns it off', () => {
+    expect(frameIntervalMs(500, 30, 1)).toBeCloseTo(1000 / 30, 6);
+  });
+});
