@@ -51,7 +51,8 @@ export function readFields(buf: Uint8Array): WireField[] {
   return out;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a leading U+FEFF is content (SentencePiece has a piece "\uFEFF"), not a byte-order mark to drop.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export function asString(v: WireValue): string {
   if (v.wire !== 2) throw new ProtobufError('expected a length-delimited string');
