@@ -1,8 +1,8 @@
 /**
  * A SentencePiece model's `precompiled_charsmap`: its normalisation rules (for `nmt_nfkc`, NFKC per character plus
  * SentencePiece's own edits, e.g. tabs and zero-width spaces become spaces), compiled by the trainer. We read it as
- * the reference normaliser does (docs/tts.md, "Reference comparison"), so no JS approximation (String.normalize)
- * is involved.
+ * the reference normaliser does (docs/tts.md, "Tokenizer: reference comparison"), so no JS approximation
+ * (String.normalize) is involved.
  *
  * Blob layout: a little-endian uint32 byte size of the trie, the trie, then NUL-terminated replacement strings.
  * The trie is a darts-clone double array of little-endian uint32 units over UTF-8 bytes; a key's value is the offset

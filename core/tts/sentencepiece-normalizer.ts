@@ -1,6 +1,6 @@
 /**
- * SentencePiece's normaliser, step for step as the reference library runs it (docs/tts.md, "Reference comparison"),
- * over UTF-8 bytes because its rules and whitespace tests are byte rules:
+ * SentencePiece's normaliser, step for step as the reference library runs it (docs/tts.md, "Tokenizer: reference
+ * comparison"), over UTF-8 bytes because its rules and whitespace tests are byte rules:
  * - the text is consumed one rule at a time: a user-defined piece verbatim (never normalised), else the longest
  *   `precompiled_charsmap` rule, else one character unchanged. Without a charsmap (identity normalisation) nothing
  *   is rewritten, so a tab, a newline or a no-break space is an ordinary character, not a space;

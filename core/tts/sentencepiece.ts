@@ -2,53 +2,28 @@
  * SentencePiece unigram tokenizer over a real `tokenizer.model` (a serialized `sentencepiece.ModelProto`), giving
  * the reference C++ library's ids exactly: tests/unit/tts/sentencepiece-reference.test.ts encodes thousands of
  * varied strings with this class and with the library compiled to WebAssembly, over models the reference trainer
- * made, and requires zero differences (docs/tts.md, "Reference comparison").
+ * made, and requires zero differences (docs/tts.md, "Tokenizer: reference comparison").
  *
  * Encoding = normalise (sentencepiece-normalizer.ts: the model's `precompiled_charsmap`, whitespace rules, ▁) →
  * Viterbi over code points maximising the sum of piece scores → characters no piece covers become UTF-8 byte pieces
  * (`<0xAB>`) with byte fallback, else one merged `<unk>` per run. The Viterbi keeps the reference's arithmetic:
  * path scores are stored as float32, a piece's candidate is compared before rounding, an unknown character's
  * candidate after, and ties keep the earlier candidate; user-defined pieces score `bytes × max(normal scores,
- * FLT_MIN) − 0.1` so they always win, and unused pieces never match. Over long runs of repeated punctuation the
- * float32 rounding decides between equal-looking paths, so float64 sums give different ids.
- *
- * Field numbers follow sentencepiece_model.proto: ModelProto{pieces=1, trainer_spec=2, normalizer_spec=3},
- * SentencePiece{piece=1, score=2, type=3}, TrainerSpec{model_type=3, treat_whitespace_as_suffix=24,
- * byte_fallback=35, unk_id=40, bos_id=41, eos_id=42}, NormalizerSpec{name=1, precompiled_charsmap=2,
- * add_dummy_prefix=3, remove_extra_whitespaces=4, escape_whitespaces=5}.
+ * FLT_MIN) − 0.1` so they always win, and unused pieces never match. Float32 rounding decides between paths that
+ * are equal in exact arithmetic, most often over runs of one repeated character, so float64 sums give other ids.
+ * Decoding follows the reference too (the same test compares the text). The protobuf is read by sentencepiece-model.ts.
  */
-import { asBytes, asFloat, asInt, asString, readFields, ProtobufError } from './protobuf-reader';
 import { CharsMapError } from './sentencepiece-charsmap';
+import { PieceType, readModelProto, TokenizerModelError, type Piece, type TokenizerOptions } from './sentencepiece-model';
 import { SentencePieceNormalizer, WHITESPACE_MARK, type NormalizerSpec } from './sentencepiece-normalizer';
 
-export { WHITESPACE_MARK, type NormalizerSpec };
-
-export const PieceType = { Normal: 1, Unknown: 2, Control: 3, UserDefined: 4, Unused: 5, Byte: 6 } as const;
-export type PieceType = (typeof PieceType)[keyof typeof PieceType];
-
-export interface Piece {
-  piece: string;
-  score: number;
-  type: PieceType;
-}
-
-export interface TokenizerOptions {
-  unkId: number;
-  bosId: number;
-  eosId: number;
-  byteFallback: boolean;
-  treatWhitespaceAsSuffix?: boolean;
-}
+export { PieceType, TokenizerModelError, WHITESPACE_MARK, type NormalizerSpec, type Piece, type TokenizerOptions };
 
 /** The reference scores an unknown character this far below the lowest normal piece (kUnkPenalty). */
 const UNK_PENALTY = 10;
 /** The reference starts its running max/min of normal scores at FLT_MIN / FLT_MAX (float32 limits). */
 const FLT_MIN = 1.1754943508222875e-38;
 const FLT_MAX = 3.4028234663852886e38;
-
-export class TokenizerModelError extends Error {
-  override name = 'TokenizerModelError';
-}
 
 /** UTF-8 byte length of one code point (user-defined scores count bytes, as the reference does). */
 function utf8Length(char: string): number {
@@ -69,6 +44,7 @@ export class SentencePieceTokenizer {
   readonly eosId: number;
   readonly byteFallback: boolean;
   readonly treatWhitespaceAsSuffix: boolean;
+  readonly unkSurface: string;
   private readonly normalizerImpl: SentencePieceNormalizer;
   private readonly lookup = new Map<string, number>();
   private readonly byteIds: number[];
@@ -85,6 +61,7 @@ export class SentencePieceTokenizer {
     this.eosId = opts.eosId;
     this.byteFallback = opts.byteFallback;
     this.treatWhitespaceAsSuffix = opts.treatWhitespaceAsSuffix ?? false;
+    this.unkSurface = opts.unkSurface ?? ' \u2047 ';
     if (this.unkId < 0 || this.unkId >= pieces.length || pieces[this.unkId]!.type !== PieceType.Unknown) {
       throw new TokenizerModelError(`unk_id ${this.unkId} is not an <unk> piece`);
     }
@@ -124,52 +101,9 @@ export class SentencePieceTokenizer {
 
   /** Parses `tokenizer.model` bytes. Throws TokenizerModelError for anything that is not a unigram ModelProto. */
   static fromModelBytes(bytes: Uint8Array): SentencePieceTokenizer {
-    try {
-      const pieces: Piece[] = [];
-      const normalizer: NormalizerSpec = {
-        name: '',
-        addDummyPrefix: true,
-        removeExtraWhitespaces: true,
-        escapeWhitespaces: true,
-        precompiledCharsmap: new Uint8Array(0),
-      };
-      const trainer = { modelType: 1, byteFallback: false, unkId: 0, bosId: 1, eosId: 2, treatWhitespaceAsSuffix: false };
-      for (const f of readFields(bytes)) {
-        if (f.field === 1) {
-          const p: Piece = { piece: '', score: 0, type: PieceType.Normal };
-          for (const pf of readFields(asBytes(f.data))) {
-            if (pf.field === 1) p.piece = asString(pf.data);
-            else if (pf.field === 2) p.score = asFloat(pf.data);
-            else if (pf.field === 3) p.type = asInt(pf.data) as PieceType;
-          }
-          pieces.push(p);
-        } else if (f.field === 2) {
-          for (const tf of readFields(asBytes(f.data))) {
-            if (tf.field === 3) trainer.modelType = asInt(tf.data);
-            else if (tf.field === 24) trainer.treatWhitespaceAsSuffix = asInt(tf.data) !== 0;
-            else if (tf.field === 35) trainer.byteFallback = asInt(tf.data) !== 0;
-            else if (tf.field === 40) trainer.unkId = asInt(tf.data);
-            else if (tf.field === 41) trainer.bosId = asInt(tf.data);
-            else if (tf.field === 42) trainer.eosId = asInt(tf.data);
-          }
-        } else if (f.field === 3) {
-          for (const nf of readFields(asBytes(f.data))) {
-            if (nf.field === 1) normalizer.name = asString(nf.data);
-            else if (nf.field === 2) normalizer.precompiledCharsmap = asBytes(nf.data);
-            else if (nf.field === 3) normalizer.addDummyPrefix = asInt(nf.data) !== 0;
-            else if (nf.field === 4) normalizer.removeExtraWhitespaces = asInt(nf.data) !== 0;
-            else if (nf.field === 5) normalizer.escapeWhitespaces = asInt(nf.data) !== 0;
-          }
-        }
-      }
-      if (trainer.modelType !== 1) throw new TokenizerModelError(`model_type ${trainer.modelType} is not unigram (1)`);
-      return new SentencePieceTokenizer(pieces, normalizer, trainer);
-    } catch (e) {
-      if (e instanceof TokenizerModelError) throw e;
-      if (e instanceof ProtobufError || e instanceof TypeError)
-        throw new TokenizerModelError(`not a tokenizer.model: ${e.message}`);
-      throw e;
-    }
+    const { pieces, normalizer, trainer } = readModelProto(bytes);
+    if (trainer.modelType !== 1) throw new TokenizerModelError(`model_type ${trainer.modelType} is not unigram (1)`);
+    return new SentencePieceTokenizer(pieces, normalizer, trainer);
   }
 
   get vocabSize(): number {
@@ -246,14 +180,17 @@ export class SentencePieceTokenizer {
     return out;
   }
 
-  /** Ids → text: pieces joined, ▁ back to spaces, byte pieces re-assembled as UTF-8; control pieces dropped. */
+  /**
+   * Ids → text as the reference decodes: control pieces vanish, `<unk>` becomes the model's unknown surface (" ⁇ "),
+   * ▁ becomes a space. While nothing has been written, a piece loses a leading ▁: only the first such ▁ (the dummy
+   * prefix) when the model keeps extra whitespace, every one when it removes extra whitespace, none when it does
+   * neither. A run of byte pieces is read as UTF-8, one U+FFFD per invalid byte.
+   */
   decode(ids: readonly number[]): string {
+    const { addDummyPrefix, removeExtraWhitespaces } = this.normalizer;
+    let stripMark = addDummyPrefix || removeExtraWhitespaces;
     let text = '';
     let bytes: number[] = [];
-    const flush = () => {
-      if (bytes.length) text += new TextDecoder('utf-8', { ignoreBOM: true }).decode(new Uint8Array(bytes));
-      bytes = [];
-    };
     for (const id of ids) {
       const p = this.pieces[id];
       if (!p) throw new RangeError(`token id ${id} out of range`);
@@ -261,12 +198,47 @@ export class SentencePieceTokenizer {
         bytes.push(parseInt(p.piece.slice(3, 5), 16));
         continue;
       }
-      flush();
+      text += decodeUtf8Bytes(bytes);
+      bytes = [];
       if (p.type === PieceType.Control) continue;
-      text += p.type === PieceType.Unknown ? ' \u2047 ' : p.piece;
+      if (p.type === PieceType.Unknown) {
+        text += this.unkSurface;
+        continue;
+      }
+      let piece = p.piece;
+      if (stripMark && text === '' && piece.startsWith(WHITESPACE_MARK)) {
+        piece = piece.slice(1);
+        stripMark = removeExtraWhitespaces;
+      }
+      text += piece.replaceAll(WHITESPACE_MARK, ' ');
     }
-    flush();
-    text = text.replace(new RegExp(WHITESPACE_MARK, 'g'), ' ');
-    return this.normalizer.addDummyPrefix && text.startsWith(' ') ? text.slice(1) : text;
+    return text + decodeUtf8Bytes(bytes);
   }
+}
+
+/** UTF-8 by the reference's rules: shortest form, no surrogates, at most U+10FFFF; else U+FFFD for one byte. */
+function decodeUtf8Bytes(b: readonly number[]): string {
+  let out = '';
+  const trail = (k: number) => ((b[k] ?? 0) & 0xc0) === 0x80;
+  const valid = (cp: number) => cp < 0xd800 || (cp >= 0xe000 && cp <= 0x10ffff);
+  for (let i = 0; i < b.length;) {
+    const c0 = b[i]!;
+    const left = b.length - i;
+    let cp = 0xfffd;
+    let len = 1;
+    if (c0 < 0x80) cp = c0;
+    else if (left >= 2 && (c0 & 0xe0) === 0xc0 && trail(i + 1)) {
+      const v = ((c0 & 0x1f) << 6) | (b[i + 1]! & 0x3f);
+      if (v >= 0x80) [cp, len] = [v, 2];
+    } else if (left >= 3 && (c0 & 0xf0) === 0xe0 && trail(i + 1) && trail(i + 2)) {
+      const v = ((c0 & 0x0f) << 12) | ((b[i + 1]! & 0x3f) << 6) | (b[i + 2]! & 0x3f);
+      if (v >= 0x800 && valid(v)) [cp, len] = [v, 3];
+    } else if (left >= 4 && (c0 & 0xf8) === 0xf0 && trail(i + 1) && trail(i + 2) && trail(i + 3)) {
+      const v = ((c0 & 0x07) << 18) | ((b[i + 1]! & 0x3f) << 12) | ((b[i + 2]! & 0x3f) << 6) | (b[i + 3]! & 0x3f);
+      if (v >= 0x10000 && valid(v)) [cp, len] = [v, 4];
+    }
+    out += String.fromCodePoint(cp);
+    i += len;
+  }
+  return out;
 }
