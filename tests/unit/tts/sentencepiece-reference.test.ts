@@ -116,31 +116,54 @@ describe('the varied strings cover what the reference comparison is for', () => 
   });
 });
 
-describe('float32 path scores, built to the bit', () => {
-  // "cA" → "▁cA"; "A" has no piece. Scores: ▁ 0, c = 10 + 2^-20, cA = s = −16 − 2^-18 (the lowest normal score, so
-  // the unknown score is U = s − 10). Path "▁ c <unk>" sums to −16 − 3·2^-20: above s in float64, but exactly halfway
-  // between two float32 values, and rounding to even gives s itself, which is not better than "▁ cA" (s). The
-  // reference rounds that candidate before comparing, so it keeps "cA"; comparing unrounded picks byte fallback.
-  const s = -16 - 2 ** -18;
-  const pieces: FixturePiece[] = [
-    ...fixturePieces().slice(0, 3),
-    { piece: '\u2581', score: 0, type: 1 },
-    { piece: 'c', score: 10 + 2 ** -20, type: 1 },
-    { piece: 'cA', score: s, type: 1 },
-    ...fixturePieces().filter((p) => p.type === 6),
-  ];
-  const bytes = buildTokenizerModel({ pieces });
+describe('models built to the bit (written with protobufjs, encoded by the reference from a temporary file)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'spm-'));
-  const path = join(dir, 'tie.model');
-  writeFileSync(path, bytes);
-  const reference = new spm.SentencePieceProcessor();
-  beforeAll(() => reference.load(path));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const bytePieces = fixturePieces().filter((p) => p.type === 6); // ids follow the pieces listed before them
+  async function pair(name: string, pieces: FixturePiece[]) {
+    const bytes = buildTokenizerModel({ pieces: [...fixturePieces().slice(0, 3), ...pieces, ...bytePieces] });
+    writeFileSync(join(dir, name), bytes);
+    const reference = new spm.SentencePieceProcessor();
+    await reference.load(join(dir, name));
+    return { reference, ours: SentencePieceTokenizer.fromModelBytes(bytes) };
+  }
 
-  it('an unknown character\'s candidate is rounded to float32 before the comparison: "cA" → [▁, cA]', () => {
-    const ours = SentencePieceTokenizer.fromModelBytes(bytes);
+  it('an unknown character\'s candidate is rounded to float32 before the comparison: "cA" → [▁, cA]', async () => {
+    // "cA" → "▁cA"; "A" has no piece. Scores: ▁ 0, c = 10 + 2^-20, cA = s = −16 − 2^-18 (the lowest normal score, so
+    // the unknown score is U = s − 10). Path "▁ c <unk>" sums to −16 − 3·2^-20: above s in float64, but exactly
+    // halfway between two float32 values, and rounding to even gives s itself, which is not better than "▁ cA" (s).
+    // The reference rounds that candidate before comparing, so it keeps "cA"; comparing unrounded picks byte fallback.
+    const s = -16 - 2 ** -18;
     expect(Math.fround(s)).toBe(s);
+    const { reference, ours } = await pair('tie.model', [
+      { piece: '\u2581', score: 0, type: 1 },
+      { piece: 'c', score: 10 + 2 ** -20, type: 1 },
+      { piece: 'cA', score: s, type: 1 },
+    ]);
     expect(reference.encodeIds('cA')).toEqual([3, 5]);
     expect(ours.encode('cA')).toEqual([3, 5]);
+  });
+
+  it('the unknown score comes from normal pieces only; unused pieces never match; user-defined ones always do', async () => {
+    // Ids: 3 ▁ (0), 4 b (+12), 5 Zb (−15, the lowest normal score: unknown = −25), 6 ab (unused, +20), 7 a (−1),
+    // 8 [p] (user-defined, −100 in the file), 9.. bytes. "▁Zb": ▁ + <unk Z> + b = −25 + 12 = −13 beats ▁ + Zb = −15;
+    // were [p]'s −100 the lowest score, the unknown would cost −110 and Zb would win.
+    const { reference, ours } = await pair('kinds.model', [
+      { piece: '\u2581', score: 0, type: 1 },
+      { piece: 'b', score: 12, type: 1 },
+      { piece: 'Zb', score: -15, type: 1 },
+      { piece: 'ab', score: 20, type: 5 },
+      { piece: 'a', score: -1, type: 1 },
+      { piece: '[p]', score: -100, type: 4 },
+    ]);
+    const cases: [string, number[]][] = [
+      ['Zb', [3, 9 + 0x5a, 4]],
+      ['ab', [3, 7, 4]],
+      ['a[p]b', [3, 7, 8, 4]],
+    ];
+    for (const [text, ids] of cases) {
+      expect(reference.encodeIds(text)).toEqual(ids);
+      expect(ours.encode(text)).toEqual(ids);
+    }
   });
 });
