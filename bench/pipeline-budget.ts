@@ -5,7 +5,11 @@
  * the bandwidth-limit floor for the same work, and the peers' published numbers (docs/benchmarks.md).
  *
  *   npx jiti bench/pipeline-budget.ts [--stages bench/results/<file>.json] [--out bench/results/<file>-budget.json]
- *                                     [--set engine.<knob>=<value> …]
+ *                                     [--set engine.<knob>=<value> …] [--browser bench/results/<file>-browser-latency.json]
+ *
+ * "As heard" adds the hops between the stages that only the browser has (TTS worker messaging, offscreen → side
+ * panel, the player to the first audible sample), measured by bench/browser-latency (default: the newest
+ * bench/results/*-browser-latency.json): p50 = sum of the hops' p50s, p90 = sum of their p90s (an upper bound).
  *
  * Times are simulated-clock ms: exact for the given stage latencies and VAD decisions. The GPU stage times are
  * Dawn-in-Node on the machine named in the results file; Chrome's GPU process adds its own overhead (unmeasured).
@@ -220,13 +224,52 @@ export const PEERS = [
   { who: 'Target budget in models.md §4 (incl. endpoint)', p50: '650–850', p90: '–', source: 'models.md §4' },
 ];
 
-function latestResults(): string {
+function latestResults(pattern = /-h200\.json$/): string {
   const dir = resolve(process.cwd(), 'bench/results');
   const files = readdirSync(dir)
-    .filter((f) => /-h200\.json$/.test(f))
+    .filter((f) => pattern.test(f))
     .sort();
-  if (!files.length) throw new Error('no bench/results/*-h200.json; pass --stages <file>');
+  if (!files.length) throw new Error(`no bench/results file matches ${pattern}; pass it on the command line`);
   return resolve(dir, files[files.length - 1]!);
+}
+
+export interface BrowserHops {
+  file: string;
+  p50: number;
+  p90: number;
+  parts: { hop: string; p50: number; p90: number }[];
+}
+
+/** The hops after the TTS stage that only the browser has, from a browser-latency results file. */
+export function browserHops(file: string): BrowserHops {
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as { hops: BenchRow[]; totals: BenchRow[] };
+  const get = (measure: string): BenchRow => {
+    const r = [...doc.hops, ...doc.totals].find((x) => x.measure.startsWith(measure));
+    if (!r || r.p50 === null || r.p90 === null) throw new Error(`${file}: no "${measure}" row`);
+    return r;
+  };
+  const call = get('TTS call → first frame');
+  const own = get('TTS worker: own time');
+  const parts = [
+    { hop: 'TTS worker messaging (call → first frame − worker time)', p50: call.p50! - own.p50!, p90: call.p90! - own.p90! },
+    ...[
+      'hop offscreen → panel (chunk received)',
+      'panel: chunk → player with the stream open',
+      'player: queued → first audible',
+    ].map((m) => ({ hop: m, p50: get(m).p50!, p90: get(m).p90! })),
+  ];
+  return {
+    file,
+    p50: parts.reduce((a, x) => a + Math.max(0, x.p50), 0),
+    p90: parts.reduce((a, x) => a + Math.max(0, x.p90), 0),
+    parts,
+  };
+}
+
+interface BenchRow {
+  measure: string;
+  p50: number | null;
+  p90: number | null;
 }
 
 async function main(): Promise<void> {
@@ -241,6 +284,7 @@ async function main(): Promise<void> {
     if (!r.ok) throw new Error(`--set ${argv[i + 1]}: ${r.error}`);
   });
   const doc = JSON.parse(readFileSync(file, 'utf8')) as StagesDoc;
+  const hops = browserHops(at('--browser') ?? latestResults(/-browser-latency\.json$/));
   const vad = await loadSilero();
   const speculateModes = [true, false];
   const rows: Record<string, unknown>[] = [];
@@ -273,6 +317,8 @@ async function main(): Promise<void> {
           scenarios: t50.filter((t) => t.speculate === spec),
           eosToFirstAudioP50: pct(summarize(t50, spec), 0.5),
           eosToFirstAudioP90: pct(summarize(t90, spec), 0.9),
+          asHeardP50: pct(summarize(t50, spec), 0.5) + hops.p50,
+          asHeardP90: pct(summarize(t90, spec), 0.9) + hops.p90,
           endpointMsP50: pct(endpoint, 0.5),
           floorH200Ms: floor(4.8e12),
           floor100GBsMs: floor(100e9),
@@ -290,11 +336,12 @@ async function main(): Promise<void> {
     tunables: snapshotTunables().engine,
     asrUtteranceSeconds: ASR_SECONDS,
     llmContext: Number(LLM_CONTEXT),
+    browserHops: hops,
     rows,
     peers: PEERS,
   };
   const json = JSON.stringify(result, null, 2);
-  const md = renderBudget(result.rows as unknown as BudgetRow[]);
+  const md = renderBudget(result.rows as unknown as BudgetRow[], hops);
   const out = at('--out');
   if (out) {
     writeFileSync(out, json);
@@ -312,28 +359,37 @@ interface BudgetRow {
   stageP50: StageLatency;
   eosToFirstAudioP50: number;
   eosToFirstAudioP90: number;
+  asHeardP50: number;
+  asHeardP90: number;
   endpointMsP50: number;
   floorH200Ms: number;
   floor100GBsMs: number;
   floor273GBsMs: number;
 }
 
-export function renderBudget(rows: BudgetRow[]): string {
+export function renderBudget(rows: BudgetRow[], hops: BrowserHops): string {
   const L: string[] = [];
   L.push(
-    'End of speech → first audio (simulated clock, real VAD + engine policy, measured stage times). p50 = median over the scenarios with p50 stage times; p90 = 90th percentile over the scenarios with p90 stage times. Floor = endpoint wait + every stage reading its weights once at the given bandwidth.',
+    'End of speech → first audio (simulated clock, real VAD + engine policy, measured stage times). p50 = median over the scenarios with p50 stage times; p90 = 90th percentile over the scenarios with p90 stage times. Floor = endpoint wait + every stage reading its weights once at the given bandwidth. **As heard** = first audio + the browser hops below.',
   );
   L.push('');
   L.push(
-    '| profile | endpointing | speculate | ASR / LLM first token / LLM ms per token / TTS first audio (p50, ms) | endpoint wait (ms) | ASR after endpoint (ms) | **EoS → first audio p50 (ms)** | p90 (ms) | floor @ 4.8 TB/s | floor @ 273 GB/s | floor @ 100 GB/s |',
+    '| profile | endpointing | speculate | ASR / LLM first token / LLM ms per token / TTS first audio (p50, ms) | endpoint wait (ms) | ASR after endpoint (ms) | EoS → first audio p50 (ms) | p90 (ms) | **as heard p50 (ms)** | as heard p90 (ms) | floor @ 4.8 TB/s | floor @ 273 GB/s | floor @ 100 GB/s |',
   );
-  L.push('|---|---|---|---|---|---|---|---|---|---|---|');
+  L.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const s = r.stageP50;
     L.push(
-      `| ${r.profile} | ${r.endpointing} | ${r.speculate} | ${s.asrMs} / ${s.llmFirstTokenMs} / ${s.llmTokenMs} / ${s.ttsMs} | ${r.endpointMsP50} | ${r.asrAfterEndpointMsP50} | **${r.eosToFirstAudioP50}** | ${r.eosToFirstAudioP90} | ${r.floorH200Ms} | ${r.floor273GBsMs} | ${r.floor100GBsMs} |`,
+      `| ${r.profile} | ${r.endpointing} | ${r.speculate} | ${s.asrMs} / ${s.llmFirstTokenMs} / ${s.llmTokenMs} / ${s.ttsMs} | ${r.endpointMsP50} | ${r.asrAfterEndpointMsP50} | ${r.eosToFirstAudioP50} | ${r.eosToFirstAudioP90} | **${r.asHeardP50}** | ${r.asHeardP90} | ${r.floorH200Ms} | ${r.floor273GBsMs} | ${r.floor100GBsMs} |`,
     );
   }
+  L.push('');
+  L.push(`Browser hops (from ${hops.file.replace(/^.*\/bench\//, 'bench/')}; CI box, headless Chromium, SwiftShader):`);
+  L.push('');
+  L.push('| hop | p50 (ms) | p90 (ms) |');
+  L.push('|---|---|---|');
+  for (const h of hops.parts) L.push(`| ${h.hop} | ${h.p50} | ${h.p90} |`);
+  L.push(`| **sum** | **${hops.p50}** | **${hops.p90}** |`);
   L.push('');
   L.push('| peer | p50 (ms) | p90/P95 (ms) | source |');
   L.push('|---|---|---|---|');

@@ -14,7 +14,7 @@ import { StreamingLipsync } from '../../core/lipsync/stream-lipsync';
 import { sampleCurve } from '../../core/lipsync/envelope';
 import { validateAvatarGlb } from '../../core/avatar/glb-check';
 import { readLevel } from './audible-onset';
-import { governRenderShare, type GovernedHead } from './render-governor';
+import { governRenderShare, longTaskClock, type GovernedHead } from './render-governor';
 import { lipsyncTunables } from '../../core/tunables';
 import { attachAvatarProbe, type AvatarProbe, type ProbedHead } from './avatar-probe';
 import { closeMouth, type MorphMesh, type TalkingHeadMouth } from './mouth-morphs';
@@ -88,6 +88,8 @@ export class AvatarController {
   private probe: AvatarProbe | null = null;
   private pending: Promise<void> = Promise.resolve();
   private generation = 0;
+  /** Long-task time on this page, part of what a drawn frame costs (render-governor.ts). */
+  private readonly longTasks = longTaskClock();
   /** Utterance time (TalkingHead's clock) at which the next chunk's audio will start. */
   private nextStartMs = 0;
 
@@ -112,7 +114,14 @@ export class AvatarController {
       update: (dt) => this.onFrame(dt),
     });
     if (opts.reducedMotion) (this.head.opt as { modelMovementFactor?: number }).modelMovementFactor = 0.2;
-    governRenderShare(this.head as unknown as GovernedHead, fps, () => lipsyncTunables.renderShareMax);
+    const now = () => performance.now();
+    governRenderShare(
+      this.head as unknown as GovernedHead,
+      fps,
+      () => lipsyncTunables.renderShareMax,
+      now,
+      this.longTasks.blockedMs,
+    );
   }
 
   /** Loads an avatar from a URL or bytes, validating it first so the user sees a clear error. */
@@ -307,6 +316,7 @@ export class AvatarController {
   }
 
   dispose(): void {
+    this.longTasks.stop();
     try {
       this.head.streamStop();
       this.head.stop();

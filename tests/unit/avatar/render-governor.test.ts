@@ -57,7 +57,37 @@ describe('avatar render governor', () => {
     expect(frameIntervalMs(80, 30, 0.5)).toBe(160);
   });
 
-  it('a share of 1 turns it off', () => {
+  it('a share of 1 turns it off; never below 5 fps', () => {
     expect(frameIntervalMs(500, 30, 1)).toBeCloseTo(1000 / 30, 6);
+    expect(frameIntervalMs(500, 30, 0.5)).toBe(200);
+  });
+
+  it('counts the long tasks after a frame (the browser drawing it) as its cost, not only animate()', () => {
+    // animate() takes 3 ms, but each drawn frame is followed by a 60 ms long task (compositing a software GL frame).
+    const clock = { now: 0 };
+    const head = fakeHead(3, clock);
+    let blocked = 0;
+    const governor = governRenderShare(
+      head,
+      30,
+      () => 0.5,
+      () => clock.now,
+      () => blocked,
+    );
+    let busy = 0;
+    let frames = head.frames;
+    while (clock.now < 5000) {
+      head.animate(clock.now);
+      if (head.frames > frames) {
+        frames = head.frames;
+        blocked += 60;
+        clock.now += 60;
+        busy += 63;
+      }
+      clock.now += 1000 / 60;
+    }
+    expect(governor.costMs()).toBeGreaterThan(55);
+    expect(busy / clock.now).toBeLessThan(0.55);
+    expect(head.animFrameDur).toBeGreaterThan(100);
   });
 });
