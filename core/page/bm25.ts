@@ -1,6 +1,7 @@
 // BM25 over chunks: cheap, deterministic, no model needed. Headings are indexed with their chunk (a question
 // about "installation" should find the "Installation" section even when its body never repeats the word).
 import { pageTunables } from '../tunables';
+import { stemWord } from './stemmer';
 
 const STOP = new Set(
   (
@@ -10,20 +11,11 @@ const STOP = new Set(
   ).split(' '),
 );
 
-/** Lower-cased word stems (crude suffix stripping is enough for matching question words to page words). */
+/** Lower-cased word stems (core/page/stemmer.ts), stop words dropped: "expires" and "expiration" both give "expir". */
 export function searchTerms(text: string): string[] {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
     .filter((w) => !STOP.has(w) && (w.length > 1 || /\d/.test(w)))
-    .map(stem);
-}
-
-function stem(w: string): string {
-  if (w.length > 5 && w.endsWith('ing')) return w.slice(0, -3);
-  if (w.length > 4 && w.endsWith('ies')) return `${w.slice(0, -3)}y`;
-  if (w.length > 4 && w.endsWith('ed')) return w.slice(0, -2);
-  if (w.length > 3 && w.endsWith('es') && /(?:ch|sh|x|ss)es$/.test(w)) return w.slice(0, -2);
-  if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) return w.slice(0, -1);
-  return w;
+    .map(stemWord);
 }
 
 export class Bm25Index {
