@@ -84,6 +84,9 @@ export const TTS_BUNDLE = bundleById('tts-pocket-en');
 /** Optional fp32 graphs of the three heavy Pocket TTS graphs, the only ones allowed on WebGPU (docs/tts.md). */
 export const TTS_GPU_BUNDLE = bundleById('tts-pocket-en-gpu');
 
+/** Optional sentence-embedding model for page retrieval (docs/models.md § Page embeddings). */
+export const EMBED_BUNDLE = bundleById('embed-all-minilm-l6-v2');
+
 /** Default LLM: LFM2.5-1.2B-Instruct (hybrid conv + GQA; tool-call judgement 0.88; ~12 KB KV per token). */
 export const LLM_MODEL: LlmModelSpec = { id: LLM_BUNDLE.id, ...singleRepo(LLM_BUNDLE), dtype: LLM_BUNDLE.dtype };
 
@@ -98,6 +101,13 @@ export const ASR_MODELS: Record<'moonshine' | 'whisper', AsrModelSpec> = {
   moonshine: asrSpec(ASR_BUNDLES.moonshine, 'moonshine', false),
   /** Other languages: Whisper base (multilingual, 99 languages; pads every clip to 30 s). */
   whisper: asrSpec(ASR_BUNDLES.whisper, 'whisper', true),
+};
+
+/** all-MiniLM-L6-v2, fp32 (`onnx/model.onnx`), on both backends (docs/models.md § Page embeddings). */
+export const EMBED_MODEL: { id: string; repo: string; revision: string; dtype: string } = {
+  id: EMBED_BUNDLE.id,
+  ...singleRepo(EMBED_BUNDLE),
+  dtype: EMBED_BUNDLE.dtype,
 };
 
 /** The per-session dtype map transformers.js takes for speech seq2seq models. */

@@ -3,7 +3,9 @@
 // native tool calls. Page text is quoted data in a tool-less prompt, so it can never trigger a tool.
 import type { BackgroundTask, HistoryMessage as EngineMessage, UserTurn } from '../engine/types';
 import type { PageExtraction } from '../page/types';
+import type { DenseScores } from '../page/dense';
 import { buildPagePrompt } from '../page/prompt';
+import { withDenseScores } from '../page/retrieval';
 import { chatTemplateTools } from '../tools/definitions';
 import type { ChatMessage } from './chat-message';
 import { toolResultMessage } from '../tools/executor';
@@ -28,6 +30,11 @@ export interface ResponderDeps {
   visionAnswer?(text: string): string | null;
   /** What the camera currently shows, as a data line for the prompt; null when vision is off. */
   sceneTag?(): string | null;
+  /**
+   * Similarity of the question to each chunk of the page (sentence embeddings), for hybrid retrieval; null when the
+   * embedding model is not downloaded or did not answer in time: the page is then searched lexically only.
+   */
+  pageSimilarity?(page: PageExtraction, question: string, signal: AbortSignal): Promise<DenseScores | null>;
 }
 
 /** Tools that answer in well under a second run inline; the rest get a holding line. */
@@ -145,7 +152,13 @@ export function createResponder(deps: ResponderDeps) {
             const read = await deps.readPage(signal);
             if (!read.ok) return read.message;
             deps.onCard(null);
-            const prompt = buildPagePrompt({ page: read.page, question: route.question, mode: route.mode });
+            const dense =
+              route.mode === 'question' && deps.pageSimilarity
+                ? await deps.pageSimilarity(read.page, route.question, signal).catch(() => null)
+                : null;
+            const prompt = withDenseScores(dense, () =>
+              buildPagePrompt({ page: read.page, question: route.question, mode: route.mode }),
+            );
             let answer = prompt.notice ? `${prompt.notice} ` : '';
             // No tools here: page text is untrusted and must not be able to call one.
             const parser = new ToolCallStreamParser();

@@ -1,9 +1,11 @@
 // Choosing which page text goes into the prompt, within a token budget:
-//  - question: BM25-ranked chunks (heading path indexed with the text), best first until the budget is full;
+//  - question: chunks ranked by BM25 over stems, fused with sentence-embedding similarity when the page was embedded
+//    (core/page/fusion.ts), best first until the budget is full;
 //  - summary:  a representative spread — the first chunk of every section, then second chunks, and so on.
 // Chosen chunks are returned in page order so the quoted text reads naturally.
-import { Bm25Index } from './bm25';
 import type { Chunk } from './chunking';
+import type { DenseScores } from './dense';
+import { defaultFusion, rankChunks, type FusionWeights } from './fusion';
 
 export interface Selection {
   chunks: Chunk[];
@@ -40,14 +42,32 @@ export function selectForSummary(chunks: Chunk[], budgetTokens: number): Selecti
   return finish(chunks, picked, true);
 }
 
-export function retrievePassages(chunks: Chunk[], question: string, budgetTokens: number): Selection {
-  const index = new Bm25Index(chunks.map((c) => `${c.path.join(' ')} ${c.path.join(' ')} ${c.text}`));
-  const scores = index.scores(question);
-  const ranked = chunks
-    .map((c, i) => ({ c, s: scores[i] ?? 0 }))
-    .filter((x) => x.s > 0)
-    .sort((a, b) => b.s - a.s || a.c.id - b.c.id);
-  if (!ranked.length) {
+/**
+ * Dense scores for retrievePassages calls made while `build` runs. buildPagePrompt (core/page/prompt.ts) chunks the
+ * page and calls retrievePassages itself; the responder, which holds the embeddings, wraps that synchronous call in
+ * this, so the prompt builder needs no knowledge of embeddings. Reset when `build` returns or throws.
+ */
+let ambientDense: DenseScores | null = null;
+
+export function withDenseScores<T>(dense: DenseScores | null, build: () => T): T {
+  const outer = ambientDense;
+  ambientDense = dense;
+  try {
+    return build();
+  } finally {
+    ambientDense = outer;
+  }
+}
+
+export function retrievePassages(
+  chunks: Chunk[],
+  question: string,
+  budgetTokens: number,
+  dense: DenseScores | null = ambientDense,
+  weights: FusionWeights = defaultFusion(),
+): Selection {
+  const { ranked, matched } = rankChunks(chunks, question, dense, weights);
+  if (!matched || !ranked.length) {
     // Nothing matched: quote the opening so the model can say the page doesn't cover it (or answer generally).
     const opening: Chunk[] = [];
     let used = 0;
@@ -60,14 +80,14 @@ export function retrievePassages(chunks: Chunk[], question: string, budgetTokens
   }
   const picked: Chunk[] = [];
   let used = 0;
-  for (const { c } of ranked) {
+  for (const c of ranked) {
     if (used + c.tokens > budgetTokens) continue;
     picked.push(c);
     used += c.tokens;
   }
   if (!picked.length) {
     // Even the best chunk is over budget: quote its beginning rather than nothing.
-    const best = ranked[0]!.c;
+    const best = ranked[0]!;
     const ratio = budgetTokens / best.tokens;
     picked.push({ ...best, text: best.text.slice(0, Math.floor(best.text.length * ratio)), tokens: budgetTokens });
   }

@@ -78,11 +78,14 @@ export function testHookRequests() {
       payload: z.object({ rules: z.array(LlmScriptRuleSchema).max(20) }).strict(),
       result: Empty,
     },
-    /** What the last generations streamed at the LLM boundary, raw, with who produced it (local model, server, script). */
+    /**
+     * The last generations at the LLM boundary: the prompt the engine built, what was streamed back (raw), and who
+     * produced it (local model, server, script).
+     */
     'debug/llm-log': {
       target: 'offscreen',
       payload: Empty,
-      result: z.array(z.object({ source: z.enum(['local', 'remote', 'scripted']), text: z.string() })),
+      result: z.array(z.object({ source: z.enum(['local', 'remote', 'scripted']), prompt: z.string(), text: z.string() })),
     },
   } as const;
 }

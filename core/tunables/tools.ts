@@ -53,6 +53,28 @@ export const pageTunables = registerTunables(
     /** BM25 parameters (classic defaults). */
     bm25K1: 1.2,
     bm25B: 0.75,
+    /**
+     * Hybrid retrieval (core/page/fusion.ts): reciprocal rank fusion, score = w / (k + rank) summed over the lexical and
+     * the dense ranking. Chosen with bench/retrieval (docs/benchmarks.md, "Page retrieval"): against the paper's k = 60
+     * and equal weights, k = 10 with the dense ranking counted twice lifted paraphrase and two-section recall and kept
+     * recall on questions in the page's words; measured with the GloVe stand-in, not the pinned model.
+     */
+    fusionK: 10,
+    fusionLexicalWeight: 1,
+    fusionDenseWeight: 2,
+    /**
+     * With no lexical match, a question still counts as found on the page when its best chunk is at least this
+     * similar (cosine of normalised sentence embeddings); below it the page's opening is quoted, as before.
+     */
+    denseMinSimilarity: 0.35,
+    /** Chunks embedded per model call. */
+    embedBatchSize: 16,
+    /** Word pieces per chunk the embedding model sees (all-MiniLM-L6-v2 was trained on 256). */
+    embedMaxTokens: 256,
+    /** A page question waits this long for its embeddings, then answers lexically (indexing finishes for next time). */
+    denseWaitMs: 8_000,
+    /** Pages whose chunk embeddings are kept (by content hash) while the offscreen document lives. */
+    embeddedPagesKept: 6,
   },
   {
     minReadableChars: { min: 0, integer: true },
@@ -61,5 +83,13 @@ export const pageTunables = registerTunables(
     maxIndexedTokens: { min: 1_000, integer: true },
     bm25K1: { min: 0, max: 5 },
     bm25B: { min: 0, max: 1 },
+    fusionK: { min: 0, max: 1_000 },
+    fusionLexicalWeight: { min: 0, max: 10 },
+    fusionDenseWeight: { min: 0, max: 10 },
+    denseMinSimilarity: { min: -1, max: 1 },
+    embedBatchSize: { min: 1, max: 256, integer: true },
+    embedMaxTokens: { min: 8, max: 512, integer: true },
+    denseWaitMs: { min: 0, max: 120_000, integer: true },
+    embeddedPagesKept: { min: 1, max: 100, integer: true },
   },
 );

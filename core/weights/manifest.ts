@@ -40,7 +40,7 @@ const fileSchema = z
 const bundleSchema = z.object({
   id: z.string().regex(/^[a-z0-9.-]+$/),
   label: z.string().min(1),
-  task: z.enum(['vad', 'asr', 'turn', 'llm', 'tts', 'vision']),
+  task: z.enum(['vad', 'asr', 'turn', 'llm', 'tts', 'vision', 'embed']),
   dtype: z.string().min(1),
   backends: z.array(z.enum(['webgpu', 'wasm'])).min(1),
   license: z.string().min(1),

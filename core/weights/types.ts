@@ -28,7 +28,7 @@ export interface BundleFile {
   attribution?: string;
 }
 
-export type ModelTask = 'vad' | 'asr' | 'turn' | 'llm' | 'tts' | 'vision';
+export type ModelTask = 'vad' | 'asr' | 'turn' | 'llm' | 'tts' | 'vision' | 'embed';
 
 export interface ModelBundle {
   id: string;

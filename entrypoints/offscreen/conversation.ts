@@ -17,6 +17,7 @@ import type { LanguageModel } from './remote-llm';
 import type { VoiceService } from './voices';
 import { VisionService } from './vision';
 import { offscreenTrace } from './turn-trace';
+import { PageSimilarity } from './page-similarity';
 
 const DEFAULT_MODELS: ModelChoiceValue = { asr: 'moonshine', device: 'auto', language: 'en' };
 const send = (message: unknown) => chrome.runtime.sendMessage(message);
@@ -57,6 +58,8 @@ export class Conversation {
   private loadedFor: string | null = null;
   private stopMicFeed: (() => void) | null = null;
   private language = 'en';
+  /** The mirror the models were last loaded from (undefined: the hub). */
+  private baseUrl: string | undefined;
   readonly vision: VisionService;
 
   constructor(private readonly options: ConversationOptions) {
@@ -86,6 +89,11 @@ export class Conversation {
       void sendRequest(send, 'settings/set', { patch: { handsFree: false } }, 5_000).catch(() => undefined);
     };
     this.ready = this.models.init(chrome.runtime.getURL('/vad/silero_vad_v5.onnx'), chrome.runtime.getURL('/ort/'));
+    const similarity = new PageSimilarity({
+      embed: (host, texts) => this.models.embed(host, texts),
+      modelsReady: options.modelsReady,
+      baseUrl: () => this.baseUrl,
+    });
     const responder = createResponder({
       generate: (messages, signal, tools) =>
         options.llm.generate(messages, signal, tools, {
@@ -99,6 +107,7 @@ export class Conversation {
       onCard: (card) => emit(eventMessage('event/card', { card: card as unknown as Record<string, unknown> | null })),
       visionAnswer: (text) => this.vision.answerFor(text),
       sceneTag: () => this.vision.sceneTag(),
+      pageSimilarity: (page, question, signal) => similarity.scores(page, question, signal),
     });
     this.engine = new DuplexEngine({
       clock: { now: () => performance.now(), date: () => new Date() },
@@ -192,6 +201,7 @@ export class Conversation {
    */
   private async ensureModels(baseUrl: string | undefined, models: ModelChoiceValue = DEFAULT_MODELS): Promise<void> {
     this.language = models.language;
+    this.baseUrl = baseUrl;
     const key = JSON.stringify([baseUrl ?? '', models.asr, models.device]);
     await this.loading?.catch(() => undefined);
     if (this.loadedFor === key) return this.addTurnModel(baseUrl, models);

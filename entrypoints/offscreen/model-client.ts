@@ -159,6 +159,13 @@ export class ModelWorkerClient {
     });
   }
 
+  /** Unit-length sentence embeddings of `texts` (page retrieval); loads the embedding model on first use. */
+  async embed(remoteHost: string, texts: string[]): Promise<Float32Array[]> {
+    await this.restarting;
+    const { dim, vectors } = await this.channel.request({ type: 'embed', remoteHost, texts }, ['embeddings']).reply;
+    return texts.map((_, i) => vectors.subarray(i * dim, (i + 1) * dim));
+  }
+
   /** Streams the LLM's text deltas (tool-call markers included) until the model stops or `signal` aborts. */
   async *generate(messages: ChatMessage[], signal: AbortSignal, tools?: Record<string, unknown>[]): AsyncGenerator<string> {
     await this.restarting;

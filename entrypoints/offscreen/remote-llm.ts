@@ -10,6 +10,8 @@ type TurnDeps = Pick<RemoteReplyDeps, 'local' | 'runTool' | 'onCard'>;
 /** One generation as the LLM boundary passed it on (test builds: `debug/llm-log`). */
 export interface LlmLogEntry {
   source: 'local' | 'remote' | 'scripted';
+  /** The prompt as the engine built it: each message's role and content (page questions: the quoted sections). */
+  prompt: string;
   text: string;
 }
 const LOG_ENTRIES = 20;
@@ -25,7 +27,7 @@ export class LanguageModel {
 
   /** Test builds only (`debug/llm-script`): the scripted model stand-in answers the prompts its rules match. */
   script: ScriptedModel | null = null;
-  /** Test builds only (`debug/llm-log`): what the last generations streamed, raw, and who produced it. */
+  /** Test builds only (`debug/llm-log`): the last generations' prompts, what they streamed (raw), and who produced it. */
   readonly log: LlmLogEntry[] = [];
 
   constructor(private readonly send: Send) {}
@@ -43,21 +45,25 @@ export class LanguageModel {
   ): AsyncGenerator<string> {
     const scripted = TEST_HOOKS ? this.script?.replyFor(messages) : null;
     if (scripted) {
-      yield* this.logged('scripted', scripted);
+      yield* this.logged('scripted', messages, scripted);
       return;
     }
     const config = await this.config();
     if (!config) {
-      yield* this.logged('local', deps.local(messages, signal, tools));
+      yield* this.logged('local', messages, deps.local(messages, signal, tools));
       return;
     }
-    yield* this.logged('remote', this.remote(config, messages, signal, tools, deps));
+    yield* this.logged('remote', messages, this.remote(config, messages, signal, tools, deps));
   }
 
   /** Passes a stream on; test builds also keep its text for `debug/llm-log`. */
-  private async *logged(source: LlmLogEntry['source'], stream: AsyncIterable<string>): AsyncGenerator<string> {
+  private async *logged(
+    source: LlmLogEntry['source'],
+    messages: LlmMessage[],
+    stream: AsyncIterable<string>,
+  ): AsyncGenerator<string> {
     if (!TEST_HOOKS) return yield* stream;
-    const entry: LlmLogEntry = { source, text: '' };
+    const entry: LlmLogEntry = { source, prompt: messages.map((m) => `${m.role}: ${m.content}`).join('\n'), text: '' };
     this.log.push(entry);
     if (this.log.length > LOG_ENTRIES) this.log.shift();
     for await (const delta of stream) {

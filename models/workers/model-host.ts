@@ -6,6 +6,7 @@ import { applyToTransformers, initGpuRuntime, type GpuRuntime, type OrtNamespace
 import { LlmRuntime } from '../llm/llm-runtime';
 import { SileroVad, type OrtLike } from '../vad/silero';
 import { SmartTurn } from '../turn/smart-turn';
+import { TextEmbedder } from '../embed/text-embedder';
 import { TURN_BUNDLE } from '../registry';
 import { pinnedBytes } from '../pinned-hub';
 import { ModelWorkerRequestSchema, type ModelPart, type ModelWorkerEvent } from './model-protocol';
@@ -32,6 +33,7 @@ export class ModelHost {
   private asr: AsrRuntime | null = null;
   private llm: LlmRuntime | null = null;
   private turn: { model: SmartTurn; device: 'webgpu' | 'wasm' } | null = null;
+  private embedder: Promise<TextEmbedder> | null = null;
   private lastLoad: { remoteHost: string; asrFamily: 'moonshine' | 'whisper'; parts: ModelPart[] } | null = null;
   private readonly jobs = new Map<string, AbortController>();
   private vadChain: Promise<void> = Promise.resolve();
@@ -67,6 +69,8 @@ export class ModelHost {
         return this.endOfTurn(msg.requestId, msg.pcm);
       case 'llm':
         return this.generate(msg.requestId, msg.messages, msg.tools, msg.maxNewTokens);
+      case 'embed':
+        return this.embed(msg.requestId, msg.remoteHost, msg.texts);
       case 'cancel':
         this.jobs.get(msg.requestId)?.abort();
         return;
@@ -194,8 +198,40 @@ export class ModelHost {
 
   private async recoverOnWasm(reason: string): Promise<void> {
     this.deps.post({ type: 'backend', backend: 'wasm', reason });
+    this.embedder = null;
     for (const job of this.jobs.values()) job.abort();
     if (this.lastLoad) await this.load(undefined, this.lastLoad.remoteHost, this.lastLoad.asrFamily, this.lastLoad.parts, 'wasm');
+  }
+
+  /** Loaded on first use on this worker's backend; a failed load is forgotten so a later request retries. */
+  private async embed(id: string, remoteHost: string, texts: string[]): Promise<void> {
+    if (!this.runtime) return this.fail(id, 'not-ready', new Error('model worker not initialised'));
+    try {
+      if (!this.embedder) {
+        env.allowLocalModels = false;
+        env.remoteHost = remoteHost.endsWith('/') ? remoteHost : `${remoteHost}/`;
+        env.useBrowserCache = true;
+        const loading = TextEmbedder.load({ device: this.runtime.backend });
+        this.embedder = loading;
+        loading.catch(() => this.embedder === loading && (this.embedder = null));
+      }
+      const embedder = await this.embedder;
+      // On WASM a run holds this worker's thread, and VAD frames wait behind it: one chunk per run (47–354 ms for a
+      // 180-token chunk, docs/benchmarks.md § Page retrieval) with the message queue served in between. On WebGPU a
+      // whole batch takes a few milliseconds.
+      const step = this.runtime.backend === 'webgpu' ? texts.length : 1;
+      const rows: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i += step) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 0));
+        rows.push(...(await embedder.embed(texts.slice(i, i + step))));
+      }
+      const dim = rows[0]?.length ?? 0;
+      const vectors = new Float32Array(rows.length * dim);
+      rows.forEach((r, i) => vectors.set(r, i * dim));
+      this.deps.post({ type: 'embeddings', requestId: id, dim, vectors }, [vectors.buffer]);
+    } catch (err) {
+      this.fail(id, 'embed-failed', err);
+    }
   }
 
   private async endOfTurn(id: string, pcm: Float32Array): Promise<void> {

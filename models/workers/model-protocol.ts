@@ -43,6 +43,16 @@ export const ModelWorkerRequestSchema = z.discriminatedUnion('type', [
     tools: z.array(z.record(z.string(), z.unknown())).max(16).optional(),
     maxNewTokens: z.number().int().positive().max(2048).optional(),
   }),
+  /**
+   * Sentence embeddings of `texts` (page retrieval). The model loads on the first request, from `remoteHost`'s files
+   * already in the weights cache (the offscreen document asks only once the optional bundle is downloaded).
+   */
+  z.object({
+    type: z.literal('embed'),
+    requestId: Id,
+    remoteHost: z.string().min(1),
+    texts: z.array(z.string().max(20_000)).min(1).max(256),
+  }),
   z.object({ type: z.literal('cancel'), requestId: Id }),
   /** A port for the vision detector's own request/reply protocol (models/vision/vision-protocol.ts), so the
    * detector runs on this worker's one ORT instance and GPU device instead of opening a second pair. */
@@ -59,7 +69,7 @@ export const ModelWorkerRequestSchema = z.discriminatedUnion('type', [
 export type ModelWorkerRequest = z.input<typeof ModelWorkerRequestSchema>;
 
 export type ModelWorkerErrorCode =
-  'bad-message' | 'not-ready' | 'load-failed' | 'asr-failed' | 'turn-failed' | 'llm-failed' | 'device-lost';
+  'bad-message' | 'not-ready' | 'load-failed' | 'asr-failed' | 'turn-failed' | 'llm-failed' | 'embed-failed' | 'device-lost';
 
 /** What a `load` request can load: ASR, the LLM, the end-of-turn model. */
 export type ModelPart = 'asr' | 'llm' | 'turn';
@@ -71,6 +81,8 @@ export type ModelWorkerEvent =
   | { type: 'loaded'; requestId?: string; parts: ModelPart[]; device: 'webgpu' | 'wasm' }
   | { type: 'asr-result'; requestId: string; text: string; confidence: number | null }
   | { type: 'end-of-turn'; requestId: string; probability: number }
+  /** One unit vector per text, row after row in one buffer (transferred). */
+  | { type: 'embeddings'; requestId: string; dim: number; vectors: Float32Array }
   | { type: 'llm-delta'; requestId: string; text: string }
   | {
       type: 'llm-done';

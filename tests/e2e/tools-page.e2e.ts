@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
-import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
+import { ASR_BUNDLES, EMBED_BUNDLE, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
+import { chunkPage } from '../../core/page/chunking';
+import { PAGE_OPEN } from '../../core/page/prompt';
+import { retrievePassages } from '../../core/page/retrieval';
+import { pageTunables } from '../../core/tunables';
+import { ROUTER } from '../fixtures/retrieval/facts';
+import { RETRIEVAL_PAGES } from '../fixtures/retrieval/pages';
 import { startFakeApiServer, type FakeApiServer } from '../fixtures/apis/fake-api-server';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
 import {
@@ -42,6 +48,23 @@ at low tide. They are home to anemones, sea stars and small crabs that survive t
 <textarea id="note"></textarea></form>
 </article></main></body></html>`;
 
+/** The long guide of the retrieval set (tests/fixtures/retrieval) as a web page: one h2 per section. */
+const GUIDE_URL = 'https://en.wikipedia.org/wiki/Aurora_X5_guide';
+const GUIDE_HTML = (() => {
+  const esc = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  const body = RETRIEVAL_PAGES[0]!.text
+    .split('\n\n')
+    .map((block) =>
+      block.startsWith('## ')
+        ? `<h2>${esc(block.slice(3))}</h2>`
+        : block.startsWith('# ')
+          ? `<h1>${esc(block.slice(2))}</h1>`
+          : `<p>${esc(block)}</p>`,
+    );
+  return `<!doctype html><html lang="en"><head><title>${esc(ROUTER.title)}</title></head><body><main><article>${body.join('\n')}</article></main></body></html>`;
+})();
+const WARRANTY = ROUTER.facts.find((f) => f.heading === 'Warranty')!;
+
 async function say(text: string): Promise<void> {
   await panel.getByTestId('composer').fill(text);
   await panel.getByRole('button', { name: 'Send' }).click();
@@ -53,6 +76,9 @@ beforeAll(async () => {
   session = await launchExtension({ extensionDir: fixtures.extensionDir });
   await session.context.route('https://en.wikipedia.org/wiki/Tidal_pool?**', (route) =>
     route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: ARTICLE }),
+  );
+  await session.context.route(GUIDE_URL, (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: GUIDE_HTML }),
   );
   // The Wikipedia card shows the article's thumbnail from Wikimedia's image host: serve a real PNG for it locally.
   const png = Buffer.from(
@@ -68,7 +94,7 @@ beforeAll(async () => {
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 860 });
   await pointToolsAt(session, api.baseUrl);
-  await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);
+  await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id, EMBED_BUNDLE.id]);
 });
 
 afterAll(async () => {
@@ -204,6 +230,40 @@ describe('tools and page context in the built extension', () => {
     );
     expect((await panel.locator('.line.assistant').allInnerTexts()).at(-1)).toMatch(/Chrome|can't|cannot/i);
     await settingsPage.close();
+  });
+
+  it('a paraphrased question about a long page quotes the section that answers it (hybrid retrieval)', async () => {
+    // The guide's warranty section says "Coverage expires twenty-four months after the date of purchase"; the question
+    // shares no search term with it. The embedding fixture (real GloVe vectors, tests/fixtures/embed) is downloaded.
+    const guide = await session.context.newPage();
+    await guide.goto(GUIDE_URL);
+    await panel.bringToFront();
+    const question = `According to this page, ${WARRANTY.paraphrase.charAt(0).toLowerCase()}${WARRANTY.paraphrase.slice(1)}`;
+    const read = await sendFromPage<Reply<{ ok: boolean; page?: { text: string } }>>(panel, request('page/read', 'background'));
+    if (!read.ok || !read.data.page) throw new Error('the guide was not read');
+    // Control: the same page and question, lexical retrieval alone (what the product did before), miss the answer.
+    const lexical = retrievePassages(chunkPage(read.data.page.text).chunks, question, pageTunables.contextTokens, null);
+    expect(lexical.chunks.map((c) => c.text).join('\n')).not.toContain(WARRANTY.sentence);
+
+    const marksBefore = (await marks()).length;
+    await say(question);
+    await poll(
+      async () => (await marks()).slice(marksBefore).map((m) => m.name),
+      (names) => names.includes('background-delivered'),
+      120_000,
+    );
+    const log = await sendFromPage<Reply<{ source: string; prompt: string; text: string }[]>>(
+      panel,
+      request('debug/llm-log', 'offscreen'),
+    );
+    if (!log.ok) throw new Error(log.error.message);
+    const prompt = log.data.map((e) => e.prompt).findLast((p) => p.includes(PAGE_OPEN) && p.includes('guarantee valid'));
+    expect(prompt, log.data.map((e) => e.prompt.slice(0, 300)).join('\n---\n')).toBeDefined();
+    // The quoted page text: the user message's delimited part (the system message names the delimiters too).
+    const quoted = prompt!.slice(prompt!.lastIndexOf(PAGE_OPEN));
+    expect(quoted).toContain(WARRANTY.sentence);
+    expect(quoted).toMatch(/\[Section: [^\]]*Warranty\]/);
+    await guide.close();
   });
 
   it('logged no console errors', () => {
