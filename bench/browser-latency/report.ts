@@ -61,6 +61,14 @@ export function summarise(turns: readonly TurnWaterfall[]): { hops: Row[]; total
       turns.map((t) => t.ttsWorkerMs),
     ),
     row(
+      'TTS: speak request → voice worker (message hop)',
+      turns.map((t) => t.ttsRequestHopMs),
+    ),
+    row(
+      'TTS: first frame → offscreen document (message hop)',
+      turns.map((t) => t.ttsFrameHopMs),
+    ),
+    row(
       'hop offscreen → panel, every sentence (TTS first frame → chunk received)',
       turns.flatMap((t) => t.chunkHops),
     ),

@@ -52,6 +52,9 @@ export interface TurnWaterfall {
   modelMs?: number;
   /** TTS worker's own time from taking the request to posting its first frame (measured inside the worker). */
   ttsWorkerMs?: number;
+  /** The speak request reaching the voice worker, and its first frame reaching the offscreen document. */
+  ttsRequestHopMs?: number;
+  ttsFrameHopMs?: number;
   /** Per sentence: TTS first frame (offscreen) → chunk received (panel). */
   chunkHops: number[];
   /** Did the first chunk have to start the player's stream (1) or was it open (0)? */
@@ -91,6 +94,8 @@ export function turnWaterfall(turnId: string, all: readonly TraceStamp[]): TurnW
   set('startedToEngine', span(started, firstAudio));
   const frame = firstOf(stamps, 'tts-first-frame', 0);
   set('ttsWorkerMs', frame?.info?.workerMs);
+  set('ttsRequestHopMs', frame?.info?.requestHopMs);
+  set('ttsFrameHopMs', frame?.info?.frameHopMs);
   set('streamStarted', firstOf(stamps, 'panel-queued', 0)?.info?.streamStarted);
   if (hops.transcript !== undefined || hops['first-token'] !== undefined || w.ttsWorkerMs !== undefined)
     w.modelMs = (hops.transcript ?? 0) + (hops['first-token'] ?? 0) + Math.min(w.ttsWorkerMs ?? 0, hops['tts-first-frame'] ?? 0);

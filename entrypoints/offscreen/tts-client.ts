@@ -24,8 +24,11 @@ export interface TtsFrame {
   sampleRate: number;
   frameIndex: number;
   text: string;
-  /** The worker's own timing, on the first frame of a request. */
-  timing?: { queuedMs: number; workerMs: number };
+  /**
+   * The worker's own timing on the first frame of a request, and the two messages either side of it: the speak
+   * request reaching the worker, the frame reaching this document (both on the shared timeOrigin clock).
+   */
+  timing?: { queuedMs: number; workerMs: number; requestHopMs: number; frameHopMs: number };
 }
 
 /** A worker error with its code (consent-required, cloning-unavailable, bad-audio, bad-voice-file …). */
@@ -130,16 +133,24 @@ export class TtsClient {
 
   async speak(text: string, voiceId: string, signal: AbortSignal, onFrame: (f: TtsFrame) => void): Promise<void> {
     if (signal.aborted) return;
+    const calledAbs = performance.timeOrigin + performance.now();
     const { requestId, reply } = this.channel.request({ type: 'speak', text, voiceId }, ['done'], {
       onEvent: (e) => {
-        if (e.type === 'audio')
-          onFrame({
-            pcm: e.pcm,
-            sampleRate: e.sampleRate,
-            frameIndex: e.frameIndex,
-            text: e.text,
-            ...(e.timing ? { timing: e.timing } : {}),
-          });
+        if (e.type !== 'audio') return;
+        const t = e.timing;
+        const timing = t && {
+          queuedMs: t.queuedMs,
+          workerMs: t.workerMs,
+          requestHopMs: t.receivedAbs - calledAbs,
+          frameHopMs: performance.timeOrigin + performance.now() - t.postedAbs,
+        };
+        onFrame({
+          pcm: e.pcm,
+          sampleRate: e.sampleRate,
+          frameIndex: e.frameIndex,
+          text: e.text,
+          ...(timing ? { timing } : {}),
+        });
       },
     });
     // Stopping resolves at once: the caller moves on, the worker stops within one frame and its `done` is ignored.

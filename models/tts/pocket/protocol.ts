@@ -91,7 +91,11 @@ export type TtsWorkerEvent =
       sampleRate: number;
       pcm: Float32Array;
       /** On the first frame of a speak request: ms it waited behind earlier requests, ms from its start to this frame. */
-      timing?: { queuedMs: number; workerMs: number };
+      /**
+       * The worker's own timing on a request's first frame; `receivedAbs` / `postedAbs` are timeOrigin + now() (the
+       * offscreen document shares the worker's clock), so the hops either side of the worker can be told apart.
+       */
+      timing?: { queuedMs: number; workerMs: number; receivedAbs: number; postedAbs: number };
     }
   | { type: 'done'; requestId: string; frames: number; cancelled: boolean }
   | { type: 'backend'; backend: 'wasm'; reason: string; frameIndex: number }

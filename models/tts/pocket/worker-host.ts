@@ -191,7 +191,16 @@ export class PocketWorkerHost {
             sampleRate: rate,
             pcm: f.pcm,
             // The worker's own time to its first frame, for the turn trace (docs/benchmarks.md, "What the user hears").
-            ...(frames === 0 ? { timing: { queuedMs: startedAt - receivedAt, workerMs: performance.now() - startedAt } } : {}),
+            ...(frames === 0
+              ? {
+                  timing: {
+                    queuedMs: startedAt - receivedAt,
+                    workerMs: performance.now() - startedAt,
+                    receivedAbs: performance.timeOrigin + receivedAt,
+                    postedAbs: performance.timeOrigin + performance.now(),
+                  },
+                }
+              : {}),
           },
           [f.pcm.buffer],
         );
