@@ -23,6 +23,11 @@ export interface LaunchOptions {
   onboarding?: 'done' | 'fresh';
   /** A profile folder to reuse (a browser restart: tests/e2e/privacy.e2e.ts); kept on close. A fresh one otherwise. */
   profileDir?: string;
+  /**
+   * Real audio devices from this PulseAudio server (the acoustic loop of tests/room/rig.ts) instead of the fake ones:
+   * no fake-device flags, and Playwright's headless `--mute-audio` dropped, or every page would play silence.
+   */
+  pulseServer?: string;
 }
 
 export interface ExtensionSession {
@@ -49,7 +54,6 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Exte
     `--disable-extensions-except=${extensionDir}`,
     `--load-extension=${extensionDir}`,
     '--enable-unsafe-webgpu',
-    '--use-fake-device-for-media-stream',
     '--no-sandbox',
     '--disable-background-networking',
     '--disable-component-update',
@@ -57,11 +61,19 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Exte
     '--no-first-run',
     '--disable-quic',
   ];
+  if (!options.pulseServer) args.push('--use-fake-device-for-media-stream');
   if (options.autoGrantMedia !== false) args.push('--use-fake-ui-for-media-stream');
   if (options.micWav) args.push(`--use-file-for-fake-audio-capture=${options.micWav}`);
   if (options.cameraY4m) args.push(`--use-file-for-fake-video-capture=${options.cameraY4m}`);
 
-  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args,
+    ...(options.pulseServer
+      ? { ignoreDefaultArgs: ['--mute-audio'], env: { ...process.env, PULSE_SERVER: options.pulseServer } }
+      : {}),
+  });
   const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
   const extensionId = new URL(worker.url()).host;
   const errors: string[] = [];

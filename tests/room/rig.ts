@@ -1,0 +1,264 @@
+/**
+ * The acoustic loop (issue 23, docs/benchmarks.md "Talking over the reply"): a private PulseAudio server whose default
+ * sink is the speakers and whose default source is a microphone in a room. What Chromium plays goes to the null sink
+ * "speakers"; a room process reads its monitor, adds delay, reverb, non-linearity and gain with sox and writes the
+ * result into the null sink "room"; the user's voice is played into "room" too; the microphone is a remapped source on
+ * the room's monitor. Everything runs at 48 kHz mono, float32 on the pipes.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const RIG_RATE = 48_000;
+const RAW = ['--raw', '--format=float32le', `--rate=${RIG_RATE}`, '--channels=1', '--latency-msec=10'];
+const SOX_RAW = ['-t', 'raw', '-r', String(RIG_RATE), '-e', 'floating-point', '-b', '32', '-c', '1'];
+
+/** The room between the speakers and the microphone. */
+export interface Acoustics {
+  /** Speaker → mic delay, seconds. */
+  delayS: number;
+  /** sox reverberance in % (0: no reverb). */
+  reverb: number;
+  /** sox overdrive gain in dB (0: linear), the small distortion of a laptop speaker driven hard. */
+  overdrive: number;
+  /** Gain of the echo path in dB: sets the speaker level at the mic relative to the user. */
+  gainDb: number;
+}
+
+export function soxEffects(a: Acoustics): string[] {
+  const fx = ['delay', a.delayS.toFixed(3)];
+  if (a.reverb > 0) fx.push('reverb', String(a.reverb));
+  if (a.overdrive > 0) fx.push('overdrive', String(a.overdrive));
+  fx.push('gain', a.gainDb.toFixed(2));
+  return fx;
+}
+
+/** A capture of one source: float32 samples and the wall-clock time (Date.now()) of sample 0. */
+export class Recording {
+  private chunks: Buffer[] = [];
+  private bytes = 0;
+  startedAt = 0;
+  private readonly proc: ChildProcess;
+
+  constructor(env: NodeJS.ProcessEnv, source: string) {
+    this.proc = spawn('parec', ['-d', source, ...RAW], { env, stdio: ['ignore', 'pipe', 'ignore'] });
+    this.proc.stdout!.on('data', (b: Buffer) => {
+      // The first block's samples were captured just before it arrived.
+      if (this.bytes === 0) this.startedAt = Date.now() - (b.length / 4 / RIG_RATE) * 1000;
+      this.chunks.push(b);
+      this.bytes += b.length;
+    });
+  }
+
+  /** Samples so far. */
+  samples(): Float32Array {
+    const all = Buffer.concat(this.chunks);
+    return new Float32Array(all.buffer.slice(all.byteOffset, all.byteOffset + (all.length & ~3)));
+  }
+
+  /** Samples between two wall-clock times. */
+  between(from: number, to: number): Float32Array {
+    const s = this.samples();
+    const at = (t: number) => Math.max(0, Math.min(s.length, Math.round(((t - this.startedAt) / 1000) * RIG_RATE)));
+    return s.slice(at(from), at(to));
+  }
+
+  stop(): void {
+    this.proc.kill();
+  }
+}
+
+export interface Rig {
+  /** PULSE_SERVER for Chromium (launchExtension's `pulseServer`). */
+  server: string;
+  env: NodeJS.ProcessEnv;
+  /** Replaces the room (restarts the sox process between the speakers and the microphone). */
+  setRoom(a: Acoustics): Promise<void>;
+  /** Speakers → microphone delay of the current room, measured when it was set up (ms). */
+  readonly roomDelayMs: number;
+  /** Plays a WAV into the room as the user's voice; resolves with the wall-clock time its first sample sounded. */
+  say(wav: string): Promise<{ startedAt: number; done: Promise<void> }>;
+  record(source: 'speakers.monitor' | 'room.monitor'): Recording;
+  close(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function pactl(env: NodeJS.ProcessEnv, ...args: string[]): string {
+  const r = spawnSync('pactl', args, { env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`pactl ${args.join(' ')}: ${r.stderr || r.error?.message}`);
+  return r.stdout.trim();
+}
+
+/** Starts PulseAudio (as root, with its own runtime dir), the sinks, the microphone and a room. */
+export async function startRig(room: Acoustics): Promise<Rig> {
+  const runtime = mkdtempSync(join(tmpdir(), 'sidetalk-room-'));
+  const socket = join(runtime, 'native');
+  const server = `unix:${socket}`;
+  const env = { ...process.env, XDG_RUNTIME_DIR: runtime, PULSE_SERVER: server };
+  let pipe: ChildProcess[] = [];
+  let keepers: ChildProcess[] = [];
+  const daemon = spawn(
+    'pulseaudio',
+    [
+      '-n',
+      '--daemonize=no',
+      '--exit-idle-time=-1',
+      '--log-target=stderr',
+      '-L',
+      `module-native-protocol-unix auth-anonymous=1 socket=${socket}`,
+    ],
+    { env, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  // A test runner that dies must not leave the server and the room running.
+  const orphaned = () => {
+    for (const p of [...pipe, ...keepers]) if (p.pid !== undefined && p.exitCode === null) process.kill(-p.pid);
+    daemon.kill();
+  };
+  process.once('exit', orphaned);
+  const terminated = () => {
+    orphaned();
+    process.exit(143);
+  };
+  process.once('SIGTERM', terminated);
+  let log = '';
+  daemon.stderr!.on('data', (b: Buffer) => (log = (log + b.toString()).slice(-4000)));
+  for (let i = 0; ; i++) {
+    if (spawnSync('pactl', ['info'], { env }).status === 0) break;
+    if (i > 100 || daemon.exitCode !== null) throw new Error(`PulseAudio did not start:\n${log}`);
+    await sleep(50);
+  }
+  pactl(env, 'load-module', 'module-null-sink', 'sink_name=speakers', `rate=${RIG_RATE}`, 'channels=1');
+  pactl(env, 'load-module', 'module-null-sink', 'sink_name=room', `rate=${RIG_RATE}`, 'channels=1');
+  pactl(env, 'load-module', 'module-remap-source', 'source_name=mic', 'master=room.monitor', 'channels=1');
+  pactl(env, 'set-default-sink', 'speakers');
+  pactl(env, 'set-default-source', 'mic');
+  // Silence into both sinks, so their monitors always run at the sinks' pace (Chromium closes idle output streams).
+  keepers = ['speakers', 'room'].map((sink) =>
+    spawn('bash', ['-c', `pacat -d ${sink} --playback ${RAW.join(' ')} < /dev/zero`], { env, stdio: 'ignore', detached: true }),
+  );
+
+  const stopRoom = async () => {
+    for (const p of pipe) if (p.pid !== undefined && p.exitCode === null) process.kill(-p.pid); // its process group
+    await Promise.all(
+      pipe.map((p) => (p.exitCode === null && p.signalCode === null ? new Promise((r) => p.once('exit', r)) : null)),
+    );
+    pipe = [];
+  };
+  const setRoom = async (a: Acoustics) => {
+    await stopRoom();
+    // One shell pipeline, so the audio never waits on this process's event loop: a synchronous step here (a test
+    // build) once let ~20 s of backlog pile up in PulseAudio's record buffer, and the room kept that delay.
+    const q = (xs: string[]) => xs.map((x) => `'${x}'`).join(' ');
+    const line =
+      `parec -d speakers.monitor ${q(RAW)} | sox --buffer 1024 ${q(SOX_RAW)} - ${q(SOX_RAW)} - ${q(soxEffects(a))} 2>/dev/null` +
+      ` | pacat -d room --playback ${q(RAW)}`;
+    pipe = [spawn('bash', ['-c', line], { env, stdio: 'ignore', detached: true })];
+    await sleep(200);
+  };
+  let startLatency = 0;
+  let roomDelayMs = 0;
+  /**
+   * PulseAudio keeps whatever backlog the pipeline had when it started: the same room measured 85 to 880 ms of delay
+   * from one start to the next. Restart it until its delay is the room's own plus at most `slackMs` of pipes (a
+   * laptop's output and input buffers add tens of ms too; 60 ms was rarely reached with the browser busy).
+   */
+  const setRoomMeasured = async (a: Acoustics, slackMs = 150) => {
+    for (let attempt = 0; ; attempt++) {
+      await setRoom(a);
+      const d = await measureDelays(env);
+      startLatency = d.startLatencyMs;
+      roomDelayMs = d.roomDelayMs;
+      if (process.env.ROOM_VERBOSE) console.error(`[room] speakers → microphone ${roomDelayMs.toFixed(0)} ms`);
+      if (roomDelayMs <= a.delayS * 1000 + slackMs || attempt >= 7) return;
+    }
+  };
+  await setRoomMeasured(room);
+
+  return {
+    server,
+    env,
+    setRoom: setRoomMeasured,
+    get roomDelayMs() {
+      return roomDelayMs;
+    },
+    async say(wav) {
+      const spawnedAt = Date.now();
+      const p = spawn('paplay', ['-d', 'room', '--latency-msec=10', wav], { env, stdio: 'ignore' });
+      const done = new Promise<void>((resolve, reject) =>
+        p.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`paplay exited ${code}`)))),
+      );
+      await new Promise((r) => p.once('spawn', r));
+      return { startedAt: spawnedAt + startLatency, done };
+    },
+    record: (source) => new Recording(env, source),
+    async close() {
+      await stopRoom();
+      for (const p of keepers) if (p.pid !== undefined && p.exitCode === null) process.kill(-p.pid);
+      process.off('exit', orphaned);
+      process.off('SIGTERM', terminated);
+      daemon.kill();
+      await new Promise((r) => (daemon.exitCode === null ? daemon.once('exit', r) : r(null)));
+      rmSync(runtime, { recursive: true, force: true });
+    },
+  };
+}
+
+function tone(hz: number): string {
+  const file = join(tmpdir(), `sidetalk-tone-${hz}-${process.pid}.wav`);
+  spawnSync('sox', [
+    '-n',
+    '-r',
+    String(RIG_RATE),
+    '-c',
+    '1',
+    '-b',
+    '16',
+    file,
+    'synth',
+    '0.03',
+    'sine',
+    String(hz),
+    'vol',
+    '0.5',
+  ]);
+  return file;
+}
+
+/** Index of the first 10 ms window (Hann, so the other tone does not leak in) where `hz` is present, or -1. */
+function toneAt(s: Float32Array, hz: number, from = 0): number {
+  const w = RIG_RATE / 100;
+  const k = 2 * Math.cos((2 * Math.PI * hz) / RIG_RATE);
+  const hann = Float32Array.from({ length: w }, (_, n) => 0.5 - 0.5 * Math.cos((2 * Math.PI * n) / w));
+  for (let i = from; i + w <= s.length; i += w / 8) {
+    let a = 0;
+    let b = 0;
+    for (let j = 0; j < w; j++) [a, b] = [s[i + j]! * hann[j]! + k * a - b, a];
+    if ((a * a + b * b - k * a * b) / (w * w) > 1e-6) return i;
+  }
+  return -1;
+}
+
+/**
+ * The room's delay as the microphone hears it, and paplay's start-up: one recording of the room's monitor, a tone
+ * played straight into the room and, at the same moment, another into the speakers (so it comes through the room).
+ */
+async function measureDelays(env: NodeJS.ProcessEnv): Promise<{ startLatencyMs: number; roomDelayMs: number }> {
+  const [direct, echoed] = [tone(700), tone(1900)];
+  const rec = new Recording(env, 'room.monitor');
+  await sleep(300);
+  const spawnedAt = Date.now();
+  const a = spawn('paplay', ['-d', 'room', '--latency-msec=10', direct], { env, stdio: 'ignore' });
+  const b = spawn('paplay', ['-d', 'speakers', '--latency-msec=10', echoed], { env, stdio: 'ignore' });
+  await Promise.all([a, b].map((p) => new Promise((r) => p.once('exit', r))));
+  await sleep(1500);
+  rec.stop();
+  const s = rec.samples();
+  const i = toneAt(s, 700);
+  // The direct tone's abrupt edges splash into every band: look for the echoed one after it has ended (every room
+  // here delays by more than the 30 ms tone).
+  const j = i < 0 ? -1 : toneAt(s, 1900, i + Math.round(RIG_RATE * 0.045));
+  if (i < 0 || j < 0 || rec.startedAt === 0) throw new Error('the rig did not hear its own tones in the room');
+  return { startLatencyMs: rec.startedAt + (i / RIG_RATE) * 1000 - spawnedAt, roomDelayMs: ((j - i) / RIG_RATE) * 1000 };
+}

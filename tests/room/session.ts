@@ -1,0 +1,293 @@
+/**
+ * The built extension in the acoustic loop (rig.ts): fixture models (the TTS decoder says real words, speech.ts), the
+ * scripted model stand-in answering every turn with a reply long enough to talk over, hands-free on, the microphone in
+ * the offscreen document and playback in the side panel page, both through PulseAudio. One reply at a time:
+ * `reply()` sends a typed question and follows the reply it gets, with or without the user talking over it.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, TURN_BUNDLE } from '../../models/registry';
+import { startFixtureHub, type FixtureHub } from '../e2e/fixture-hub';
+import {
+  ARTIFACTS_DIR,
+  downloadModels,
+  engineMarks,
+  launchExtension,
+  poll,
+  request,
+  sendFromPage,
+  type EngineMark,
+  type ExtensionSession,
+} from '../e2e/harness';
+import { RIG_RATE, startRig, type Acoustics, type Recording, type Rig } from './rig';
+import { assistantSpeech, USER_LEAD_S } from './speech';
+
+/** Five sentences, each `FRAMES_PER_SENTENCE` × 80 ms of speech from the fixture TTS: 7 s of reply, more with gaps. */
+export const REPLY =
+  'The harbour was quiet that night. The keeper climbed the stairs. He lit the lamp at the top. ' +
+  'A ship passed far out at sea. Then he went down to sleep.';
+const FRAMES_PER_SENTENCE = 18;
+/** Digital silence on the speakers' monitor (nothing playing) is exactly 0; this is far below any speech. */
+const SILENT_RMS = 1e-4;
+
+export interface RoomSession {
+  rig: Rig;
+  panel: Page;
+  session: ExtensionSession;
+  speakers: Recording;
+  room: Recording;
+  close(): Promise<void>;
+}
+
+/** Progress on stderr with ROOM_VERBOSE=1 (the set-up takes a minute; this says where it is). */
+export function progress(what: string): void {
+  if (process.env.ROOM_VERBOSE) console.error(`[room ${new Date().toISOString().slice(11, 23)}] ${what}`);
+}
+
+export async function openRoom(acoustics: Acoustics): Promise<RoomSession> {
+  const rig = await startRig(acoustics);
+  progress('rig up');
+  let fixtures: FixtureHub | undefined;
+  let session: ExtensionSession | undefined;
+  try {
+    fixtures = await startFixtureHub(undefined, {
+      ttsSpeech: { samples: assistantSpeech(), framesPerChunk: FRAMES_PER_SENTENCE },
+    });
+    progress('fixture hub and test build ready');
+    session = await launchExtension({ extensionDir: fixtures.extensionDir, pulseServer: rig.server });
+    progress('browser up');
+    const panel = await session.openPage('sidepanel.html');
+    await panel.setViewportSize({ width: 420, height: 860 });
+    await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TURN_BUNDLE.id, TTS_BUNDLE.id]);
+    // WASM as in the spoken e2e turn; the debug panel allows the scripted model and the turn trace.
+    progress('models downloaded');
+    await sendFromPage(panel, request('settings/set', 'background', { patch: { computeBackend: 'wasm', debugPanel: true } }));
+    await sendFromPage(
+      panel,
+      request('debug/llm-script', 'offscreen', { rules: [{ match: 'Everything you write is spoken aloud', reply: REPLY }] }),
+    );
+    await poll(
+      () => panel.getByTestId('engine-state').getAttribute('data-ready'),
+      (v) => v === 'yes',
+      60_000,
+    );
+    progress('engine ready');
+    await panel.getByTestId('orb').click(); // hands-free: the microphone is on while replies play
+    await poll(
+      () => panel.getByTestId('engine-state').innerText(),
+      (t) => /listening/i.test(t),
+      30_000,
+    );
+    progress('listening');
+    const speakers = rig.record('speakers.monitor');
+    const room = rig.record('room.monitor');
+    const s = session;
+    const f = fixtures;
+    return {
+      rig,
+      panel,
+      session: s,
+      speakers,
+      room,
+      async close() {
+        speakers.stop();
+        room.stop();
+        if (process.env.ROOM_DUMP) {
+          // The two recordings, for listening to a failure: raw float32, 48 kHz mono; sample 0 at the time in the name.
+          mkdirSync(ARTIFACTS_DIR, { recursive: true });
+          for (const [name, rec] of [
+            ['speakers', speakers],
+            ['room', room],
+          ] as const)
+            writeFileSync(join(ARTIFACTS_DIR, `room-${name}-${Math.round(rec.startedAt)}.f32`), rec.samples());
+          writeFileSync(join(ARTIFACTS_DIR, 'room-marks.json'), JSON.stringify(await engineMarks(panel)));
+        }
+        await s.close();
+        await f.close();
+        await rig.close();
+      },
+    };
+  } catch (e) {
+    await session?.close();
+    await fixtures?.close();
+    await rig.close();
+    throw e;
+  }
+}
+
+export interface ReplyResult {
+  turnId: string;
+  /** Barge-ins and user speech onsets while the reply played and the user was silent (both must be 0). */
+  falseBargeIns: number;
+  phantomOnsets: number;
+  /** Talked over: whether the engine barged in, its own onset → decision time, and voice onset → speakers silent. */
+  interrupted?: {
+    detected: boolean;
+    /** A false barge-in ended the reply before the user spoke: this interruption measured nothing. */
+    preempted: boolean;
+    engineLatencyMs?: number;
+    stopLatencyMs?: number;
+    voiceAt: number;
+  };
+  /** RMS of the echo at the microphone (the room's monitor: no processing) while the reply played, user silent. */
+  echoRms: number;
+  /** Mean RMS of what the offscreen document's microphone delivered (after Chrome's echo canceller) over the same span. */
+  residualRms: number;
+  /** The reply the user's interruption got, when there was one (the user is silent while it plays). */
+  followUp?: ReplyResult;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const TERMINAL = new Set(['done', 'interrupted', 'failed']);
+
+export function rms(s: Float32Array): number {
+  let sum = 0;
+  for (const x of s) sum += x * x;
+  return s.length ? Math.sqrt(sum / s.length) : 0;
+}
+
+/** RMS over the 20 ms windows within 40 dB of the loudest: the level of the speech, not of its pauses. */
+export function activeRms(s: Float32Array): number {
+  const w = Math.round(RIG_RATE / 50);
+  const levels: number[] = [];
+  for (let i = 0; i + w <= s.length; i += w) {
+    let sum = 0;
+    for (let j = i; j < i + w; j++) sum += s[j]! * s[j]!;
+    levels.push(sum / w);
+  }
+  const peak = Math.max(0, ...levels);
+  const active = levels.filter((l) => l > peak * 1e-4);
+  return active.length ? Math.sqrt(active.reduce((a, b) => a + b, 0) / active.length) : 0;
+}
+
+/** The wall-clock time the speakers went silent for good (≥ 1 s) at or after `from`; null if they never did. */
+export function silentFrom(rec: Recording, from: number, to: number): number | null {
+  const s = rec.between(from, to);
+  const w = Math.round(RIG_RATE / 100);
+  let quiet = 0;
+  for (let i = 0; i + w <= s.length; i += w) {
+    let sum = 0;
+    for (let j = i; j < i + w; j++) sum += s[j]! * s[j]!;
+    quiet = Math.sqrt(sum / w) < SILENT_RMS ? quiet + 1 : 0;
+    if (quiet >= 100) return from + ((i + w) / RIG_RATE) * 1000 - quiet * 10;
+  }
+  return null;
+}
+
+async function marksAfter(panel: Page, from: number): Promise<EngineMark[]> {
+  return (await engineMarks(panel)).slice(from);
+}
+
+/**
+ * Hands-free off and on again: whatever the previous reply left (a phantom turn from its echo, a reply to it) is
+ * cancelled, so each reply starts from a listening engine.
+ */
+async function freshStart(panel: Page): Promise<void> {
+  const state = () => panel.getByTestId('engine-state').innerText();
+  await panel.getByTestId('orb').click();
+  await poll(state, (t) => !/listening|thinking|speaking/i.test(t), 15_000);
+  await sleep(300);
+  await panel.getByTestId('orb').click();
+  await poll(state, (t) => /listening/i.test(t), 15_000);
+  await sleep(500);
+}
+
+/**
+ * Sends a typed question and follows its reply. With `say`, the user's phrase is played into the room `sayAfterMs`
+ * after the reply became audible, and the reply the interruption gets is followed too (the user is silent then).
+ */
+export async function reply(room: RoomSession, say?: { wav: string; afterMs: number }): Promise<ReplyResult> {
+  const { panel } = room;
+  await freshStart(panel);
+  const before = (await engineMarks(panel)).length;
+  await panel.getByTestId('composer').fill('tell me a story about a lighthouse');
+  await panel.getByRole('button', { name: 'Send' }).click();
+  const started = await poll(
+    () => marksAfter(panel, before),
+    (m) => m.some((x) => x.name === 'first-audio'),
+    90_000,
+    50,
+  );
+  const audibleAt = Date.now();
+  const turnId = started.find((x) => x.name === 'first-audio')!.turnId;
+  return follow(room, before, turnId, audibleAt, say);
+}
+
+async function follow(
+  room: RoomSession,
+  before: number,
+  turnId: string,
+  audibleAt: number,
+  say?: { wav: string; afterMs: number },
+): Promise<ReplyResult> {
+  const { panel, rig } = room;
+  const probeMs = 2500;
+  // The residual the engine gets, measured while the reply plays and the user is still silent.
+  const probeFrom = Date.now();
+  const probe = await sendFromPage<{ ok: boolean; data?: { meanRms: number } }>(
+    panel,
+    request('mic/probe', 'offscreen', { durationMs: Math.min(probeMs, say ? Math.max(100, say.afterMs - 200) : probeMs) }),
+  );
+  const probeTo = Date.now();
+  const echoRms = rms(room.room.between(probeFrom, probeTo));
+  const residualRms = probe.ok ? (probe.data?.meanRms ?? NaN) : NaN;
+  const silentMarks = (marks: EngineMark[]) => ({
+    falseBargeIns: marks.filter((m) => m.name === 'barge-in').length,
+    phantomOnsets: marks.filter((m) => m.name === 'speech-start').length,
+  });
+
+  if (!say) {
+    await poll(
+      () => marksAfter(panel, before),
+      (m) => m.some((x) => x.turnId === turnId && TERMINAL.has(x.name)),
+      90_000,
+      250,
+    );
+    await sleep(1500); // an onset from the echo's tail would show now
+    const marks = await marksAfter(panel, before);
+    return { turnId, ...silentMarks(marks), echoRms, residualRms };
+  }
+
+  await sleep(Math.max(0, audibleAt + say.afterMs - Date.now()));
+  const beforeVoice = await marksAfter(panel, before);
+  const preempted = beforeVoice.some((m) => m.turnId === turnId && TERMINAL.has(m.name));
+  const { startedAt, done } = await rig.say(say.wav);
+  const voiceAt = startedAt + USER_LEAD_S * 1000;
+  await done;
+  const after = await poll(
+    () => marksAfter(panel, before),
+    (m) => m.some((x) => x.turnId === turnId && TERMINAL.has(x.name)),
+    90_000,
+    100,
+  );
+  const barge = after.find((m) => m.turnId === turnId && m.name === 'barge-in');
+  const onset = after.find((m) => m.turnId === turnId && m.name === 'barge-onset');
+  const detected = !preempted && barge !== undefined;
+  await sleep(1500);
+  const stoppedAt = silentFrom(room.speakers, voiceAt - 300, Date.now());
+  const interrupted = {
+    detected,
+    preempted,
+    engineLatencyMs: barge && onset ? barge.at - onset.at : undefined,
+    stopLatencyMs: detected && stoppedAt !== null ? stoppedAt - voiceAt : undefined,
+    voiceAt,
+  };
+  // Before the voice: the user was silent.
+  const early = silentMarks(beforeVoice);
+  // The interruption's own reply, if it got one: follow it as a silent reply.
+  let followUp: ReplyResult | undefined;
+  if (detected) {
+    const next = await poll(
+      () => marksAfter(panel, before),
+      (m) =>
+        m.some((x) => x.name === 'first-audio' && x.turnId !== turnId) ||
+        m.some((x) => x.turnId !== turnId && TERMINAL.has(x.name)),
+      60_000,
+      50,
+    ).catch(() => [] as EngineMark[]);
+    const first = next.find((x) => x.name === 'first-audio' && x.turnId !== turnId);
+    if (first) followUp = await follow(room, before + next.indexOf(first), first.turnId, Date.now());
+  }
+  return { turnId, ...early, interrupted, echoRms, residualRms, ...(followUp ? { followUp } : {}) };
+}

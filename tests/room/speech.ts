@@ -1,0 +1,71 @@
+/**
+ * The speech of the acoustic loop, all from espeak-ng (resampled by sox like tests/fixtures/audio/make-wav.ts):
+ *  - the assistant's voice: a paragraph the fixture TTS decoder plays back (tests/fixtures/pocket/graphs.ts,
+ *    mimiSpeechDecoder), 24 kHz, peak at −3 dBFS;
+ *  - the user's interruptions: short phrases at 48 kHz, each peak-normalised to `USER_PEAK_DBFS`, with a known lead of
+ *    silence so the time the voice starts is known to the sample.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GENERATED_DIR } from '../fixtures/audio/make-wav';
+
+const ASSISTANT_TEXT =
+  'The lighthouse stood at the end of the harbour wall, and every evening the keeper climbed its ninety steps to ' +
+  'light the lamp. Ships passed in the dark, and none of them knew his name, but all of them saw the light.';
+
+/** What the user says over the reply: interruptions of different lengths and shapes. */
+export const INTERRUPTIONS = ['Wait, stop a moment.', 'Hold on, what about the second one?', 'Stop, I have a question.'];
+
+/** The user's voice peak at the microphone, dBFS (a normal speaking level for a raw, AGC-free laptop microphone). */
+export const USER_PEAK_DBFS = -6;
+/** Silence before each phrase: its speech starts this long after the file does. */
+export const USER_LEAD_S = 0.2;
+
+function run(cmd: string, args: string[]): void {
+  execFileSync(cmd, args, { stdio: 'ignore' });
+}
+
+/** The assistant's voice as 24 kHz float samples. */
+export function assistantSpeech(): Float32Array {
+  mkdirSync(GENERATED_DIR, { recursive: true });
+  const raw = join(GENERATED_DIR, 'room-assistant.raw.wav');
+  const f32 = join(GENERATED_DIR, 'room-assistant.f32');
+  if (!existsSync(f32)) {
+    run('espeak-ng', ['-v', 'en-gb', '-s', '165', '-w', raw, ASSISTANT_TEXT]);
+    run('sox', [raw, '-t', 'raw', '-r', '24000', '-e', 'floating-point', '-b', '32', '-c', '1', f32, 'norm', '-3']);
+  }
+  const b = readFileSync(f32);
+  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
+}
+
+/** The WAV of interruption `i` (48 kHz mono 16-bit). */
+export function userPhrase(i: number): string {
+  mkdirSync(GENERATED_DIR, { recursive: true });
+  const raw = join(GENERATED_DIR, `room-user-${i}.raw.wav`);
+  const out = join(GENERATED_DIR, `room-user-${i}.wav`);
+  if (!existsSync(out)) {
+    run('espeak-ng', ['-v', 'en-us', '-s', '160', '-w', raw, INTERRUPTIONS[i % INTERRUPTIONS.length]!]);
+    // Trim espeak's own leading silence, so the lead is exactly USER_LEAD_S.
+    run('sox', [
+      raw,
+      '-r',
+      '48000',
+      '-c',
+      '1',
+      '-b',
+      '16',
+      out,
+      'silence',
+      '1',
+      '0.005',
+      '0.5%',
+      'norm',
+      String(USER_PEAK_DBFS),
+      'pad',
+      String(USER_LEAD_S),
+      '0.3',
+    ]);
+  }
+  return out;
+}
