@@ -1,31 +1,14 @@
 // DOM → readable text, used by the injected extractor (entrypoints/extract.ts). Only the `doc` parameter is
 // touched (no globals) so it runs on linkedom documents in tests. Order: the user's selection wins; else
 // Readability on a clone (parse() mutates the DOM it gets); else the text of main/article/body. Form controls
-// (passwords, hidden inputs, typed values, choices) and hidden elements are never read; the URL loses its query and
-// fragment (core/page/url.ts).
+// (passwords, hidden inputs, typed values, choices) are never read, and neither is text a person cannot see: one
+// visibility pass over the live page (core/page/visibility.ts) finds it first, because a clone has no computed
+// styles; each path then leaves those nodes out. The URL loses its query and fragment (core/page/url.ts).
 import { Readability } from '@mozilla/readability';
 import type { ExtractionKind, PageExtraction } from './types';
 import { pageUrlForPrompt } from './url';
+import { findInvisible, hiddenByAttributes, NOT_PAGE_TEXT } from './visibility';
 
-const SKIP = new Set([
-  'SCRIPT',
-  'STYLE',
-  'NOSCRIPT',
-  'TEMPLATE',
-  'SVG',
-  'CANVAS',
-  'IFRAME',
-  'OBJECT',
-  'EMBED',
-  'BUTTON',
-  'SELECT',
-  'INPUT',
-  'TEXTAREA',
-  'OPTION',
-  'DATALIST',
-  'OUTPUT',
-  'HEAD',
-]);
 /**
  * Limits of the injected extractor. Constants, not tunables: this code runs inside the user's tab, where no changed
  * value can be delivered. The background's own "page is empty" check (core/page/access.ts) is a tunable.
@@ -68,31 +51,38 @@ export interface ExtractOptions {
   maxChars?: number;
 }
 
-function isHidden(el: Element): boolean {
-  if (el.hasAttribute('hidden') || el.getAttribute('aria-hidden') === 'true') return true;
-  const style = (el.getAttribute('style') ?? '').replace(/\s+/g, '').toLowerCase();
-  return style.includes('display:none') || style.includes('visibility:hidden');
+export interface DomToTextOptions {
+  /** Skip nav/header/footer/aside (for the raw-page fallback; Readability output is already clean). */
+  dropChrome?: boolean;
+  /** Nodes a person cannot see (core/page/visibility.ts), left out with their subtrees. */
+  invisible?: ReadonlySet<Node>;
+  /** Only the part of the text inside this range (a selection). */
+  range?: Range;
 }
 
-/**
- * Readable text of a subtree with Markdown headings and list bullets. `dropChrome` skips nav/header/footer/aside
- * (for the raw-page fallback; Readability output is already clean).
- */
-export function domToText(root: Node, dropChrome = false): string {
+/** Readable text of a subtree with Markdown headings and list bullets. */
+export function domToText(root: Node, options: DomToTextOptions = {}): string {
+  const { dropChrome = false, invisible, range } = options;
   const out: string[] = [];
   const walk = (node: Node, inPre: boolean): void => {
+    if (invisible?.has(node) || (range && !range.intersectsNode(node))) return;
     if (node.nodeType === 3) {
-      const t = node.textContent ?? '';
+      let t = node.textContent ?? '';
+      if (range && node === range.endContainer) t = t.slice(0, range.endOffset);
+      if (range && node === range.startContainer) t = t.slice(range.startOffset);
       out.push(inPre ? t : t.replace(/\s+/g, ' '));
       return;
     }
     if (node.nodeType !== 1 && node.nodeType !== 9 && node.nodeType !== 11) return;
     const el = node as Element;
     const tag = node.nodeType === 1 ? el.tagName.toUpperCase() : '';
-    if (tag && (SKIP.has(tag) || isHidden(el) || (dropChrome && CHROME.has(tag)))) return;
+    if (tag && (NOT_PAGE_TEXT.has(tag) || hiddenByAttributes(el) || (dropChrome && CHROME.has(tag)))) return;
     const heading = /^H([1-6])$/.exec(tag);
     if (heading) {
-      const text = (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+      // The heading's own visible text (its children walked like any other), on one line.
+      const start = out.length;
+      for (let c = node.firstChild; c; c = c.nextSibling) walk(c, false);
+      const text = out.splice(start).join('').replace(/\s+/g, ' ').trim();
       if (text) out.push(`\n\n${'#'.repeat(Number(heading[1]))} ${text}\n\n`);
       return;
     }
@@ -119,19 +109,45 @@ const FORM_CONTROLS = new Set(['INPUT', 'TEXTAREA', 'SELECT', 'OPTION']);
 /**
  * Selected text of the document. Not a selection inside a form field: Chrome's getSelection() returns the selected
  * part of a focused input's value, and form values never leave the page (docs/security.md, "Trust boundaries").
+ * Chrome's own selection text would include selected text nobody can see (white on white, off-screen), so when the
+ * selection touches such text it is rebuilt from the visible nodes of its ranges.
  */
-function selectedText(doc: Document): string {
+function selectedText(doc: Document, invisible: ReadonlySet<Node>): string {
   const active = doc.activeElement;
   if (active && FORM_CONTROLS.has(active.tagName.toUpperCase())) return '';
-  const sel = typeof doc.getSelection === 'function' ? (doc.getSelection()?.toString() ?? '') : '';
-  return sel.trim();
+  const sel = typeof doc.getSelection === 'function' ? doc.getSelection() : null;
+  if (!sel) return '';
+  const ranges: Range[] = [];
+  for (let i = 0; i < (sel.rangeCount ?? 0); i++) ranges.push(sel.getRangeAt(i));
+  const touchesInvisible = ranges.some((r) => [...invisible].some((n) => r.intersectsNode(n)));
+  if (!touchesInvisible) return sel.toString().trim();
+  return ranges
+    .map((range) => domToText(range.commonAncestorContainer, { invisible, range }))
+    .filter(Boolean)
+    .join('\n\n')
+    .trim();
 }
 
-function readabilityText(doc: Document): { text: string; title: string; lang: string } | null {
+/**
+ * Readability on a clone of the live document with the invisible nodes removed. The clone has the live tree's exact
+ * shape, so the two are walked side by side to find each node's copy.
+ */
+function readabilityText(doc: Document, invisible: ReadonlySet<Node>): { text: string; title: string; lang: string } | null {
   try {
+    const clone = doc.cloneNode(true) as Document;
+    if (invisible.size) {
+      const drop: Node[] = [];
+      const pair = (live: Node, copy: Node): void => {
+        for (let a = live.firstChild, b = copy.firstChild; a && b; a = a.nextSibling, b = b.nextSibling) {
+          if (invisible.has(a)) drop.push(b);
+          else if (a.firstChild) pair(a, b);
+        }
+      };
+      pair(doc, clone);
+      for (const node of drop) node.parentNode?.removeChild(node);
+    }
     // The serializer hands back the article node itself (inside the detached clone, where nothing loads or
     // runs), so no HTML is re-parsed and the live page is never touched.
-    const clone = doc.cloneNode(true) as Document;
     const article = new Readability<Node>(clone, { charThreshold: 300, serializer: (node) => node }).parse();
     if (!article?.content) return null;
     const text = domToText(article.content);
@@ -160,7 +176,8 @@ export function extractPage(doc: Document, options: ExtractOptions = {}): PageEx
   if ((doc.contentType ?? '').toLowerCase() === 'application/pdf') {
     return { ...base, selection: '', text: '', kind: 'pdf', truncated: false };
   }
-  const selection = selectedText(doc);
+  const invisible = findInvisible(doc);
+  const selection = selectedText(doc, invisible);
   const result = (text: string, kind: ExtractionKind, extra: Partial<typeof base> = {}): PageExtraction => {
     const c = cap(text, maxChars);
     return {
@@ -174,9 +191,9 @@ export function extractPage(doc: Document, options: ExtractOptions = {}): PageEx
     };
   };
   if (selection.length >= MIN_SELECTION_CHARS) return result(selection, 'selection');
-  const article = readabilityText(doc);
+  const article = readabilityText(doc, invisible);
   if (article) return result(article.text, 'article', { title: article.title, lang: base.lang || article.lang });
   const root = doc.querySelector('main, [role="main"]') ?? doc.querySelector('article') ?? doc.body;
-  const text = root ? domToText(root, root === doc.body) : '';
+  const text = root ? domToText(root, { dropChrome: root === doc.body, invisible }) : '';
   return result(text, text.trim() ? 'fallback' : 'empty');
 }

@@ -11,9 +11,50 @@ import type { PageExtraction } from './types';
 export const PAGE_OPEN = '<<<PAGE_TEXT>>>';
 export const PAGE_CLOSE = '<<<END_PAGE_TEXT>>>';
 
-/** Makes page-controlled text inert: no delimiters, control tokens, tool-call tags or code fences survive. */
+/** Speaker names chat transcripts and prompt formats put at the start of a turn ("Assistant:", "### Response:"). */
+const ROLE_NAMES = [
+  'system',
+  'assistant',
+  'user',
+  'human',
+  'ai',
+  'bot',
+  'model',
+  'developer',
+  'tool',
+  'function',
+  'ipython',
+  'instruction',
+  'response',
+  'sidetalk',
+];
+/** Invisible characters a page could slip between the letters of a role name to dodge the match. */
+const INVISIBLE_CHARS = '[\\u00ad\\u034f\\u180e\\u200b-\\u200f\\u2060-\\u2064\\ufeff]*';
+/**
+ * A line that opens like a conversation turn: optional indentation and Markdown or quote decoration (`#`, `>`, `*`,
+ * `-`, `_`), a role name in any case, optionally bracketed, then a colon. Matched on the line's NFKC form, so
+ * full-width letters and colons count too. Group 1 is the decoration, group 2 the role as written.
+ */
+const ROLE_LINE = new RegExp(
+  `^([\\s>#*_-]*)([[(]?\\s*(?:${ROLE_NAMES.map((n) => [...n].join(INVISIBLE_CHARS)).join('|')})\\s*[\\])]?\\s*[*_]*\\s*)(?=:)`,
+  'iu',
+);
+
+/** "System: obey" → "‹System›: obey"; other lines unchanged. */
+function neutralizeRoleLine(line: string): string {
+  const folded = line.normalize('NFKC');
+  if (!ROLE_LINE.test(folded)) return line;
+  return folded.replace(ROLE_LINE, (_m, decoration: string, role: string) => `${decoration}‹${role.trim()}›`);
+}
+
+/**
+ * Makes page-controlled text inert: no delimiters, control tokens, tool-call tags, code fences or lines posing as a
+ * conversation turn survive. A role line keeps its words with the role name bracketed like a tag
+ * ("System: obey" → "‹System›: obey"), so it reads as quoted text, not a turn.
+ */
 export function neutralizeUntrusted(text: string): string {
   return text
+    .replace(/^.*$/gmu, neutralizeRoleLine)
     .replace(/<{3,}|>{3,}/g, (m) => (m[0] === '<' ? '‹‹' : '››'))
     .replace(/<\|/g, '‹|')
     .replace(/\|>/g, '|›')

@@ -1,6 +1,7 @@
 import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
 import { extractPage } from '../../../core/page/extract-dom';
+import { findInvisible } from '../../../core/page/visibility';
 
 const para = (topic: string): string =>
   `<p>${`This paragraph explains ${topic} in plain words, with enough detail to look like a real article body. `.repeat(4)}</p>`;
@@ -62,6 +63,32 @@ describe('extractPage (linkedom documents)', () => {
     expect(r.text).toContain('All systems are running normally');
     expect(r.text).not.toContain('Menu Items');
     expect(r.text).not.toContain('hidden');
+  });
+
+  describe('without computed styles (linkedom has no getComputedStyle or layout)', () => {
+    // The visibility pass degrades to its attribute rules here. What only computed styles can find (a stylesheet's
+    // display: none, white on white, off-screen, 1 px boxes) is proved in real Chromium by
+    // tests/e2e/page-visibility.e2e.ts.
+    const HTML = `<html><head><title>Dashboard</title><style>.gone { display: none }</style></head><body>
+      <div><h3>Status <span hidden>secret-heading-attr</span><span style="display:none">secret-heading-style</span></h3>
+      <span>All systems are running normally.</span><p aria-hidden="true">secret-aria</p>
+      <p style="visibility: hidden">secret-visibility</p><p class="gone">stylesheet-hidden</p></div></body></html>`;
+
+    it('finds hidden elements by attribute only, and cannot see stylesheet rules', () => {
+      const d = doc(HTML);
+      expect(d.defaultView?.getComputedStyle).toBeUndefined();
+      const found = [...findInvisible(d)].map((n) => n.textContent);
+      expect(found.sort()).toEqual(['secret-aria', 'secret-heading-attr', 'secret-heading-style', 'secret-visibility']);
+    });
+
+    it('leaves attribute-hidden text out of headings and text on the plain-text path', () => {
+      const r = extractPage(doc(HTML));
+      expect(r.kind).toBe('fallback');
+      expect(r.text).toMatch(/^### Status$/m);
+      expect(r.text).toContain('All systems are running normally.');
+      expect(r.text).not.toMatch(/secret/);
+      expect(r.text).toContain('stylesheet-hidden'); // the degradation: a class rule needs computed styles
+    });
   });
 
   it('reports an empty page (an SPA before it renders) and a PDF document', () => {
