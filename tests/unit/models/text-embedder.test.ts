@@ -2,10 +2,11 @@
 // SIF-weighted GloVe vectors inside), downloaded over HTTP from the local hub and run by the real transformers.js +
 // onnxruntime-node code.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as ort from 'onnxruntime-node';
 import { TextEmbedder } from '../../../models/embed/text-embedder';
 import { EMBED_BUNDLE } from '../../../models/registry';
 import { dot } from '../../../core/page/dense';
-import { generateEmbedFixture } from '../../fixtures/embed/generate';
+import { embedFixtureFiles, generateEmbedFixture } from '../../fixtures/embed/generate';
 import { expectRequestsInManifest, serveFixtureRepos, type ServedRepos } from './hub-env';
 
 let hub: ServedRepos<void>;
@@ -25,6 +26,16 @@ describe('TextEmbedder (fixture with the real contract)', () => {
   it('reads only the pinned files at the pinned commit', () => {
     const files = expectRequestsInManifest(hub.hub.log, EMBED_BUNDLE);
     expect(files).toEqual(expect.arrayContaining(['onnx/model.onnx', 'tokenizer.json', 'config.json']));
+  });
+
+  it('has the graph contract of the pinned export (docs/models.md § Page embeddings)', async () => {
+    const session = await ort.InferenceSession.create(embedFixtureFiles()['onnx/model.onnx']!);
+    expect([...session.inputNames].sort()).toEqual(['attention_mask', 'input_ids', 'token_type_ids']);
+    expect(session.outputNames).toEqual(['last_hidden_state']);
+    const t = (values: bigint[]) => new ort.Tensor('int64', BigInt64Array.from(values), [1, 2]);
+    const out = await session.run({ input_ids: t([101n, 102n]), attention_mask: t([1n, 1n]), token_type_ids: t([0n, 0n]) });
+    expect(out.last_hidden_state!.dims).toEqual([1, 2, 384]);
+    await session.release();
   });
 
   it('gives one unit vector per text, of the hidden size, whatever the padding', async () => {
