@@ -34,9 +34,15 @@ export const ttsTunables = registerTunables(
      * and the load retried on one thread. Real weights load in seconds; 90 s leaves room for a slow disk.
      */
     loadTimeoutMs: 90_000,
+    /** Longest wait before a sentence starts playing, to let a voice slower than real time get ahead (docs/tts.md). */
+    jitterMaxHoldMs: 800,
+    /** Frames measured (after a sentence's first) before a generation rate is taken. */
+    jitterRateMinFrames: 6,
   },
   {
     eosThreshold: { min: -20, max: 20 },
+    jitterMaxHoldMs: { min: 0, max: 5000 },
+    jitterRateMinFrames: { min: 2, max: 100, integer: true },
     temperature: { min: 0, max: 2 },
     lsdSteps: { min: 1, max: 16, integer: true },
     maxFramesPerChunk: { min: 1, max: 2000, integer: true },

@@ -5,7 +5,9 @@ import { createResponder, type PageRead } from '../../core/conversation/responde
 import { DuplexEngine } from '../../core/engine/duplex-engine';
 import type { SpeakMeta } from '../../core/engine/types';
 import { FactMemory } from '../../core/memory/fact-memory';
-import { eventMessage, sendRequest, type AudioSink, type ModelChoiceValue } from '../../core/protocol';
+import { eventMessage, sendRequest, type AudioSink, type AudioSinkChunk, type ModelChoiceValue } from '../../core/protocol';
+import { expectedSpeechSeconds, GenerationRate, holdFrames, SentenceJitterBuffer } from '../../core/tts/jitter-buffer';
+import { ttsTunables } from '../../core/tunables';
 import { PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protocol/playback';
 import type { ToolCall, ToolResult } from '../../core/tools/types';
 import type { MicCapture } from '../../models/audio/mic-capture';
@@ -53,6 +55,8 @@ export class Conversation {
   private readonly marks: { name: string; at: number; turnId: string }[] = [];
   /** The turn trace across contexts (test builds only; docs/benchmarks.md, "What the user hears"). */
   private readonly trace = offscreenTrace;
+  /** How fast the voice generates, learned across sentences (sizes the jitter buffer). */
+  private readonly generationRate = new GenerationRate();
   private ready: Promise<unknown>;
   private loading: Promise<void> | null = null;
   private loadedFor: string | null = null;
@@ -327,18 +331,27 @@ export class Conversation {
     this.options.voices.stopPreview();
     let first = true;
     this.trace?.stamp('tts-call', turnId, index);
+    // A voice slower than real time gets a head start so the sentence does not stall (core/tts/jitter-buffer.ts).
+    const hold = holdFrames(expectedSpeechSeconds(spoken), this.generationRate.framesPerSecond, ttsTunables.jitterMaxHoldMs);
+    const buffer = new SentenceJitterBuffer<AudioSinkChunk>(hold, (chunk) => {
+      if (!signal.aborted) this.options.audio.chunk(turnId, chunk);
+    });
     await this.tts
       .speak(spoken, voiceId, signal, (frame) => {
         if (signal.aborted) return;
-        if (first) this.trace?.stamp('tts-first-frame', turnId, index, frame.timing);
-        const samples = frame.pcm as Float32Array<ArrayBuffer>;
-        this.options.audio.chunk(turnId, {
+        this.generationRate.frame(performance.now());
+        if (first) this.trace?.stamp('tts-first-frame', turnId, index, { ...frame.timing, holdFrames: hold });
+        buffer.push({
           sampleRate: frame.sampleRate,
-          samples,
+          samples: frame.pcm as Float32Array<ArrayBuffer>,
           voiceId,
           ...(first ? { text: sentence } : {}),
         });
         first = false;
+      })
+      .finally(() => {
+        buffer.finish();
+        this.generationRate.endSentence();
       })
       .catch((err: unknown) => {
         // The sentence for the user; the reason for the debug log (docs/onboarding.md, "Errors").
