@@ -70,6 +70,11 @@ interface Context {
   gradientText: boolean;
   /** The scrollable area text can be scrolled into, in viewport coordinates. */
   scrollArea: Area;
+  /**
+   * The area in effect at the nearest positioned ancestor: an absolutely positioned box escapes the clipping of
+   * boxes between it and its containing block.
+   */
+  absoluteArea: Area;
 }
 
 type Style = CSSStyleDeclaration;
@@ -196,7 +201,8 @@ export function findInvisible(doc: Document): Set<Node> {
 
   const visit = (el: Element, parent: Context, style?: Style): void => {
     const s = style ?? view.getComputedStyle(el);
-    const opacity = parent.opacity * (parseFloat(s.opacity) || 0);
+    const ownOpacity = parseFloat(s.opacity);
+    const opacity = parent.opacity * (Number.isNaN(ownOpacity) ? 1 : ownOpacity);
     if (s.display === 'none' || opacity < MIN_VISIBLE_ALPHA || clipHides(s) || clipPathHides(s.clipPath)) {
       invisible.add(el);
       return;
@@ -204,15 +210,19 @@ export function findInvisible(doc: Document): Set<Node> {
     const clipsNothing = el === root || (el === doc.body && bodyClipsNothing);
     const clipsX = !clipsNothing && s.overflowX !== 'visible';
     const clipsY = !clipsNothing && s.overflowY !== 'visible';
-    let scrollArea = parent.scrollArea;
+    // Fixed boxes are placed against the viewport (transformed ancestors aside), absolute ones against the nearest
+    // positioned ancestor; either escapes the clipping of the boxes in between.
+    const position = s.position;
+    let scrollArea = position === 'fixed' ? docArea : position === 'absolute' ? parent.absoluteArea : parent.scrollArea;
     if ((clipsX || clipsY) && s.display !== 'inline' && s.display !== 'contents') {
       const box = el.getBoundingClientRect();
       if ((clipsX && box.width <= MAX_CLIPPED_BOX_PX) || (clipsY && box.height <= MAX_CLIPPED_BOX_PX)) {
         invisible.add(el);
         return;
       }
-      scrollArea = clippedArea(el, s, box, parent.scrollArea);
+      scrollArea = clippedArea(el, s, box, scrollArea);
     }
+    const containsAbsolute = position !== 'static' || s.transform !== 'none';
     let background = parent.background;
     const image = s.backgroundImage !== 'none';
     if (image) background = null;
@@ -223,7 +233,13 @@ export function findInvisible(doc: Document): Set<Node> {
       else if (fill.a > 0) background = background && over(fill, background);
     }
     const clipText = s.backgroundClip === 'text' || s.webkitBackgroundClip === 'text';
-    const ctx: Context = { opacity, background, gradientText: parent.gradientText || (clipText && image), scrollArea };
+    const ctx: Context = {
+      opacity,
+      background,
+      gradientText: parent.gradientText || (clipText && image),
+      scrollArea,
+      absoluteArea: containsAbsolute ? scrollArea : parent.absoluteArea,
+    };
     for (let c = el.firstChild; c; c = c.nextSibling) {
       if (c.nodeType === 3) {
         if (textHidden(c as Text, s, ctx)) invisible.add(c);
@@ -236,7 +252,13 @@ export function findInvisible(doc: Document): Set<Node> {
     }
   };
 
-  const start: Context = { opacity: 1, background: canvasColour(view, rootStyle), gradientText: false, scrollArea: docArea };
+  const start: Context = {
+    opacity: 1,
+    background: canvasColour(view, rootStyle),
+    gradientText: false,
+    scrollArea: docArea,
+    absoluteArea: docArea,
+  };
   visit(root, start, rootStyle);
   return invisible;
 }

@@ -63,6 +63,8 @@ const VISIBLE: Record<string, (sentence: string) => string> = {
   'visible child of a hidden parent': (v) => `<div class="vh"><p class="vv">${v}</p></div>`,
   'faded text': (v) => `<p class="faded">${v}</p>`,
   'white text over a background image': (v) => `<div class="image"><p class="white">${v}</p></div>`,
+  'positioned text escaping a clipping box that is not its containing block': (v) =>
+    `<div class="plainclip">Caption of a clipped box. <span class="escape">${v}</span></div>`,
   'end of a horizontal scroll box': (v) => `<div class="scroller">${'Wide table filler. '.repeat(40)}<span>${v}</span></div>`,
   'small print': (v) => `<p class="small">${v}</p>`,
   'oklch text': (v) => `<p class="blue">${v}</p>`,
@@ -81,6 +83,7 @@ const STYLE = `
   .indent { text-indent: -9999px; overflow: hidden; white-space: nowrap }
   .box { position: relative; overflow: hidden; height: 3em } .far { position: absolute; left: 99999px; white-space: nowrap }
   .below { position: absolute; top: 200px; left: 0 }
+  .plainclip { overflow: hidden; height: 1.5em } .escape { position: absolute; margin-top: 3em; left: 40px }
   .op0 { opacity: 0 } .op1 { opacity: 1 } .faded { opacity: 0.6 }
   .clear { color: transparent } .nofill { -webkit-text-fill-color: transparent }
   .white { color: #fff } .nearwhite { color: #fdfdfd }
