@@ -1,24 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { waterfallRows } from '../../../components/debug/waterfall-rows';
 import type { TraceStamp } from '../../../core/protocol/trace';
-import { waterfalls } from '../../../core/trace/turn-hops';
+import { CHAIN, waterfalls } from '../../../core/trace/turn-hops';
 
 /** One turn's stamps on the offscreen clock: end of speech at `t0`, then each chain point `gaps` ms after the last. */
 function turn(turnId: string, t0: number, gaps: number[]): TraceStamp[] {
-  const names = [
-    'end-of-speech',
-    'endpoint',
-    'transcript',
-    'first-token',
-    'first-speak',
-    'tts-call',
-    'tts-first-frame',
-    'panel-chunk',
-    'panel-queued',
-    'panel-audible',
-  ];
   let at = t0;
-  return names.map((name, i) => {
+  return CHAIN.map((name, i) => {
     at += i === 0 ? 0 : gaps[i - 1]!;
     const perSentence = name.startsWith('tts-') || name.startsWith('panel-');
     return {
@@ -47,17 +35,7 @@ describe('debug panel waterfall rows', () => {
 
   it('bars follow each other along the chain and are scaled to the longest turn', () => {
     const [a, b] = rows as [(typeof rows)[0], (typeof rows)[0]];
-    expect(a.bars.map((x) => x.hop)).toEqual([
-      'endpoint',
-      'transcript',
-      'first-token',
-      'first-speak',
-      'tts-call',
-      'tts-first-frame',
-      'panel-chunk',
-      'panel-queued',
-      'panel-audible',
-    ]);
+    expect(a.bars.map((x) => x.hop)).toEqual(CHAIN.slice(1));
     for (let i = 1; i < a.bars.length; i++) expect(a.bars[i]!.left).toBeCloseTo(a.bars[i - 1]!.left + a.bars[i - 1]!.width, 9);
     const end = (r: typeof a) => r.bars.at(-1)!.left + r.bars.at(-1)!.width;
     expect(end(a)).toBeCloseTo(100, 9);

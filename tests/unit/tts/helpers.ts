@@ -15,14 +15,4 @@ export async function loadFixtureModel(fixture: FixtureOptions = {}, extra: Part
   return PocketModel.load({ ort, files: buildPocketBundle(fixture), sessionOptions: NODE_SESSION_OPTIONS, ...extra });
 }
 
-/** Deterministic uniform source (mulberry32) for sampling-noise tests. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '../../fixtures/seeded-random';
