@@ -18,6 +18,7 @@ export class ScriptedModel {
     const rule = this.rules.find((r) => prompt.includes(r.match));
     if (!rule) return null;
     return (async function* () {
+      if (rule.firstTokenDelayMs) await new Promise((r) => setTimeout(r, rule.firstTokenDelayMs));
       for (let i = 0; i < rule.reply.length; i += PIECE_CHARS) yield rule.reply.slice(i, i + PIECE_CHARS);
     })();
   }

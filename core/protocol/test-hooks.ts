@@ -23,7 +23,14 @@ export type MicProbeResult = z.infer<typeof MicProbeResultSchema>;
  * output is `reply` instead of what the model would say. Tests use it to make "the model" do what a hostile page
  * asks (docs/tools.md, tests/e2e/tools-page.e2e.ts).
  */
-export const LlmScriptRuleSchema = z.object({ match: z.string().min(1).max(2000), reply: z.string().min(1).max(4000) }).strict();
+export const LlmScriptRuleSchema = z
+  .object({
+    match: z.string().min(1).max(2000),
+    reply: z.string().min(1).max(4000),
+    /** Wait this long before the first piece, like a slow model (timing tests). */
+    firstTokenDelayMs: z.number().int().min(0).max(30_000).optional(),
+  })
+  .strict();
 export type LlmScriptRule = z.infer<typeof LlmScriptRuleSchema>;
 
 export function testHookRequests() {

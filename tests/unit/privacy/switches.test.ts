@@ -3,7 +3,7 @@
  * forgotten), hands-free and vision for this browser session only (core/lifecycle/media-session.ts), and the page
  * address without its query (core/page/url.ts). docs/security.md.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FactMemory } from '../../../core/memory/fact-memory';
 import { mediaFromSession, splitForStorage, withSessionMedia } from '../../../core/lifecycle/media-session';
 import { DEFAULT_SETTINGS, settingsFromStored } from '../../../core/protocol/settings';
@@ -80,5 +80,21 @@ describe('the scripted model stand-in (test builds)', () => {
     for await (const p of stream!) parts.push(p);
     expect(parts.join('')).toBe('Sure. <tool_call>{"name":"x"}</tool_call>');
     expect(parts.length).toBeGreaterThan(5);
+  });
+
+  it('waits firstTokenDelayMs before its first piece, like a slow model', async () => {
+    vi.useFakeTimers();
+    try {
+      const model = new ScriptedModel([{ match: 'hello', reply: 'Hi there.', firstTokenDelayMs: 3000 }]);
+      const it = model.replyFor([{ role: 'user', content: 'hello' }])![Symbol.asyncIterator]();
+      let first: string | undefined;
+      void it.next().then((r) => (first = r.value as string));
+      await vi.advanceTimersByTimeAsync(2999);
+      expect(first).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(first).toBe('Hi th');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
