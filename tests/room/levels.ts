@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GENERATED_DIR } from '../fixtures/audio/make-wav';
 import { RIG_RATE, soxEffects, type Acoustics } from './rig';
-import { activeRms } from './session';
+import { activeRms } from './signal';
 import { assistantSpeech, INTERRUPTIONS, userPhrase } from './speech';
 
 const db = (x: number) => 20 * Math.log10(x);

@@ -75,7 +75,7 @@ export interface Rig {
   env: NodeJS.ProcessEnv;
   /** Replaces the room (restarts the sox process between the speakers and the microphone). */
   setRoom(a: Acoustics): Promise<void>;
-  /** Speakers → microphone delay of the current room, measured when it was set up (ms). */
+  /** Speakers → microphone delay of the first room, measured when the rig started (ms). */
   readonly roomDelayMs: number;
   /** Plays a WAV into the room as the user's voice; resolves with the wall-clock time its first sample sounded. */
   say(wav: string): Promise<{ startedAt: number; done: Promise<void> }>;
@@ -93,6 +93,14 @@ function pactl(env: NodeJS.ProcessEnv, ...args: string[]): string {
 
 /** Starts PulseAudio (as root, with its own runtime dir), the sinks, the microphone and a room. */
 export async function startRig(room: Acoustics): Promise<Rig> {
+  const missing = ['pulseaudio', 'pactl', 'parec', 'pacat', 'paplay', 'sox'].filter(
+    (tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0,
+  );
+  if (missing.length > 0) {
+    throw new Error(
+      `The room tests need ${missing.join(', ')}: apt-get install -y --no-install-recommends pulseaudio pulseaudio-utils sox`,
+    );
+  }
   const runtime = mkdtempSync(join(tmpdir(), 'sidetalk-room-'));
   const socket = join(runtime, 'native');
   const server = `unix:${socket}`;
@@ -157,32 +165,19 @@ export async function startRig(room: Acoustics): Promise<Rig> {
     pipe = [spawn('bash', ['-c', line], { env, stdio: 'ignore', detached: true })];
     await sleep(200);
   };
-  let startLatency = 0;
-  let roomDelayMs = 0;
   /**
-   * PulseAudio keeps whatever backlog the pipeline had when it started: the same room measured 85 to 880 ms of delay
-   * from one start to the next. Restart it until its delay is the room's own plus at most `slackMs` of pipes (a
-   * laptop's output and input buffers add tens of ms too; 60 ms was rarely reached with the browser busy).
+   * Measured once, before the browser loads the machine: under load the two paplay processes of the measurement start
+   * up to a second apart, so later measurements say more about the scheduler than about the room.
    */
-  const setRoomMeasured = async (a: Acoustics, slackMs = 150) => {
-    for (let attempt = 0; ; attempt++) {
-      await setRoom(a);
-      const d = await measureDelays(env);
-      startLatency = d.startLatencyMs;
-      roomDelayMs = d.roomDelayMs;
-      if (process.env.ROOM_VERBOSE) console.error(`[room] speakers → microphone ${roomDelayMs.toFixed(0)} ms`);
-      if (roomDelayMs <= a.delayS * 1000 + slackMs || attempt >= 7) return;
-    }
-  };
-  await setRoomMeasured(room);
+  await setRoom(room);
+  const { startLatencyMs: startLatency, roomDelayMs } = await measureDelays(env);
+  if (process.env.ROOM_VERBOSE) console.error(`[room] speakers → microphone ${roomDelayMs.toFixed(0)} ms`);
 
   return {
     server,
     env,
-    setRoom: setRoomMeasured,
-    get roomDelayMs() {
-      return roomDelayMs;
-    },
+    setRoom,
+    roomDelayMs,
     async say(wav) {
       const spawnedAt = Date.now();
       const p = spawn('paplay', ['-d', 'room', '--latency-msec=10', wav], { env, stdio: 'ignore' });

@@ -22,6 +22,7 @@ import {
 } from '../e2e/harness';
 import { RIG_RATE, startRig, type Acoustics, type Recording, type Rig } from './rig';
 import { assistantSpeech, USER_LEAD_S } from './speech';
+import { activeRms, rms } from './signal';
 
 /** Five sentences, each `FRAMES_PER_SENTENCE` × 80 ms of speech from the fixture TTS: 7 s of reply, more with gaps. */
 export const REPLY =
@@ -45,7 +46,8 @@ export function progress(what: string): void {
   if (process.env.ROOM_VERBOSE) console.error(`[room ${new Date().toISOString().slice(11, 23)}] ${what}`);
 }
 
-export async function openRoom(acoustics: Acoustics): Promise<RoomSession> {
+/** `tunables`: live tunable values to set first, by path ('engine.bargeRatio'), as the settings panel would. */
+export async function openRoom(acoustics: Acoustics, tunables: Record<string, number> = {}): Promise<RoomSession> {
   const rig = await startRig(acoustics);
   progress('rig up');
   let fixtures: FixtureHub | undefined;
@@ -72,6 +74,10 @@ export async function openRoom(acoustics: Acoustics): Promise<RoomSession> {
       (v) => v === 'yes',
       60_000,
     );
+    for (const [path, value] of Object.entries(tunables)) {
+      const r = await sendFromPage<{ ok: boolean }>(panel, request('tunables/set', 'background', { path, value }));
+      if (!r.ok) throw new Error(`tunables/set ${path}=${value}: ${JSON.stringify(r)}`);
+    }
     progress('engine ready');
     await panel.getByTestId('orb').click(); // hands-free: the microphone is on while replies play
     await poll(
@@ -134,32 +140,14 @@ export interface ReplyResult {
   echoRms: number;
   /** Mean RMS of what the offscreen document's microphone delivered (after Chrome's echo canceller) over the same span. */
   residualRms: number;
+  /** The loudest 32 ms frame of it: what a per-frame energy gate sees. */
+  residualPeakRms: number;
   /** The reply the user's interruption got, when there was one (the user is silent while it plays). */
   followUp?: ReplyResult;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TERMINAL = new Set(['done', 'interrupted', 'failed']);
-
-export function rms(s: Float32Array): number {
-  let sum = 0;
-  for (const x of s) sum += x * x;
-  return s.length ? Math.sqrt(sum / s.length) : 0;
-}
-
-/** RMS over the 20 ms windows within 40 dB of the loudest: the level of the speech, not of its pauses. */
-export function activeRms(s: Float32Array): number {
-  const w = Math.round(RIG_RATE / 50);
-  const levels: number[] = [];
-  for (let i = 0; i + w <= s.length; i += w) {
-    let sum = 0;
-    for (let j = i; j < i + w; j++) sum += s[j]! * s[j]!;
-    levels.push(sum / w);
-  }
-  const peak = Math.max(0, ...levels);
-  const active = levels.filter((l) => l > peak * 1e-4);
-  return active.length ? Math.sqrt(active.reduce((a, b) => a + b, 0) / active.length) : 0;
-}
 
 /** The wall-clock time the speakers went silent for good (≥ 1 s) at or after `from`; null if they never did. */
 export function silentFrom(rec: Recording, from: number, to: number): number | null {
@@ -223,15 +211,25 @@ async function follow(
 ): Promise<ReplyResult> {
   const { panel, rig } = room;
   const probeMs = 2500;
-  // The residual the engine gets, measured while the reply plays and the user is still silent.
+  // The residual the engine gets, while the user is still silent. A silent reply is probed once its echo is in the
+  // room (the panel's "started" can precede its first audible sample on a busy machine); a talked-over one at once, so
+  // the voice keeps its time. The recording's newest samples, not a wall-clock window: its blocks arrive late when
+  // this process is busy.
+  if (!say) {
+    const echoing = () => activeRms(room.room.samples().slice(-RIG_RATE / 5)) > 1e-4;
+    for (const end = Date.now() + 2000; !echoing() && Date.now() < end;) await sleep(20);
+  }
   const probeFrom = Date.now();
-  const probe = await sendFromPage<{ ok: boolean; data?: { meanRms: number } }>(
+  const voiceIn = say ? audibleAt + say.afterMs - probeFrom - 200 : probeMs;
+  const probe = await sendFromPage<{ ok: boolean; data?: { meanRms: number; peakRms: number } }>(
     panel,
-    request('mic/probe', 'offscreen', { durationMs: Math.min(probeMs, say ? Math.max(100, say.afterMs - 200) : probeMs) }),
+    request('mic/probe', 'offscreen', { durationMs: Math.round(Math.max(100, Math.min(probeMs, voiceIn))) }),
   );
   const probeTo = Date.now();
+  await sleep(300); // the recording's blocks up to probeTo have arrived
   const echoRms = rms(room.room.between(probeFrom, probeTo));
   const residualRms = probe.ok ? (probe.data?.meanRms ?? NaN) : NaN;
+  const residualPeakRms = probe.ok ? (probe.data?.peakRms ?? NaN) : NaN;
   const silentMarks = (marks: EngineMark[]) => ({
     falseBargeIns: marks.filter((m) => m.name === 'barge-in').length,
     phantomOnsets: marks.filter((m) => m.name === 'speech-start').length,
@@ -246,7 +244,7 @@ async function follow(
     );
     await sleep(1500); // an onset from the echo's tail would show now
     const marks = await marksAfter(panel, before);
-    return { turnId, ...silentMarks(marks), echoRms, residualRms };
+    return { turnId, ...silentMarks(marks), echoRms, residualRms, residualPeakRms };
   }
 
   await sleep(Math.max(0, audibleAt + say.afterMs - Date.now()));
@@ -289,5 +287,5 @@ async function follow(
     const first = next.find((x) => x.name === 'first-audio' && x.turnId !== turnId);
     if (first) followUp = await follow(room, before + next.indexOf(first), first.turnId, Date.now());
   }
-  return { turnId, ...early, interrupted, echoRms, residualRms, ...(followUp ? { followUp } : {}) };
+  return { turnId, ...early, interrupted, echoRms, residualRms, residualPeakRms, ...(followUp ? { followUp } : {}) };
 }
