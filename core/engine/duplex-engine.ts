@@ -185,7 +185,10 @@ export class DuplexEngine extends TurnKeeper {
       this.discardSpeculation();
     }
     const quiet = now - this.tracker.lastVoiceAt;
-    if (real && !this.speculation && this.options.speculate !== false && quiet >= T.tentativeEndpointMs) {
+    // The end-of-turn question goes to the model worker first: speculative ASR queued ahead of it would delay the
+    // answer that ends the turn (the worker runs one model at a time on WASM).
+    const turnAsked = !this.endOfTurn.enabled || this.endOfTurn.askedFor(this.tracker.silenceStart);
+    if (real && !this.speculation && this.options.speculate !== false && quiet >= T.tentativeEndpointMs && turnAsked) {
       this.startSpeculation(now);
     }
     const spec = this.speculation;

@@ -30,6 +30,16 @@ export class EndOfTurnCheck {
 
   constructor(private readonly stage: EndOfTurnStage | undefined) {}
 
+  /** There is an end-of-turn model to ask. */
+  get enabled(): boolean {
+    return this.stage !== undefined;
+  }
+
+  /** The question for the pause that began at `pauseStart` has been sent. */
+  askedFor(pauseStart: number | null): boolean {
+    return pauseStart !== null && this.question?.pauseStart === pauseStart;
+  }
+
   /** P(complete) for the pause that began at `pauseStart`, once answered; null before (or for another pause). */
   answerFor(pauseStart: number | null): number | null {
     const q = this.question;

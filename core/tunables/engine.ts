@@ -21,11 +21,9 @@ export const engineTunables = registerTunables(
     /** Utterances shorter than this (onset → end of speech) are dropped as noise. */
     minSpeechMs: 300,
     /**
-     * Trailing silence at which ASR starts speculatively. Two VAD frames:
-     * the audio after the last voiced frame is silence, so a transcript started here is the final one unless the user
-     * resumes (then it is cancelled between decoder steps). Every ms earlier is a ms off the answer while ASR is the
-     * critical path (docs/turn-taking.md, "Speculation"; 192 → 64 ms: EoS → first audio p50 1216 → 1088 ms in the
-     * H200 budget with Smart Turn).
+     * Quiet after the last voiced frame at which ASR starts speculatively (two VAD frames; with an end-of-turn model,
+     * not before its question for the pause has been sent). Audio after the last voiced frame is silence, so this
+     * transcript is the final one unless the user resumes (docs/turn-taking.md, "Speculation").
      */
     tentativeEndpointMs: 64,
     /**

@@ -42,6 +42,18 @@ describe('endpointing with an end-of-turn model', () => {
     expect(r.respondCalls.map((c) => c.text)).toEqual(['What is the capital of France?']);
   });
 
+  it('asks the end-of-turn model before speculative ASR, which would otherwise queue ahead of it in the worker', async () => {
+    const t = new TrackBuilder().pause(600).say('What is the capital of France?').pause(300);
+    const withModel = await runScenario(vad, { user: t.build(), segments: t.segments, endOfTurn: { latencyMs: MODEL_MS } });
+    const asked = withModel.endOfTurnCalls[0]!.at;
+    expect(withModel.transcribeCalls.length).toBeGreaterThan(0);
+    for (const call of withModel.transcribeCalls) expect(call.at).toBeGreaterThanOrEqual(asked);
+    // Without a model the speculative ASR starts after tentativeEndpointMs of quiet, before the model would be asked.
+    const without = await runScenario(vad, { user: t.build(), segments: t.segments });
+    const eos = without.first('end-of-speech');
+    expect(without.transcribeCalls[0]!.at - eos).toBeLessThan(T.turnCheckMs);
+  });
+
   it('a mid-thought pause ("…and", 900 ms) is not taken as the end, and the turn holds both halves', async () => {
     const t = new TrackBuilder()
       .pause(500)
