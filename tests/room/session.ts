@@ -130,7 +130,7 @@ export interface ReplyResult {
   /** Talked over: whether the engine barged in, its own onset → decision time, and voice onset → speakers silent. */
   interrupted?: {
     detected: boolean;
-    /** A false barge-in ended the reply before the user spoke: this interruption measured nothing. */
+    /** The reply had already ended (done, a false barge-in, an echo onset) when the user spoke: nothing measured. */
     preempted: boolean;
     engineLatencyMs?: number;
     stopLatencyMs?: number;
@@ -248,6 +248,10 @@ async function follow(
   }
 
   await sleep(Math.max(0, audibleAt + say.afterMs - Date.now()));
+  // On a busy machine the voice worker can fall behind real time and the reply has gaps between sentences: talk over
+  // sound, not over a gap (the newest 100 ms of the speakers' recording).
+  const playing = () => activeRms(room.speakers.samples().slice(-RIG_RATE / 10)) > 1e-3;
+  for (const end = Date.now() + 5000; !playing() && Date.now() < end;) await sleep(10);
   const beforeVoice = await marksAfter(panel, before);
   const preempted = beforeVoice.some((m) => m.turnId === turnId && TERMINAL.has(m.name));
   const { startedAt, done } = await rig.say(say.wav);

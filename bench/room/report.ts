@@ -1,0 +1,93 @@
+/** The room sweep's numbers (run.ts): per room and in total, as JSON and a markdown table. */
+import type { Acoustics } from '../../tests/room/rig';
+import type { ReplyResult } from '../../tests/room/session';
+
+export interface RoomRow {
+  levelDb: number;
+  acoustics: Omit<Acoustics, 'gainDb'>;
+  /** Speakers → microphone delay of this room as measured (the sox delay plus the pipes). */
+  roomDelayMs: number;
+  /** The echo's active-speech level at the microphone relative to the user's, as measured. */
+  echoLevelDb: number;
+  silent: ReplyResult;
+  over: ReplyResult;
+}
+
+const dB = (x: number) => 20 * Math.log10(x);
+
+/** Every reply during which the user was silent: the silent one, the talked-over one before the voice, the follow-up. */
+function silentReplies(r: RoomRow): ReplyResult[] {
+  return [r.silent, r.over, ...(r.over.followUp ? [r.over.followUp] : [])];
+}
+
+export function erleDb(r: ReplyResult): number {
+  return dB(r.echoRms / r.residualRms);
+}
+
+function quantile(xs: number[], q: number): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+}
+
+export function summarise(rows: RoomRow[]) {
+  const silent = rows.flatMap(silentReplies);
+  const over = rows.map((r) => r.over);
+  // ≤ 0: the speakers were already silent when the voice began (a gap between sentences): no stop to time.
+  const stops = over.flatMap((o) =>
+    o.interrupted?.stopLatencyMs !== undefined && o.interrupted.stopLatencyMs > 0 ? [o.interrupted.stopLatencyMs] : [],
+  );
+  const engine = over.flatMap((o) => (o.interrupted?.engineLatencyMs !== undefined ? [o.interrupted.engineLatencyMs] : []));
+  const erle = rows.map((r) => erleDb(r.silent)).filter(Number.isFinite);
+  return {
+    replies: silent.length,
+    falseBargeIns: silent.reduce((n, r) => n + r.falseBargeIns, 0),
+    phantomOnsets: silent.reduce((n, r) => n + r.phantomOnsets, 0),
+    repliesWithFalseBargeIn: silent.filter((r) => r.falseBargeIns > 0).length,
+    interruptions: over.length,
+    /** Talked-over replies that had already ended when the user spoke (a false barge-in, an onset from the echo, …). */
+    preempted: over.filter((o) => o.interrupted?.preempted).length,
+    missedBargeIns: over.filter((o) => !o.interrupted?.detected && !o.interrupted?.preempted).length,
+    onsetToSilentMs: { p50: quantile(stops, 0.5), p90: quantile(stops, 0.9), n: stops.length },
+    engineOnsetToDecisionMs: { p50: quantile(engine, 0.5), p90: quantile(engine, 0.9), n: engine.length },
+    erleDb: { min: quantile(erle, 0), p50: quantile(erle, 0.5), max: quantile(erle, 1) },
+    /** Loudest residual frame over every probe window, against the engine's bargeMinRms. */
+    residualPeakRms: Math.max(...silent.map((r) => r.residualPeakRms).filter(Number.isFinite)),
+  };
+}
+
+const f = (x: number | null | undefined, d = 0) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(d));
+
+export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta: Record<string, unknown>): string {
+  const lines = [
+    `# Talking over the reply through a room (${String(meta.date)})`,
+    '',
+    `Command: \`${String(meta.command)}\` · machine: ${String(meta.machine)} · ${String(meta.wallSeconds)} s`,
+    `Rig: ${String(meta.rig)}`,
+    '',
+    '| measure | value |',
+    '|---|---|',
+    `| replies with the user silent | ${s.replies} |`,
+    `| false barge-ins (replies with one) | ${s.falseBargeIns} (${s.repliesWithFalseBargeIn}) |`,
+    `| phantom user onsets (speech-start while silent) | ${s.phantomOnsets} |`,
+    `| interruptions / missed / reply already ended when the user spoke | ${s.interruptions} / ${s.missedBargeIns} / ${s.preempted} |`,
+    `| voice onset → speakers silent, p50 / p90 (n) | ${f(s.onsetToSilentMs.p50)} / ${f(s.onsetToSilentMs.p90)} ms (${s.onsetToSilentMs.n}) |`,
+    `| engine onset → barge decision, p50 / p90 | ${f(s.engineOnsetToDecisionMs.p50)} / ${f(s.engineOnsetToDecisionMs.p90)} ms |`,
+    `| ERLE of Chrome's canceller, min / p50 / max | ${f(s.erleDb.min, 1)} / ${f(s.erleDb.p50, 1)} / ${f(s.erleDb.max, 1)} dB |`,
+    `| loudest residual frame (RMS) | ${s.residualPeakRms.toExponential(1)} |`,
+    '',
+    '| level (asked / at mic) | reverb | overdrive | delay (first room) | echo RMS | residual RMS (peak frame) | ERLE | false barge-ins | phantom onsets | interruption | onset → silent |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    const all = silentReplies(r);
+    const i = r.over.interrupted;
+    lines.push(
+      `| ${r.levelDb} / ${f(r.echoLevelDb, 1)} dB | ${r.acoustics.reverb || 'none'} | ${r.acoustics.overdrive || 'none'} | ` +
+        `${f(r.roomDelayMs)} ms | ${r.silent.echoRms.toExponential(1)} | ${r.silent.residualRms.toExponential(1)} (${r.silent.residualPeakRms.toExponential(1)}) | ` +
+        `${f(erleDb(r.silent), 1)} dB | ${all.reduce((n, x) => n + x.falseBargeIns, 0)} | ${all.reduce((n, x) => n + x.phantomOnsets, 0)} | ` +
+        `${i?.preempted ? 'reply had ended' : i?.detected ? 'stopped' : 'missed'} | ${(i?.stopLatencyMs ?? 1) <= 0 ? 'gap at onset' : `${f(i?.stopLatencyMs)} ms`} |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,96 @@
+/**
+ * Talking over the reply on speakers, measured (issue 23; docs/benchmarks.md, "Talking over the reply"): the built
+ * extension in the acoustic loop of tests/room/rig.ts, swept over the speaker level at the microphone relative to the
+ * user, the reverb and the speaker's non-linearity. Per room: one reply with the user silent, one the user talks over
+ * (and the reply that interruption gets, with the user silent again). Reported: echo return loss enhancement of
+ * Chrome's canceller (echo at the microphone vs what the offscreen document's microphone delivers), false barge-ins
+ * and phantom user onsets while the user is silent, missed barge-ins, and voice onset → speakers silent.
+ *
+ * Run (2 shared cores: take the e2e lock; ~10 min):
+ *   flock /tmp/sidetalk-e2e.lock bash -c 'npm run build && npx jiti bench/room/run.ts --out bench/results/<date>-ci-box-room'
+ * Options: --levels -30,-20,-10  --reverbs 0,50,80  --overdrive 0,3
+ */
+import { cpus } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { db, echoGainDb, userRms } from '../../tests/room/levels';
+import { openRoom, reply, type ReplyResult } from '../../tests/room/session';
+import { activeRms } from '../../tests/room/signal';
+import { INTERRUPTIONS, userPhrase } from '../../tests/room/speech';
+import { markdown, summarise, type RoomRow } from './report';
+
+function arg(name: string, fallback: string): number[] {
+  const i = process.argv.indexOf(`--${name}`);
+  return (i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback).split(',').map(Number);
+}
+const LEVELS = arg('levels', '-30,-20,-10');
+const REVERBS = arg('reverbs', '0,50,80');
+const OVERDRIVE = arg('overdrive', '0,3');
+const tunablesAt = process.argv.indexOf('--tunables');
+/** e.g. `--tunables engine.bargeRatio=3,engine.echoTailMs=600`: live values set before the sweep. */
+const TUNABLES: Record<string, number> = Object.fromEntries(
+  (tunablesAt >= 0 ? process.argv[tunablesAt + 1]! : '')
+    .split(',')
+    .filter(Boolean)
+    .map((kv) => [kv.split('=')[0]!, Number(kv.split('=')[1])]),
+);
+const outAt = process.argv.indexOf('--out');
+const OUT = outAt >= 0 ? process.argv[outAt + 1] : undefined;
+const DELAY_S = 0.04;
+
+/** `--from <base>`: re-renders `<base>.json` (summary and table) with this report, without running anything. */
+function rerender(base: string): void {
+  const saved = JSON.parse(readFileSync(`${base}.json`, 'utf8')) as { meta: Record<string, unknown>; rows: RoomRow[] };
+  const summary = summarise(saved.rows);
+  writeFileSync(`${base}.json`, `${JSON.stringify({ meta: saved.meta, summary, rows: saved.rows }, null, 1)}\n`);
+  writeFileSync(`${base}.md`, markdown(summary, saved.rows, saved.meta));
+}
+
+async function main(): Promise<void> {
+  const fromAt = process.argv.indexOf('--from');
+  if (fromAt >= 0) return rerender(process.argv[fromAt + 1]!);
+  const rooms = LEVELS.flatMap((levelDb) =>
+    REVERBS.flatMap((reverb) => OVERDRIVE.map((overdrive) => ({ levelDb, acoustics: { delayS: DELAY_S, reverb, overdrive } }))),
+  );
+  const first = rooms[0]!;
+  const room = await openRoom({ ...first.acoustics, gainDb: echoGainDb(first.acoustics, first.levelDb) }, TUNABLES);
+  const rows: RoomRow[] = [];
+  const startedAt = Date.now();
+  try {
+    for (const [n, r] of rooms.entries()) {
+      await room.rig.setRoom({ ...r.acoustics, gainDb: echoGainDb(r.acoustics, r.levelDb) });
+      const from = Date.now();
+      const silent = await reply(room);
+      const echoLevelDb = db(activeRms(room.room.between(from, Date.now()))) - db(userRms());
+      const over: ReplyResult = await reply(room, { wav: userPhrase(n % INTERRUPTIONS.length), afterMs: 2500 });
+      rows.push({ ...r, roomDelayMs: room.rig.roomDelayMs, echoLevelDb, silent, over });
+      console.error(
+        `${((Date.now() - startedAt) / 1000).toFixed(0)} s: level ${r.levelDb} reverb ${r.acoustics.reverb} overdrive ${r.acoustics.overdrive}: ` +
+          JSON.stringify({ echoLevelDb: echoLevelDb.toFixed(1), silent, over }),
+      );
+    }
+  } finally {
+    await room.close();
+  }
+  const summary = summarise(rows);
+  const meta = {
+    date: new Date().toISOString().slice(0, 10),
+    machine: `${cpus().length} × ${cpus()[0]?.model ?? '?'} (shared with other builds)`,
+    rig: `PulseAudio null sinks; room = sox delay ${DELAY_S} s [reverb R] [overdrive D] gain G; user phrases peak ${-6} dBFS`,
+    wallSeconds: Math.round((Date.now() - startedAt) / 1000),
+    tunables: TUNABLES,
+    command:
+      `npx jiti bench/room/run.ts --levels ${LEVELS.join(',')} --reverbs ${REVERBS.join(',')} --overdrive ${OVERDRIVE.join(',')}` +
+      (tunablesAt >= 0 ? ` --tunables ${process.argv[tunablesAt + 1]}` : ''),
+  };
+  const md = markdown(summary, rows, meta);
+  console.log(md);
+  if (OUT) {
+    writeFileSync(`${OUT}.json`, `${JSON.stringify({ meta, summary, rows }, null, 1)}\n`);
+    writeFileSync(`${OUT}.md`, md);
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
