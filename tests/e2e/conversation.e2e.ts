@@ -23,9 +23,9 @@ let panel: Page;
 
 const marks = () => engineMarks(panel);
 /** Silence between the question and "And in Paris?" on the fake microphone. */
-const RESUME_AFTER_S = 1.2;
+const RESUME_AFTER_S = 2;
 /** The spoken turn's reply waits this long for its first token, so the second phrase lands before any reply audio. */
-const SLOW_FIRST_TOKEN_MS = 3000;
+const SLOW_FIRST_TOKEN_MS = 4500;
 
 /** What the side panel page records of a reply: the engine's final assistant captions and the audio channel's chunks. */
 type Heard = {
@@ -229,7 +229,10 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
       (m) => m.at > first.at && m.at < first.at + 4000 && ['merge', 'speech-start', 'barge-onset'].includes(m.name),
     );
     expect(resumed, `no sign of the speech after the endpoint: ${JSON.stringify(run.map((m) => m.name))}`).toBeDefined();
-    console.log(`resume after the endpoint: ${resumed!.name}, ${Math.round(resumed!.at - first.at)} ms later`);
+    const eos = run.find((m) => m.name === 'end-of-speech' && m.turnId === first.turnId)!;
+    console.log(
+      `endpoint ${Math.round(first.at - eos.at)} ms after the end of speech; then ${resumed!.name}, ${Math.round(resumed!.at - first.at)} ms later`,
+    );
     expect(['merge', 'speech-start']).toContain(resumed!.name);
     expect(run.find((m) => m.name === 'first-audio' && m.turnId === first.turnId)).toBeUndefined();
     const answered = run.find((m) => m.name === 'endpoint' && m.at > resumed!.at);
