@@ -16,8 +16,16 @@ const LEVEL_DB = -10;
 
 let room: RoomSession;
 
+/** ROOM_TUNABLES="engine.echoTailMs=800,…": live tunables for trying a change of the barge logic on this room. */
+const TUNABLES = Object.fromEntries(
+  (process.env.ROOM_TUNABLES ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((kv) => [kv.split('=')[0]!, Number(kv.split('=')[1])]),
+);
+
 beforeAll(async () => {
-  room = await openRoom({ ...ROOM, gainDb: echoGainDb(ROOM, LEVEL_DB) });
+  room = await openRoom({ ...ROOM, gainDb: echoGainDb(ROOM, LEVEL_DB) }, TUNABLES);
 });
 
 afterAll(async () => {
