@@ -21,11 +21,12 @@ export const engineTunables = registerTunables(
     /** Utterances shorter than this (onset → end of speech) are dropped as noise. */
     minSpeechMs: 300,
     /**
-     * Quiet after the last voiced frame at which ASR starts speculatively (two VAD frames; with an end-of-turn model,
-     * not before its question for the pause has been sent). Audio after the last voiced frame is silence, so this
-     * transcript is the final one unless the user resumes (docs/turn-taking.md, "Speculation").
+     * Quiet after the last voiced frame at which ASR starts speculatively; with an end-of-turn model, not before its
+     * question for the pause has been sent. Audio after the last voiced frame is silence, so this transcript is the
+     * final one unless the user resumes. 64 ms measured better in the simulated budget but queued speculative ASR
+     * behind itself under load in the browser (docs/turn-taking.md, "Speculation").
      */
-    tentativeEndpointMs: 64,
+    tentativeEndpointMs: 160,
     /**
      * Trailing silence from which the LLM may start speculatively (held unspoken) on a complete-sounding transcript.
      * Later than the ASR: Silero dips for a frame or two inside phrases, and an LLM started on "I want" is real work

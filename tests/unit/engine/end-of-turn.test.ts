@@ -6,7 +6,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FRAME_MS } from '../../../core/engine/audio-frames';
-import { engineTunables as T, resetTunables } from '../../../core/tunables';
+import { engineTunables as T, resetTunables, setTunable } from '../../../core/tunables';
 import type { SileroVad } from '../../../models/vad/silero';
 import { loadSilero, runScenario } from '../../fixtures/audio/conversation-sim';
 import { TrackBuilder, noise } from '../../fixtures/audio/make-audio';
@@ -43,6 +43,8 @@ describe('endpointing with an end-of-turn model', () => {
   });
 
   it('asks the end-of-turn model before speculative ASR, which would otherwise queue ahead of it in the worker', async () => {
+    // Speculation set earlier than the check: with a model it still waits for the question; without, it does not.
+    setTunable('engine.tentativeEndpointMs', 64);
     const t = new TrackBuilder().pause(600).say('What is the capital of France?').pause(300);
     const withModel = await runScenario(vad, { user: t.build(), segments: t.segments, endOfTurn: { latencyMs: MODEL_MS } });
     const asked = withModel.endOfTurnCalls[0]!.at;
