@@ -14,26 +14,12 @@ import { isGarbledTranscript, isNonSpeechTranscript } from '../text/transcript-q
 import { engineTunables as T } from '../tunables';
 import { FRAME_MS, rms } from './audio-frames';
 import { LINES } from './lines';
-import type { ReplyRunner } from './reply-runner';
-import type { CancelReason, Turn } from './turn';
+import type { CancelReason } from './turn';
 import { TurnKeeper, type ActiveTurn } from './turn-keeper';
 import type { MicFrame, PlaybackEvent, Transcript } from './types';
 import { UtteranceTracker } from './utterance-tracker';
 import { EndOfTurnCheck, endpointWindow } from './end-of-turn-check';
-
-interface Speculation {
-  /** The turn the speculation will become at the endpoint; in phase 'listening' until then. */
-  turn: Turn;
-  transcript: Transcript | null;
-  transcriptPromise: Promise<Transcript | null>;
-  reply: ReplyRunner | null;
-  replyText: string | null;
-  replyController: AbortController | null;
-  /** The held LLM start was considered (once per speculation, from `speculativeReplyMs` of silence). */
-  triedReply: boolean;
-  /** The utterance's voiced-frame count when its audio was taken; more means the transcript is stale. */
-  voicedFrames: number;
-}
+import { newSpeculation, type Speculation } from './speculation';
 
 export class DuplexEngine extends TurnKeeper {
   private readonly tracker = new UtteranceTracker();
@@ -225,16 +211,7 @@ export class DuplexEngine extends TurnKeeper {
     const turn = this.createTurn('listening');
     turn.stage('tentative-endpoint', { silenceMs: this.tracker.silenceMs(now) });
     turn.stage('asr-start', { speculative: true });
-    const spec: Speculation = {
-      turn,
-      transcript: null,
-      transcriptPromise: Promise.resolve(null),
-      reply: null,
-      replyText: null,
-      replyController: null,
-      triedReply: false,
-      voicedFrames: this.tracker.voicedFrames,
-    };
+    const spec = newSpeculation(turn, this.tracker.voicedFrames);
     spec.transcriptPromise = this.options.stages.transcribe(this.tracker.audio(), turn.signal).then(
       (transcript) => {
         if (turn.signal.aborted) return null;
