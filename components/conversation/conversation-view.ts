@@ -72,7 +72,10 @@ export function applyEvent(v: ConversationView, event: EventMessage, epoch: numb
         const at = next.findIndex((l) => l.key === key);
         next = at >= 0 ? next.map((l, i) => (i === at ? line : l)) : [...next, line].slice(-MAX_LINES);
       }
-      return { ...v, lines: next, notice: null };
+      // A notice outlives the rest of the reply it came with (a GPU loss mid-reply must stay readable while the last
+      // captions arrive); the user's next turn clears it.
+      const newUserTurn = role === 'user' && !v.lines.some((l) => l.key === key) && old < 0;
+      return { ...v, lines: next, notice: newUserTurn ? null : v.notice };
     }
     case 'event/card':
       return { ...v, card: event.payload.card };

@@ -12,7 +12,7 @@ import { PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protoco
 import type { ToolCall, ToolResult } from '../../core/tools/types';
 import type { MicCapture } from '../../models/audio/mic-capture';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, TURN_BUNDLE } from '../../models/registry';
-import { ModelWorkerClient } from './model-client';
+import { GpuLostError, ModelWorkerClient } from './model-client';
 import type { TtsClient } from './tts-client';
 import type { ActiveCharacter } from './character-state';
 import type { LanguageModel } from './remote-llm';
@@ -367,7 +367,9 @@ export class Conversation {
       yield* stream;
     } catch (err) {
       console.warn('[sidetalk] the language model failed:', err);
-      notice('error', 'The language model stopped before it finished.');
+      // A GPU loss mid-reply has its own notice (the reply ends; the next one runs on the CPU): keep that one showing.
+      if (!(err instanceof GpuLostError) && !this.models.recovering)
+        notice('error', 'The language model stopped before it finished.');
       throw err;
     }
   }

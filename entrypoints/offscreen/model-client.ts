@@ -11,6 +11,14 @@ function createSpeechWorker(): Worker {
 
 type LoadParts = ModelPart[];
 
+/** What requests in flight at a GPU loss reject with: the loss already has its own notice, so callers stay quiet. */
+export class GpuLostError extends Error {
+  constructor() {
+    super('The GPU stopped responding; the speech models are restarting on the CPU.');
+    this.name = 'GpuLostError';
+  }
+}
+
 /** Promise/stream face of the model worker for the engine's stages, over the one worker client. */
 export class ModelWorkerClient {
   private readonly channel: WorkerClient<ModelWorkerRequest, ModelWorkerEvent>;
@@ -27,6 +35,11 @@ export class ModelWorkerClient {
 
   /** The client made last in this document (one conversation makes one): the debug request for live tunables asks it. */
   static latest: ModelWorkerClient | null = null;
+
+  /** True from a GPU loss until the worker is ready again on the CPU. */
+  get recovering(): boolean {
+    return this.restarting !== null;
+  }
 
   constructor(createWorker: () => WorkerLike = createSpeechWorker) {
     this.channel = new WorkerClient(createWorker, {
@@ -62,7 +75,7 @@ export class ModelWorkerClient {
   private restartOnWasm(): void {
     if (this.restarting) return;
     this.forceWasm = true;
-    this.channel.replace(new Error('The GPU stopped responding; the speech models are restarting on the CPU.'));
+    this.channel.replace(new GpuLostError());
     this.loaded.clear();
     const ready = (async () => {
       if (this.initArgs) await this.init(...this.initArgs);

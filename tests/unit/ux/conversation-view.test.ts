@@ -72,3 +72,35 @@ describe('notices', () => {
     warn.mockRestore();
   });
 });
+
+describe('how long a notice stays', () => {
+  const gpu = eventMessage('event/notice', {
+    level: 'info',
+    message: 'The GPU stopped responding, so Sidetalk moved to the CPU.',
+  });
+
+  it('stays while the rest of the reply it came with is captioned', () => {
+    const v = run([
+      caption('t1', 'user', 'tell me a story'),
+      caption('t1', 'assistant', 'Once'),
+      gpu,
+      caption('t1', 'assistant', 'Once upon'),
+    ]);
+    expect(v.notice?.message).toMatch(/GPU stopped responding/);
+  });
+
+  it('stays when a merged continuation replaces the partial user line', () => {
+    const v = run([caption('t1', 'user', 'what about'), gpu, caption('t2', 'user', 'what about Paris', 't1')]);
+    expect(v.notice?.message).toMatch(/GPU stopped responding/);
+  });
+
+  it("is cleared by the user's next turn", () => {
+    const v = run([
+      caption('t1', 'user', 'tell me a story'),
+      gpu,
+      caption('t1', 'assistant', 'Once'),
+      caption('t2', 'user', 'and then?'),
+    ]);
+    expect(v.notice).toBeNull();
+  });
+});
