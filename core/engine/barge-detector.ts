@@ -7,9 +7,15 @@
  * playback is audible (never during the silent gap before the first audio — calibrating on silence made a peer
  * assistant interrupt itself), we learn the coupling mic/playback. Afterwards a frame is a barge candidate when
  * P(speech) > vadOn and mic RMS > max(bargeMinRms, bargeRatio × coupling × recent playback level).
+ *
+ * That look-back only covers `echoTailMs`. The echo path (echo-path.ts) also learns the real delay and coupling from
+ * the two envelopes; where it knows them, the threshold is the larger of both estimates, and the same gate keeps the
+ * delayed tail of a finished reply from opening an utterance (`heldByEcho`).
  */
 import { engineTunables } from '../tunables';
 import { FRAME_MS } from './audio-frames';
+import { EchoPath, echoFields } from './echo-path';
+import type { TurnStageFields } from './types';
 
 export interface BargeDecision {
   fired: boolean;
@@ -23,6 +29,10 @@ export class BargeDetector {
   private coupling = 0;
   private run = 0;
   private runStart = 0;
+  /** The loudest voiced frame of this reply over the gate (a trace of how close the echo came to a barge). */
+  peakOverGate = 0;
+  /** Learned across replies: the speakers, the room and the microphone stay the same from one reply to the next. */
+  readonly echo = new EchoPath();
 
   /** A new reply: forget the previous calibration (volume or device may have changed). */
   reset(): void {
@@ -30,9 +40,11 @@ export class BargeDetector {
     this.calibFrames = 0;
     this.coupling = 0;
     this.run = 0;
+    this.peakOverGate = 0;
   }
 
   onPlaybackLevel(at: number, rms: number): void {
+    this.echo.onPlayback(at, rms);
     this.levels.push({ at, rms });
     const horizon = at - Math.max(engineTunables.echoTailMs, FRAME_MS) - FRAME_MS;
     while (this.levels.length > 0 && this.levels[0]!.at < horizon) this.levels.shift();
@@ -50,14 +62,71 @@ export class BargeDetector {
     return this.calibFrames >= engineTunables.echoCalibFrames;
   }
 
-  /** Current energy threshold for a barge candidate. */
-  threshold(now: number): number {
-    const echo = this.coupling * this.expectedPlayback(now);
+  /** Trace fields of a user onset while listening: how late the frame was, how long since playback was audible. */
+  onsetTrace(lagMs: number, sinceAudibleMs: number): TurnStageFields['speech-start'] {
+    return { lagMs, sinceAudibleMs: Math.round(Math.min(1e6, sinceAudibleMs)), ...echoFields(this.echo.estimate) };
+  }
+
+  /** Trace fields of a barge-in's onset: the gate it passed and what it was made of. */
+  bargeTrace(now: number, capturedAt: number, lagMs: number, micRms: number): TurnStageFields['speech-start'] {
+    const last = this.levels[this.levels.length - 1];
+    return {
+      barge: true,
+      lagMs,
+      // Since the side panel last reported a playback level (its reports follow the avatar's frames).
+      levelGapMs: Math.round(Math.min(10_000, last ? now - last.at : Infinity)),
+      micRms,
+      thresholdRms: this.threshold(now, capturedAt),
+      coupling: this.coupling,
+      ...echoFields(this.echo.estimate),
+    };
+  }
+
+  /** Trace fields when a reply's playback ends: the echo path as learned, and how close the echo came to a barge. */
+  replyTrace(): TurnStageFields['echo-path'] {
+    const e = this.echo.estimate;
+    return {
+      ...(e ? { delayMs: e.delayMs, coupling: e.coupling, correlation: e.correlation } : {}),
+      peakOverGate: this.peakOverGate,
+    };
+  }
+
+  /**
+   * Current energy threshold for a barge candidate. `capturedAt` is when the frame was heard (the echo path's clock
+   * for the microphone); `now` is when the engine sees it.
+   */
+  threshold(now: number, capturedAt = now): number {
+    // Until the echo path had a chance to show itself (the session's first seconds of playback), any echo up to the
+    // playback's own level may still arrive: only a voice well above that interrupts.
+    const unknown = this.echo.evaluated || this.echo.estimate ? 0 : this.echo.recentPlayback(capturedAt);
+    const echo = Math.max(this.coupling * this.expectedPlayback(now), this.echo.expected(capturedAt), unknown);
     return Math.max(engineTunables.bargeMinRms, engineTunables.bargeRatio * echo);
   }
 
+  /** A microphone frame while the reply plays: the echo path learns from these. */
+  observeMic(capturedAt: number, micRms: number): void {
+    this.echo.onMic(capturedAt, micRms);
+  }
+
+  /**
+   * After a reply, while its echo may still be arriving, a frame may not open an utterance unless it is louder than
+   * the barge gate would allow over that echo. Two measures of "may still be arriving": the learned path (its delay,
+   * however long) expects echo at this frame; or it is within the path's delay plus `echoDecayMs` of the last
+   * audible playback, and no louder than `bargeRatio` × the echo the measured coupling gives for its last level.
+   */
+  heldByEcho(capturedAt: number, sinceAudibleMs: number, micRms: number): boolean {
+    const { bargeMinRms, bargeRatio, echoDecayMs, echoTailMs } = engineTunables;
+    const echo = this.echo.expected(capturedAt);
+    if (echo > 0 && micRms <= Math.max(bargeMinRms, bargeRatio * echo)) return true;
+    const tail = Math.max(echoTailMs, (this.echo.estimate?.delayMs ?? 0) + echoDecayMs);
+    // The coupling measured at the reply's start (before anyone would talk over it) times the last playback level:
+    // no floor, so with no echo left after the canceller (headphones) a soft first syllable still opens a turn.
+    const last = this.levels.reduce((max, l) => Math.max(max, l.rms), 0);
+    return sinceAudibleMs < tail && micRms <= bargeRatio * this.coupling * last;
+  }
+
   /** Feed one mic frame (time = end of frame). */
-  onFrame(now: number, prob: number, micRms: number): BargeDecision {
+  onFrame(now: number, prob: number, micRms: number, capturedAt = now): BargeDecision {
     const playback = this.expectedPlayback(now);
     const audible = playback > engineTunables.playbackAudibleRms;
     if (audible && !this.calibrated) {
@@ -66,7 +135,9 @@ export class BargeDetector {
       this.run = 0;
       return { fired: false };
     }
-    const candidate = prob > engineTunables.vadOn && micRms > this.threshold(now);
+    const gate = this.threshold(now, capturedAt);
+    if (prob > engineTunables.vadOn) this.peakOverGate = Math.max(this.peakOverGate, micRms / gate);
+    const candidate = prob > engineTunables.vadOn && micRms > gate;
     if (!candidate) {
       this.run = 0;
       return { fired: false };

@@ -30,6 +30,10 @@ export class DuplexEngine extends TurnKeeper {
   private staleHint: string | null = null;
   private readonly endOfTurn = new EndOfTurnCheck(this.options.stages.endOfTurn?.bind(this.options.stages));
   private lastAudibleAt = -Infinity;
+  /** How long the current mic frame took from capture to the engine (VAD queue included), for the trace. */
+  private frameLagMs = 0;
+  /** When the current mic frame was heard: the echo path's clock. */
+  private frameAt = 0;
 
   start(): void {
     this.micOn = true;
@@ -129,6 +133,7 @@ export class DuplexEngine extends TurnKeeper {
       // The player cut the audio (the panel closed, or a stop reached it first): nobody hears the rest of the reply.
       this.interrupt();
     } else {
+      active.turn.stage('echo-path', this.barge.replyTrace());
       active.turn.audioOutstanding = false;
       if (active.turn.generationComplete) this.finish(active);
     }
@@ -138,6 +143,8 @@ export class DuplexEngine extends TurnKeeper {
     if (this.state === 'idle') return;
     const now = this.options.clock.now();
     const level = rms(frame.pcm);
+    this.frameLagMs = frame.capturedAt === undefined ? 0 : Math.round(now - frame.capturedAt);
+    this.frameAt = frame.capturedAt ?? now;
     const active = this.active;
     if (active) {
       if (now - this.lastProgressAt > T.stallMs) return this.watchdog(active, now);
@@ -152,8 +159,14 @@ export class DuplexEngine extends TurnKeeper {
   private listening(now: number, frame: MicFrame): void {
     // The tail of our own playback is still in the room: keep it as pre-roll but do not open an utterance on it.
     if (!this.tracker.inSpeech && now - this.lastAudibleAt < T.echoTailMs) return this.tracker.observe(frame.pcm);
+    // The reply's echo may still be arriving (a longer path, the room's reverb): only a voice above it opens an utterance.
+    if (!this.tracker.inSpeech && this.barge.heldByEcho(this.frameAt, now - this.lastAudibleAt, rms(frame.pcm))) {
+      this.tracker.observe(frame.pcm);
+      return this.maybeDeliverBackground(now);
+    }
     const event = this.tracker.onFrame(now, frame.pcm, frame.prob);
-    if (event.kind === 'onset') this.stageOf(this.upcomingId(), 'speech-start', {}, event.at);
+    if (event.kind === 'onset')
+      this.stageOf(this.upcomingId(), 'speech-start', this.barge.onsetTrace(this.frameLagMs, now - this.lastAudibleAt), event.at);
     if (event.kind === 'resume' || event.kind === 'onset') this.staleHint = null;
     if (event.kind === 'resume' && this.speculation) this.discardSpeculation();
     if (!this.tracker.inSpeech) return this.maybeDeliverBackground(now);
@@ -361,7 +374,10 @@ export class DuplexEngine extends TurnKeeper {
 
   private duringPlayback(active: ActiveTurn, now: number, frame: MicFrame, level: number): void {
     this.tracker.observe(frame.pcm);
-    const decision = this.barge.onFrame(now, frame.prob, level);
+    // The echo path learns only while the reply plays: then the microphone hears the echo and (until a barge) nobody
+    // else. Frames from the rest of the conversation would correlate the user's turns with the assistant's.
+    this.barge.observeMic(this.frameAt, level);
+    const decision = this.barge.onFrame(now, frame.prob, level, this.frameAt);
     if (!decision.fired || decision.onsetAt === undefined) return;
     const onsetAt = decision.onsetAt;
     const { turn } = active;
@@ -376,7 +392,8 @@ export class DuplexEngine extends TurnKeeper {
     const runFrames = Math.round((now - onsetAt) / FRAME_MS);
     this.tracker.startUtterance(onsetAt, runFrames + Math.round(T.bargePreRollMs / FRAME_MS), runFrames);
     this.mergesLeft = 1;
-    this.stageOf(this.upcomingId(), 'speech-start', { barge: true }, onsetAt);
+    const trace = this.barge.bargeTrace(now, this.frameAt, this.frameLagMs, level);
+    this.stageOf(this.upcomingId(), 'speech-start', trace, onsetAt);
     this.setState('listening');
   }
 

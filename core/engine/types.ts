@@ -69,6 +69,8 @@ export interface EngineStages {
 export interface MicFrame {
   pcm: Float32Array;
   prob: number;
+  /** When its last sample was captured, on the engine's clock; absent in tests that feed frames as they happen. */
+  capturedAt?: number;
 }
 
 /** What the side panel reports about playback. `turnId` lets late events of an aborted reply be ignored. */
@@ -84,7 +86,20 @@ export type EngineState = (typeof ENGINE_STATES)[number];
 
 /** The typed fields each stage of a turn carries (besides its turn id and time). */
 export interface TurnStageFields {
-  'speech-start': { barge?: boolean; beforeAudio?: boolean };
+  'speech-start': {
+    barge?: boolean;
+    beforeAudio?: boolean;
+    /** Diagnostics: capture → engine delay of the frame, time since the last playback level, the barge gate. */
+    lagMs?: number;
+    sinceAudibleMs?: number;
+    levelGapMs?: number;
+    micRms?: number;
+    thresholdRms?: number;
+    coupling?: number;
+    echoDelayMs?: number;
+    echoCoupling?: number;
+    echoCorrelation?: number;
+  };
   'tentative-endpoint': { silenceMs: number };
   /** The end-of-turn model answered for this pause: P(complete) and how long after the pause began. */
   'turn-check': { probability: number; silenceMs: number };
@@ -113,6 +128,11 @@ export interface TurnStageFields {
   'background-delivered': Record<never, never>;
   degenerate: { spokenSentences: number };
   watchdog: { stalledMs: number };
+  /**
+   * The reply's playback ended: the echo path as learned then (docs/echo.md), and the loudest voiced microphone frame
+   * over the barge gate during the reply (above 1 would have been a barge candidate).
+   */
+  'echo-path': { delayMs?: number; coupling?: number; correlation?: number; peakOverGate: number };
   /** Terminal: exactly one of done, failed, interrupted per turn. */
   done: Record<never, never>;
   failed: Record<never, never>;

@@ -15,6 +15,8 @@ const MicProbeResultSchema = z.object({
   frames: z.number().int().nonnegative(),
   peakRms: z.number().nonnegative(),
   meanRms: z.number().nonnegative(),
+  /** Each frame's RMS in order (32 ms apart): how a level changes over the probe, e.g. an echo's tail. */
+  frameRms: z.array(z.number().nonnegative()),
 });
 export type MicProbeResult = z.infer<typeof MicProbeResultSchema>;
 
@@ -61,7 +63,15 @@ export function testHookRequests() {
     'conversation/marks': {
       target: 'offscreen',
       payload: Empty,
-      result: z.array(z.object({ name: z.string(), at: z.number(), turnId: z.string() })),
+      result: z.array(
+        z.object({
+          name: z.string(),
+          at: z.number(),
+          turnId: z.string(),
+          /** The stage's numeric and boolean fields (e.g. a speech start's capture lag). */
+          fields: z.record(z.string(), z.union([z.number(), z.boolean()])).optional(),
+        }),
+      ),
     },
     /**
      * Every turn's stamps across contexts on the offscreen clock (docs/benchmarks.md, "What the user hears"); the

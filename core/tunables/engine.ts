@@ -64,6 +64,12 @@ export const engineTunables = registerTunables(
     bargeFrames: 5,
     /** Playback level is looked back over this window to cover the speaker → mic delay. */
     echoTailMs: 160,
+    /** The longest speaker → microphone delay the echo path looks for (docs/echo.md). */
+    echoMaxDelayMs: 1500,
+    /** After a reply, its echo's tail (reverb) may last this long beyond the path's delay (docs/echo.md). */
+    echoDecayMs: 500,
+    /** The echo path is trusted once playback and microphone envelopes correlate this well at one delay. */
+    echoMinCorrelation: 0.6,
     /** Mic audio kept before a barge-in onset and used as the start of the next utterance. */
     bargePreRollMs: 1200,
     /** A turn that makes no progress (no delta, no sentence, no playback event) for this long is aborted. */
@@ -98,6 +104,9 @@ export const engineTunables = registerTunables(
     bargeRatio: { min: 1, max: 20 },
     bargeFrames: { min: 1, max: 50, integer: true },
     echoTailMs: { min: 0, max: 2000 },
+    echoMaxDelayMs: { min: 0, max: 3000 },
+    echoMinCorrelation: { min: 0, max: 1 },
+    echoDecayMs: { min: 0, max: 3000 },
     bargePreRollMs: { min: 0, max: 5000 },
     stallMs: { min: 1000, max: 120000 },
     deliverAfterSilenceMs: { min: 0, max: 10000 },

@@ -49,6 +49,7 @@ export function speechStagesFor(event: TurnEvent): [SpeechStage, boolean][] {
     case 'first-token':
     case 'speak':
     case 'audio-complete':
+    case 'echo-path':
     case 'merge':
     case 'barge-onset':
     case 'barge-in':

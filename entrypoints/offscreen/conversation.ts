@@ -26,6 +26,14 @@ const send = (message: unknown) => chrome.runtime.sendMessage(message);
 const emit = (message: unknown) => void send(message).catch(() => undefined);
 const notice = (level: 'info' | 'error', message: string) => emit(eventMessage('event/notice', { level, message }));
 
+/** A stage's plain numeric and boolean fields, kept with its mark for tests and benches. */
+function markFields(event: object): { fields?: Record<string, number | boolean> } {
+  const fields: Record<string, number | boolean> = {};
+  for (const [k, v] of Object.entries(event)) if (typeof v === 'number' || typeof v === 'boolean') fields[k] = v;
+  delete fields.at;
+  return Object.keys(fields).length > 0 ? { fields } : {};
+}
+
 export interface ConversationOptions {
   mic: MicCapture;
   /** True when every bundle the conversation needs is fully downloaded under `baseUrl`. */
@@ -52,7 +60,7 @@ export class Conversation {
   private readonly playbackIn = new BroadcastChannel(PLAYBACK_CHANNEL_NAME);
   private readonly memory = new FactMemory();
   private readonly engine: DuplexEngine;
-  private readonly marks: { name: string; at: number; turnId: string }[] = [];
+  private readonly marks: { name: string; at: number; turnId: string; fields?: Record<string, number | boolean> }[] = [];
   /** The turn trace across contexts (test builds only; docs/benchmarks.md, "What the user hears"). */
   private readonly trace = offscreenTrace;
   /** How fast the voice generates, learned across sentences (sizes the jitter buffer). */
@@ -141,7 +149,7 @@ export class Conversation {
         // The engine observes the user's words for facts right after their caption: report what it now remembers.
         if (event.role === 'user') queueMicrotask(() => this.reportMemory());
       } else {
-        this.marks.push({ name: event.stage, at: event.at, turnId: event.turnId });
+        this.marks.push({ name: event.stage, at: event.at, turnId: event.turnId, ...markFields(event) });
         if (this.marks.length > 2000) this.marks.splice(0, 1000);
         this.vision.onTurnEvent(event);
         if (event.stage === 'interrupted') options.audio.stop(event.turnId);
@@ -287,7 +295,7 @@ export class Conversation {
       let live = true;
       const off = this.options.mic.onFrame((frame) => {
         void this.models.vad(frame.samples).then((prob) => {
-          if (live) this.engine.onFrame({ pcm: frame.samples, prob });
+          if (live) this.engine.onFrame({ pcm: frame.samples, prob, capturedAt: frame.capturedAt });
         });
       });
       this.stopMicFeed = () => {

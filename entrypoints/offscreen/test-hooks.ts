@@ -56,8 +56,10 @@ async function probeMic(mic: MicCapture, durationMs: number) {
   let peak = 0;
   let sumSquares = 0;
   let samples = 0;
+  const frameRms: number[] = [];
   const off = mic.onFrame((frame) => {
     frames += 1;
+    frameRms.push(frame.rms);
     peak = Math.max(peak, frame.rms);
     sumSquares += frame.rms * frame.rms * frame.samples.length;
     samples += frame.samples.length;
@@ -66,7 +68,7 @@ async function probeMic(mic: MicCapture, durationMs: number) {
     await mic.start();
     const sampleRate = mic.sampleRate ?? 0;
     await new Promise((r) => setTimeout(r, durationMs));
-    return { sampleRate, frames, peakRms: peak, meanRms: samples ? Math.sqrt(sumSquares / samples) : 0 };
+    return { sampleRate, frames, peakRms: peak, meanRms: samples ? Math.sqrt(sumSquares / samples) : 0, frameRms };
   } finally {
     off();
     if (!wasCapturing) await mic.stop();

@@ -8,6 +8,8 @@ export interface MicFrame {
   rms: number;
   /** AudioContext time of the frame end, seconds. */
   time: number;
+  /** When the frame's last sample was captured, on this document's performance.now() clock (ms). */
+  capturedAt: number;
 }
 
 export type MicFrameListener = (frame: MicFrame) => void;
@@ -60,7 +62,9 @@ export class MicCapture {
       sink.gain.value = 0; // the worklet must be pulled by the graph, but the mic must never reach the speakers
       source.connect(framer).connect(sink).connect(context.destination);
       framer.port.onmessage = (event: MessageEvent<{ frame: Float32Array; rms: number; time: number }>) => {
-        const frame: MicFrame = { samples: event.data.frame, rms: event.data.rms, time: event.data.time };
+        // The worklet stamps context time; its distance from the context's current time maps it onto performance.now().
+        const capturedAt = performance.now() - Math.max(0, context.currentTime - event.data.time) * 1000;
+        const frame: MicFrame = { samples: event.data.frame, rms: event.data.rms, time: event.data.time, capturedAt };
         for (const listener of this.listeners) listener(frame);
       };
       if (context.state !== 'running') await context.resume();

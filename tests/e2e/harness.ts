@@ -193,6 +193,7 @@ export interface EngineMark {
   name: string;
   at: number;
   turnId: string;
+  fields?: Record<string, number | boolean>;
 }
 
 /** The turns a timeline has seen so far: a later turn is one whose id is not in this set (ids are opaque strings). */

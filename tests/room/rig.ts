@@ -9,9 +9,13 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const RIG_RATE = 48_000;
 const RAW = ['--raw', '--format=float32le', `--rate=${RIG_RATE}`, '--channels=1', '--latency-msec=10'];
+/** A pipeline stage that drops the backlog a stalled process leaves, so the room's delay stays what it was set to. */
+const LATENCY_CAP = fileURLToPath(new URL('./latency-cap.mjs', import.meta.url));
+const LATENCY_CAP_MS = 60;
 const SOX_RAW = ['-t', 'raw', '-r', String(RIG_RATE), '-e', 'floating-point', '-b', '32', '-c', '1'];
 
 /** The room between the speakers and the microphone. */
@@ -157,10 +161,13 @@ export async function startRig(room: Acoustics): Promise<Rig> {
   const setRoom = async (a: Acoustics) => {
     await stopRoom();
     // One shell pipeline, so the audio never waits on this process's event loop: a synchronous step here (a test
-    // build) once let ~20 s of backlog pile up in PulseAudio's record buffer, and the room kept that delay.
+    // build) once let ~20 s of backlog pile up in PulseAudio's record buffer, and the room kept that delay. Stalls of
+    // the pipeline's own processes on a busy machine did the same on a smaller scale (a room 1.3 s long in the room
+    // e2e, heard as a user talking after each reply): the latency cap drops such backlog.
     const q = (xs: string[]) => xs.map((x) => `'${x}'`).join(' ');
     const line =
       `parec -d speakers.monitor ${q(RAW)} | sox --buffer 1024 ${q(SOX_RAW)} - ${q(SOX_RAW)} - ${q(soxEffects(a))} 2>/dev/null` +
+      ` | ${q([process.execPath, LATENCY_CAP, String(RIG_RATE), String(LATENCY_CAP_MS)])}` +
       ` | pacat -d room --playback ${q(RAW)}`;
     pipe = [spawn('bash', ['-c', line], { env, stdio: 'ignore', detached: true })];
     await sleep(200);

@@ -240,10 +240,38 @@ async function follow(
       () => marksAfter(panel, before),
       (m) => m.some((x) => x.turnId === turnId && TERMINAL.has(x.name)),
       90_000,
-      250,
+      30,
     );
-    await sleep(1500); // an onset from the echo's tail would show now
+    const doneSeenAt = Date.now();
+    // What the microphone delivers (after the canceller) while the echo's tail dies away; an onset from it shows now.
+    const tail = await sendFromPage<{ ok: boolean; data?: { meanRms: number; peakRms: number; frameRms: number[] } }>(
+      panel,
+      request('mic/probe', 'offscreen', { durationMs: 1500 }),
+    );
+    if (process.env.ROOM_DEBUG) {
+      const speakersSilent = silentFrom(room.speakers, doneSeenAt - 3000, Date.now());
+      console.log('ROOM speakers silent after done seen (ms)', speakersSilent === null ? null : speakersSilent - doneSeenAt);
+      await sleep(1800);
+      const profile = (rec: typeof room.room) => {
+        const raw = rec.between(doneSeenAt - 500, doneSeenAt + 1500);
+        const w = Math.round(RIG_RATE * 0.032);
+        const prof: number[] = [];
+        for (let i = 0; i + w <= raw.length; i += w) prof.push(Math.round(rms(raw.subarray(i, i + w)) * 1e3) / 1e3);
+        return JSON.stringify(prof);
+      };
+      console.log('ROOM speakers from done-0.5s', profile(room.speakers));
+      console.log('ROOM raw mic from done-0.5s', profile(room.room));
+    }
+    if (process.env.ROOM_DEBUG)
+      console.log('ROOM tail', JSON.stringify(tail.data?.frameRms.map((r) => Math.round(r * 1e4) / 1e4)));
     const marks = await marksAfter(panel, before);
+    const done = marks.find((m) => m.turnId === turnId && TERMINAL.has(m.name));
+    const onsets = marks
+      .filter((m) => m.name === 'speech-start')
+      .map((m) => ({ afterDoneMs: done ? Math.round(m.at - done.at) : null, ...m.fields }));
+    if (onsets.length > 0 && process.env.ROOM_DEBUG) console.log('ROOM onsets', JSON.stringify(onsets));
+    if (process.env.ROOM_DEBUG)
+      console.log('ROOM echo', JSON.stringify(marks.filter((m) => m.name === 'echo-path').map((m) => m.fields)));
     return { turnId, ...silentMarks(marks), echoRms, residualRms, residualPeakRms };
   }
 
@@ -290,6 +318,11 @@ async function follow(
     ).catch(() => [] as EngineMark[]);
     const first = next.find((x) => x.name === 'first-audio' && x.turnId !== turnId);
     if (first) followUp = await follow(room, before + next.indexOf(first), first.turnId, Date.now());
+  }
+  if (process.env.ROOM_DEBUG) {
+    const all = await marksAfter(panel, before);
+    const keep = all.filter((m) => m.fields && ['echo-path', 'speech-start', 'barge-in'].includes(m.name));
+    console.log('ROOM marks', JSON.stringify(keep.map((m) => ({ name: m.name, turnId: m.turnId, ...m.fields }))));
   }
   return { turnId, ...early, interrupted, echoRms, residualRms, residualPeakRms, ...(followUp ? { followUp } : {}) };
 }

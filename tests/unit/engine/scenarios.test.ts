@@ -186,6 +186,27 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
     expect(r.speaks).toHaveLength(4);
   });
 
+  // docs/echo.md: in the room rig the echo once came back over a second late, past the look-back window, and its
+  // tail opened a user turn after every reply.
+  for (const echoDelayMs of [300, 1100]) {
+    it(`an echo ${echoDelayMs} ms late: no barge-in, and its tail after the reply opens no utterance`, async () => {
+      const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.').pause(200);
+      const r = await runScenario(vad, {
+        user: t.build(),
+        segments: t.segments,
+        echoGain: 0.5,
+        echoDelayMs,
+        reply: () => LONG_REPLY,
+        tailMs: 18000,
+      });
+      const played = r.first('first-audio');
+      expect(r.marks('barge-in')).toHaveLength(0);
+      expect(r.marks('speech-start').filter((m) => m.at > played)).toHaveLength(0);
+      expect(r.first('done')).toBeGreaterThan(played + 10000); // the whole story played
+      expect(r.transcribeCalls).toHaveLength(1);
+    });
+  }
+
   it('keyboard typing, pink and brown noise produce no turn', async () => {
     const t = new TrackBuilder()
       .pause(300)

@@ -1,0 +1,169 @@
+/**
+ * The echo path from the side panel's speakers to the offscreen document's microphone, learned from both ends: the
+ * playback level the panel reports and the level the microphone delivers after the browser's echo canceller. Both
+ * go onto one 32 ms grid; the delay is the lag at which the two envelopes correlate best (Pearson), the coupling the
+ * least-squares slope at that lag. With them the engine knows how loud its own echo should be at any moment, also
+ * after the reply ended while the delayed tail is still arriving (docs/echo.md).
+ *
+ * Why not a fixed look-back window: the delay was measured at 60 ms in one run and over a second in another on the
+ * same machine (audio stacks under load queue the capture), and Chrome's canceller barely touches an echo that late.
+ */
+import { engineTunables as T } from '../tunables';
+import { FRAME_MS } from './audio-frames';
+
+/** Frames of history kept (8 s): the correlation window plus the longest delay the tunables allow. */
+const SLOTS = 256;
+/** The envelopes are compared over this many recent frames (3 s). */
+const WINDOW = 94;
+/** A new estimate every this many microphone frames (256 ms). */
+const EVERY = 8;
+/** Frames either side of the delay whose playback may still be heard (the room's reverb); more when levels are sparse. */
+const SPREAD = 3;
+
+export interface EchoEstimate {
+  delayMs: number;
+  /** Microphone RMS per unit of playback RMS at that delay. */
+  coupling: number;
+  /** Normalised correlation of the two envelopes at that delay (0..1). */
+  correlation: number;
+}
+
+class Envelope {
+  private readonly values = new Float64Array(SLOTS);
+  private readonly frames = new Float64Array(SLOTS).fill(-1);
+
+  set(k: number, v: number): void {
+    this.values[k % SLOTS] = v;
+    this.frames[k % SLOTS] = k;
+  }
+
+  /** The value at frame k, or null when nothing was recorded there (too old, or never). */
+  get(k: number): number | null {
+    return k >= 0 && this.frames[k % SLOTS] === k ? this.values[k % SLOTS]! : null;
+  }
+}
+
+export class EchoPath {
+  private readonly playback = new Envelope();
+  private readonly mic = new Envelope();
+  private lastLevel: { k: number; rms: number } | null = null;
+  private newestMic = -1;
+  private sinceEstimate = 0;
+  private current: EchoEstimate | null = null;
+  private fedFrames = 0;
+  private looked = false;
+  /** Mean time between level reports (an average over the last ~10): the delay is only as sharp as that. */
+  private levelGapMs = FRAME_MS;
+
+  get estimate(): EchoEstimate | null {
+    return this.current;
+  }
+
+  /**
+   * True once enough playback was heard to have found an echo at any delay up to `echoMaxDelayMs` (about 2.5 s of
+   * playback, once per session): before that, a missing estimate may only mean the echo has not arrived yet.
+   */
+  get evaluated(): boolean {
+    return this.looked;
+  }
+
+  /** The loudest playback within the longest delay looked for: what may be arriving at the microphone, at most. */
+  recentPlayback(at: number): number {
+    const k = Math.floor(at / FRAME_MS);
+    let max = 0;
+    for (let i = k - Math.round(T.echoMaxDelayMs / FRAME_MS) - SPREAD; i <= k; i++) max = Math.max(max, this.played(i));
+    return max;
+  }
+
+  /**
+   * A playback level at clock time `at`. The panel reports one per avatar frame (5–60 a second), so the frames
+   * between two reports are interpolated; a gap longer than half a second is playback that stopped.
+   */
+  onPlayback(at: number, rms: number): void {
+    const k = Math.floor(at / FRAME_MS);
+    const prev = this.lastLevel;
+    if (prev && k > prev.k && k - prev.k <= 500 / FRAME_MS) {
+      this.levelGapMs += ((k - prev.k) * FRAME_MS - this.levelGapMs) / 10;
+      for (let i = prev.k + 1; i < k; i++) this.playback.set(i, prev.rms + ((rms - prev.rms) * (i - prev.k)) / (k - prev.k));
+    }
+    this.playback.set(k, prev?.k === k ? Math.max(prev.rms, rms) : rms);
+    this.lastLevel = { k, rms: prev?.k === k ? Math.max(prev.rms, rms) : rms };
+  }
+
+  /** One microphone frame ending at clock time `at` (its capture time where known). */
+  onMic(at: number, rms: number): void {
+    const k = Math.floor(at / FRAME_MS);
+    this.mic.set(k, rms);
+    this.newestMic = Math.max(this.newestMic, k);
+    this.fedFrames++;
+    if (++this.sinceEstimate >= EVERY) {
+      this.sinceEstimate = 0;
+      this.reestimate();
+    }
+  }
+
+  /** Playback at frame k, 0 where none was reported (silence, or before the reply). */
+  private played(k: number): number {
+    return this.playback.get(k) ?? 0;
+  }
+
+  /** How loud the echo should be at the microphone at clock time `at`; 0 when no path is known yet. */
+  expected(at: number): number {
+    const e = this.current;
+    if (!e) return 0;
+    const k = Math.floor(at / FRAME_MS) - Math.round(e.delayMs / FRAME_MS);
+    const spread = Math.max(SPREAD, Math.round(this.levelGapMs / FRAME_MS));
+    let max = 0;
+    for (let i = k - spread; i <= k + spread; i++) max = Math.max(max, this.played(i));
+    return e.coupling * max;
+  }
+
+  private reestimate(): void {
+    const end = this.newestMic;
+    const maxLag = Math.round(T.echoMaxDelayMs / FRAME_MS);
+    let audible = 0;
+    for (let k = end - WINDOW - maxLag; k <= end; k++) if (this.played(k) > T.playbackAudibleRms) audible++;
+    // Too little of the reply in view to say anything new: keep what was learned (the path outlives one reply).
+    if (audible < WINDOW / 4) return;
+    let best: EchoEstimate | null = null;
+    for (let lag = 0; lag <= maxLag; lag++) {
+      let n = 0;
+      let sm = 0;
+      let sp = 0;
+      let mp = 0;
+      let mm = 0;
+      let pp = 0;
+      for (let k = end - WINDOW + 1; k <= end; k++) {
+        const m = this.mic.get(k);
+        if (m === null) continue;
+        const p = this.played(k - lag);
+        n++;
+        sm += m;
+        sp += p;
+        mp += m * p;
+        mm += m * m;
+        pp += p * p;
+      }
+      // Pearson's, not the raw product: both envelopes are positive, so any lag would look alike without centring.
+      const cov = mp - (sm * sp) / n;
+      const varP = pp - (sp * sp) / n;
+      const varM = mm - (sm * sm) / n;
+      if (n < WINDOW / 2 || varP <= 0 || varM <= 0) continue;
+      const correlation = cov / Math.sqrt(varP * varM);
+      if (!best || correlation > best.correlation)
+        best = { delayMs: lag * FRAME_MS, coupling: Math.max(0, cov / varP), correlation };
+    }
+    if (best && best.correlation >= T.echoMinCorrelation) this.current = best;
+    if (this.fedFrames >= maxLag + WINDOW / 3) this.looked = true;
+  }
+}
+
+/** An estimate as trace fields (rounded), or none. */
+export function echoFields(e: EchoEstimate | null): { echoDelayMs?: number; echoCoupling?: number; echoCorrelation?: number } {
+  if (!e) return {};
+  return {
+    echoDelayMs: e.delayMs,
+    echoCoupling: Math.round(e.coupling * 1e4) / 1e4,
+    echoCorrelation: Math.round(e.correlation * 100) / 100,
+  };
+}

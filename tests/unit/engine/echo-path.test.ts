@@ -1,0 +1,142 @@
+/**
+ * The learned echo path (core/engine/echo-path.ts) and the barge gate built on it (core/engine/barge-detector.ts):
+ * a reply's envelope comes back at the microphone late and scaled, as in the room rig where the capture queue made
+ * the path over a second long (docs/echo.md).
+ */
+import { describe, expect, it } from 'vitest';
+import { FRAME_MS } from '../../../core/engine/audio-frames';
+import { BargeDetector } from '../../../core/engine/barge-detector';
+import { EchoPath } from '../../../core/engine/echo-path';
+import { seededRandom } from '../../fixtures/seeded-random';
+
+/** A speech-like playback envelope on the 32 ms grid: syllables of 3–8 frames, short gaps, a pause now and then. */
+function speechEnvelope(frames: number, seed: number, peak = 0.08): number[] {
+  const rand = seededRandom(seed);
+  const out: number[] = [];
+  while (out.length < frames) {
+    const syllable = 3 + Math.floor(rand() * 6);
+    const level = peak * (0.4 + 0.6 * rand());
+    for (let i = 0; i < syllable; i++) out.push(level * Math.sin((Math.PI * (i + 0.5)) / syllable));
+    const gap = rand() < 0.15 ? 6 + Math.floor(rand() * 8) : 1 + Math.floor(rand() * 2);
+    for (let i = 0; i < gap; i++) out.push(0.001);
+  }
+  return out.slice(0, frames);
+}
+
+interface Room {
+  delayMs: number;
+  coupling: number;
+  /** The panel's level reports: one every this many ms (its avatar frames), with jitter. */
+  levelEveryMs: number;
+}
+
+/** Feeds `frames` of a reply through a room into `feed`; returns the microphone envelope it made. */
+function playThrough(room: Room, frames: number, seed: number, feed: (kind: 'level' | 'mic', at: number, rms: number) => void) {
+  const play = speechEnvelope(frames, seed);
+  const rand = seededRandom(seed + 1);
+  const delay = Math.round(room.delayMs / FRAME_MS);
+  const t0 = 10_000;
+  let nextLevel = t0;
+  const mic: number[] = [];
+  for (let k = 0; k < frames + delay + 10; k++) {
+    const at = t0 + k * FRAME_MS;
+    while (nextLevel <= at && k < frames) {
+      feed('level', nextLevel, play[Math.floor((nextLevel - t0) / FRAME_MS)] ?? 0);
+      nextLevel += room.levelEveryMs * (0.7 + 0.6 * rand());
+    }
+    const echo = room.coupling * (play[k - delay] ?? 0);
+    const m = echo + 0.002 * rand();
+    mic.push(m);
+    feed('mic', at, m);
+  }
+  return { play, mic, t0, delay };
+}
+
+describe('the echo path', () => {
+  for (const room of [
+    { delayMs: 64, coupling: 0.5, levelEveryMs: 17 },
+    { delayMs: 480, coupling: 0.3, levelEveryMs: 100 },
+    { delayMs: 1100, coupling: 0.8, levelEveryMs: 200 },
+  ]) {
+    it(`learns a ${room.delayMs} ms path from levels every ~${room.levelEveryMs} ms`, () => {
+      const path = new EchoPath();
+      playThrough(room, 200, 7, (kind, at, rms) => (kind === 'level' ? path.onPlayback(at, rms) : path.onMic(at, rms)));
+      const e = path.estimate;
+      expect(e).not.toBeNull();
+      // As sharp as the level reports allow (the gate widens its window by the same amount).
+      expect(Math.abs(e!.delayMs - room.delayMs)).toBeLessThanOrEqual(Math.max(3 * FRAME_MS, room.levelEveryMs));
+      expect(e!.coupling / room.coupling).toBeGreaterThan(0.6);
+      expect(e!.coupling / room.coupling).toBeLessThan(1.4);
+    });
+  }
+
+  it('learns nothing from a microphone that does not hear the playback (headphones, a working canceller)', () => {
+    const path = new EchoPath();
+    const other = speechEnvelope(300, 99);
+    const { t0 } = playThrough({ delayMs: 0, coupling: 0, levelEveryMs: 30 }, 1, 1, () => undefined);
+    const play = speechEnvelope(300, 5);
+    for (let k = 0; k < 300; k++) {
+      path.onPlayback(t0 + k * FRAME_MS, play[k]!);
+      path.onMic(t0 + k * FRAME_MS, other[k]! * 0.5);
+    }
+    expect(path.estimate).toBeNull();
+    expect(path.expected(t0 + 299 * FRAME_MS)).toBe(0);
+  });
+
+  it('expects the delayed tail after playback ended, and nothing once it has passed', () => {
+    const path = new EchoPath();
+    const room = { delayMs: 1100, coupling: 0.8, levelEveryMs: 60 };
+    const { t0 } = playThrough(room, 200, 3, (kind, at, rms) =>
+      kind === 'level' ? path.onPlayback(at, rms) : path.onMic(at, rms),
+    );
+    const end = t0 + 200 * FRAME_MS;
+    const tail = Array.from({ length: 30 }, (_, i) => path.expected(end + i * FRAME_MS));
+    expect(Math.max(...tail.slice(0, 25))).toBeGreaterThan(0.02);
+    expect(path.expected(end + room.delayMs + 10 * FRAME_MS)).toBe(0);
+  });
+});
+
+describe('the barge gate on a late echo', () => {
+  /** Runs a reply through the room into a detector; the microphone's VAD calls all of it speech (echo is speech). */
+  function run(room: Room, user?: { fromFrame: number; rms: number }) {
+    const barge = new BargeDetector();
+    const fired: number[] = [];
+    let k = 0;
+    playThrough(room, 400, 11, (kind, at, rms) => {
+      if (kind === 'level') return barge.onPlaybackLevel(at, rms);
+      const mic = user && k >= user.fromFrame ? Math.hypot(rms, user.rms) : rms;
+      k++;
+      barge.observeMic(at, mic);
+      if (barge.onFrame(at, 0.9, mic).fired) fired.push(k);
+    });
+    return { fired, barge };
+  }
+
+  it('a reply whose echo comes back 1.1 s late at 0.8× does not interrupt itself once the path is learned', () => {
+    const room = { delayMs: 1100, coupling: 0.8, levelEveryMs: 100 };
+    // The first seconds are the path's to learn (it is kept for every later reply): count from frame 150 on.
+    const { fired } = run(room);
+    expect(fired.filter((f) => f > 150)).toEqual([]);
+  });
+
+  it('the user speaking over that reply at normal level still interrupts it', () => {
+    const room = { delayMs: 1100, coupling: 0.8, levelEveryMs: 100 };
+    const { fired } = run(room, { fromFrame: 250, rms: 0.25 });
+    expect(fired.some((f) => f >= 250 && f < 262)).toBe(true);
+  });
+
+  it('after the reply, the late tail is held by the gate; a voice above it is not', () => {
+    const room = { delayMs: 1100, coupling: 0.8, levelEveryMs: 100 };
+    const { barge } = run(room);
+    const t0 = 10_000;
+    const end = t0 + 400 * FRAME_MS;
+    const tailAt = end + 600;
+    const echo = barge.echo.expected(tailAt);
+    expect(echo).toBeGreaterThan(0.01);
+    const since = (at: number) => at - end;
+    expect(barge.heldByEcho(tailAt, since(tailAt), echo)).toBe(true);
+    expect(barge.heldByEcho(tailAt, since(tailAt), 0.25)).toBe(false);
+    const later = end + 1100 + 700;
+    expect(barge.heldByEcho(later, since(later), 0.03)).toBe(false);
+  });
+});
