@@ -81,16 +81,38 @@ export function isBackchannel(text: string): boolean {
   return words.length > 0 && words.length <= 3 && words.every((w) => TOKENS.has(w));
 }
 
+const wordsOf = (text: string) =>
+  text
+    .toLowerCase()
+    .normalize('NFC')
+    .split(/[^\p{L}\p{N}'-]+/u)
+    .filter(Boolean);
+
 /**
- * What ASR hears in the burst decides; a burst ASR cannot read (it failed, or was cancelled with the reply) is left
+ * The burst is the reply's own voice coming back (an echo the canceller let through): two or more words, at least
+ * two thirds of them words the reply has spoken. A single word never counts, so "stop" over a reply about a bus stop
+ * still stops it.
+ */
+export function isOwnEcho(text: string, spoken: string): boolean {
+  const words = wordsOf(text);
+  if (words.length < 2) return false;
+  const said = new Set(wordsOf(spoken));
+  return words.filter((w) => said.has(w)).length >= (2 * words.length) / 3;
+}
+
+/**
+ * What ASR hears in the burst decides (a backchannel, or the reply's own words echoed, let it go on); a burst ASR
+ * cannot read (it failed, or was cancelled with the reply) is left
  * as a backchannel: the reply it was over goes on rather than being cut on a guess.
  */
 export async function isBackchannelBurst(
   pcm16k: Float32Array,
   transcribe: (pcm16k: Float32Array) => Promise<{ text: string }>,
+  spoken = '',
 ): Promise<boolean> {
   try {
-    return isBackchannel((await transcribe(pcm16k)).text);
+    const { text } = await transcribe(pcm16k);
+    return isBackchannel(text) || isOwnEcho(text, spoken);
   } catch {
     return true;
   }

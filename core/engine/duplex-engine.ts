@@ -388,7 +388,7 @@ export class DuplexEngine extends TurnKeeper {
   private checkBurst(active: ActiveTurn, onsetAt: number, voicedFrames: number): void {
     const frames = Math.round((this.options.clock.now() - onsetAt) / FRAME_MS) + Math.round(T.preRollMs / FRAME_MS);
     const transcribe = (pcm: Float32Array) => this.options.stages.transcribe(pcm, active.turn.signal);
-    void isBackchannelBurst(this.tracker.recent(frames), transcribe).then((backchannel) => {
+    void isBackchannelBurst(this.tracker.recent(frames), transcribe, active.reply?.spoken).then((backchannel) => {
       if (this.active !== active || active.turn.signal.aborted) return;
       if (!backchannel) return this.bargeIn(active, onsetAt, this.options.clock.now(), 0);
       // Newer speech over the reply keeps it lowered until that is decided.

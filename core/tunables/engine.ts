@@ -73,7 +73,7 @@ export const engineTunables = registerTunables(
     /** Playback level is looked back over this window to cover the speaker → mic delay. */
     echoTailMs: 160,
     /** The longest speaker → microphone delay the echo path looks for (docs/echo.md). */
-    echoMaxDelayMs: 1500,
+    echoMaxDelayMs: 2000,
     /** After a reply, its echo's tail (reverb) may last this long beyond the path's delay (docs/echo.md). */
     echoDecayMs: 500,
     /** The echo path is trusted once playback and microphone envelopes correlate this well at one delay. */

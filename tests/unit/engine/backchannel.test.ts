@@ -1,6 +1,6 @@
 /** Backchannel or interruption, by what ASR heard in a short burst over the reply (core/engine/backchannel.ts). */
 import { describe, expect, it } from 'vitest';
-import { isBackchannel, isBackchannelBurst } from '../../../core/engine/backchannel';
+import { isBackchannel, isBackchannelBurst, isOwnEcho } from '../../../core/engine/backchannel';
 
 describe('isBackchannel', () => {
   it('listener tokens, alone or up to three, in the languages the models transcribe', () => {
@@ -27,6 +27,20 @@ describe('isBackchannel', () => {
   it('anything that asks for the floor is not: commands, questions, a fourth token, an unknown word', () => {
     for (const t of ['Stop.', 'Wait.', 'No.', 'Hold on', 'What?', 'Yeah but why?', 'yeah yeah yeah yeah', 'Attends.', 'Para.'])
       expect(isBackchannel(t), t).toBe(false);
+  });
+
+  it("the reply's own words coming back (an echo the canceller let through) are not an interruption", async () => {
+    const spoken = 'Once upon a time, a small dragon lived in the hills above a quiet village.';
+    expect(isOwnEcho('a small dragon lived', spoken)).toBe(true);
+    expect(isOwnEcho('Dragon lived in the hills?', spoken)).toBe(true);
+    expect(isOwnEcho('stop', 'The bus stop is near.')).toBe(false);
+    expect(isOwnEcho('stop the story', spoken)).toBe(false);
+    expect(
+      await isBackchannelBurst(new Float32Array(512), () => Promise.resolve({ text: 'above a quiet village' }), spoken),
+    ).toBe(true);
+    expect(await isBackchannelBurst(new Float32Array(512), () => Promise.resolve({ text: 'wait, what village' }), spoken)).toBe(
+      false,
+    );
   });
 
   it('a burst ASR cannot read is left alone (the reply goes on)', async () => {
