@@ -59,7 +59,8 @@ export function heardText(sentences: readonly SentenceAudio[], playedMs: number,
   for (const sentence of sentences) {
     const text = sentence.text;
     const into = playedMs - start;
-    if (sentence.complete && into >= sentence.audioMs) {
+    // A sentence with no audio (nothing in it to say) is passed only when playback went on past it.
+    if (sentence.complete && (sentence.audioMs > 0 ? into >= sentence.audioMs : into > 0)) {
       if (text) heard.push(text);
       start += sentence.audioMs;
       continue;

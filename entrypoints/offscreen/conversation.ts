@@ -367,7 +367,8 @@ export class Conversation {
       })
       .finally(() => {
         buffer.finish();
-        this.sentenceAudio.complete(turnId, index);
+        // A sentence cut by the stop is not complete: its audio never all reached the player.
+        if (!signal.aborted) this.sentenceAudio.complete(turnId, index);
         this.generationRate.endSentence();
       })
       .catch((err: unknown) => {

@@ -36,6 +36,16 @@ describe('heardText: the words the user heard of an interrupted reply', () => {
     expect(heardText(both(), 2900)).toBe(`${S1} He`);
   });
 
+  it('a sentence cut by the stop before any of its audio reached the player is not heard', () => {
+    expect(heardText(both({ audioMs: 0, complete: false }), 2800)).toBe(S1);
+  });
+
+  it('a sentence with nothing to say is passed only when playback went on past it', () => {
+    const withEmpty = [both()[0]!, { text: '**', audioMs: 0, complete: true }, both()[1]!];
+    expect(heardText(withEmpty, 2800)).toBe(S1);
+    expect(heardText(withEmpty, 2900)).toBe(`${S1} ** He`);
+  });
+
   it('stop after everything played: the whole reply, as the engine joins it', () => {
     expect(heardText(both(), 4600)).toBe(`${S1} ${S2}`);
     expect(heardText(both(), 60_000)).toBe(`${S1} ${S2}`);
