@@ -14,6 +14,7 @@ import { StreamingLipsync } from '../../core/lipsync/stream-lipsync';
 import { sampleCurve } from '../../core/lipsync/envelope';
 import { validateAvatarGlb } from '../../core/avatar/glb-check';
 import { readLevel } from './audible-onset';
+import { DUCK_TIME_CONSTANT_S } from './fallback-player';
 import { governRenderShare, longTaskClock, type GovernedHead } from './render-governor';
 import { lipsyncTunables } from '../../core/tunables';
 import { attachAvatarProbe, type AvatarProbe, type ProbedHead } from './avatar-probe';
@@ -227,8 +228,15 @@ export class AvatarController {
   }
 
   /** Barge-in: audio and mouth stop now (one call, same frame). */
+  /** The speech gain sits after the analyser, so the engine's playback level stays the reply's own. */
+  duck(gain: number): void {
+    const node = this.head.audioSpeechGainNode;
+    node.gain.setTargetAtTime(gain, this.head.audioCtx.currentTime, DUCK_TIME_CONSTANT_S);
+  }
+
   interrupt(): void {
     const head = this.head;
+    this.duck(1);
     this.probe?.mark('interrupt');
     this.generation++;
     this.interrupting = true; // streamInterrupt calls onAudioEnd synchronously; report that end as an interruption
@@ -297,6 +305,7 @@ export class AvatarController {
 
   private handleEnded(interrupted: boolean): void {
     if (!this.playing) return;
+    this.duck(1); // the next reply starts at full volume
     this.probe?.mark('ended');
     this.playing = false;
     this.started = false;

@@ -16,6 +16,8 @@ export interface AvatarFrame {
   audible: number;
   /** The controller believes audio is playing. */
   speaking: boolean;
+  /** The speech gain after the analyser (1: full volume; lower while speech over the reply ducks it). */
+  gain: number;
   /** TalkingHead's utterance clock (ms since the stream's audio started), or -1 between utterances. */
   clockMs: number;
 }
@@ -81,6 +83,7 @@ export interface ProbedHead {
   streamAudioStartTime: number | null;
   audioCtx?: AudioContext;
   audioAnalyzerNode?: AnalyserNode;
+  audioSpeechGainNode?: GainNode;
 }
 
 /**
@@ -110,7 +113,8 @@ export function attachAvatarProbe(head: ProbedHead, isPlaying: () => boolean): A
       audible = rms(buf.subarray(Math.max(0, buf.length - 256)));
     }
     const clockMs = head.streamAudioStartTime === null ? -1 : head.animClock - head.streamAudioStartTime;
-    probe.record({ at: t0, frameMs, mouth: mouthOpenness(head.morphs ?? []), audible, speaking: isPlaying(), clockMs });
+    const gain = head.audioSpeechGainNode?.gain.value ?? 1;
+    probe.record({ at: t0, frameMs, mouth: mouthOpenness(head.morphs ?? []), audible, speaking: isPlaying(), clockMs, gain });
   };
   return probe;
 }

@@ -6,9 +6,13 @@ import type { AvatarEvents } from './avatar-controller';
 import { readLevel } from './audible-onset';
 import { PlayedAudio } from '../../core/tts/played-audio';
 
+/** How fast a duck takes effect: 10 ms time constant, no click, well within one VAD frame. */
+export const DUCK_TIME_CONSTANT_S = 0.01;
+
 export class FallbackPlayer {
   private ctx: AudioContext | null = null;
   private analyser: AnalyserNode | null = null;
+  private gain: GainNode | null = null;
   private sources = new Set<AudioBufferSourceNode>();
   private nextAt = 0;
   private raf = 0;
@@ -24,7 +28,9 @@ export class FallbackPlayer {
     if (!this.ctx) {
       this.ctx = new AudioContext({ sampleRate: this.sampleRate });
       this.analyser = this.ctx.createAnalyser();
-      this.analyser.connect(this.ctx.destination);
+      // After the analyser: the level the engine sees stays the reply's own, ducked or not.
+      this.gain = this.ctx.createGain();
+      this.analyser.connect(this.gain).connect(this.ctx.destination);
     }
     const ctx = this.ctx;
     if (ctx.state === 'suspended') await ctx.resume();
@@ -34,6 +40,7 @@ export class FallbackPlayer {
     src.buffer = buf;
     src.connect(this.analyser!);
     const first = this.sources.size === 0;
+    if (first) this.duck(1);
     this.nextAt = Math.max(this.nextAt, ctx.currentTime + 0.02);
     src.start(this.nextAt);
     this.played.queue(this.nextAt, buf.duration);
@@ -47,6 +54,10 @@ export class FallbackPlayer {
       this.events.onStarted?.();
       this.pollLevel();
     }
+  }
+
+  duck(gain: number): void {
+    if (this.ctx && this.gain) this.gain.gain.setTargetAtTime(gain, this.ctx.currentTime, DUCK_TIME_CONSTANT_S);
   }
 
   /** Nothing to flush: each chunk is already scheduled; ended fires when the last one finishes. */

@@ -79,6 +79,10 @@ export class AudioBridge implements AudioSink {
     if (this.turnId === turnId) this.handle?.endOfSpeech();
   }
 
+  duck(turnId: string, gain: number): void {
+    if (this.turnId === turnId) this.handle?.duck(gain);
+  }
+
   stop(turnId: string): void {
     this.stopped.add(turnId);
     if (this.turnId === turnId) this.handle?.interrupt();

@@ -17,11 +17,24 @@ import { FRAME_MS } from './audio-frames';
 import { EchoPath, echoFields } from './echo-path';
 import type { TurnStageFields } from './types';
 
-export interface BargeDecision {
-  fired: boolean;
-  /** Clock time of the first frame of the qualifying run (the user's onset as the engine saw it). */
-  onsetAt?: number;
-}
+/** Playback levels are kept this long (ms): a frame may reach the engine a second or more after it was heard. */
+const LEVEL_KEEP_MS = 3000;
+/** Longer than this without a level from the side panel during a reply (its page is starved): assume it still plays. */
+const LEVEL_STALE_MS = 250;
+
+/**
+ * What one microphone frame during a reply decides. Speech over the reply first only lowers it (`duck`); it
+ * interrupts (`barge`) once it has lasted `bargeConfirmFrames`; a burst that stops before that is `release`d for the
+ * engine to decide by its words: a backchannel ("mm-hm", a cough) lets the reply go on at full volume, a short "stop"
+ * still interrupts (core/engine/backchannel.ts, docs/echo.md "Backchannels").
+ */
+export type BargeDecision =
+  | { kind: 'none' }
+  | { kind: 'duck'; onsetAt: number }
+  | { kind: 'release'; onsetAt: number; voicedFrames: number }
+  | { kind: 'barge'; onsetAt: number };
+
+const NONE: BargeDecision = { kind: 'none' };
 
 export class BargeDetector {
   private levels: { at: number; rms: number }[] = [];
@@ -29,8 +42,13 @@ export class BargeDetector {
   private coupling = 0;
   private run = 0;
   private runStart = 0;
+  /** Speech over the reply that ducked it and is not decided yet: its onset, voiced frames, and quiet run since. */
+  private tentative: { onsetAt: number; voiced: number; quiet: number } | null = null;
   /** The loudest voiced frame of this reply over the gate (a trace of how close the echo came to a barge). */
   peakOverGate = 0;
+  /** The loudest playback level of this reply, and when the side panel last reported one. */
+  private replyPeak = 0;
+  private lastLevelAt = -Infinity;
   /** Learned across replies: the speakers, the room and the microphone stay the same from one reply to the next. */
   readonly echo = new EchoPath();
 
@@ -40,13 +58,18 @@ export class BargeDetector {
     this.calibFrames = 0;
     this.coupling = 0;
     this.run = 0;
+    this.tentative = null;
     this.peakOverGate = 0;
+    this.replyPeak = 0;
   }
 
   onPlaybackLevel(at: number, rms: number): void {
     this.echo.onPlayback(at, rms);
     this.levels.push({ at, rms });
-    const horizon = at - Math.max(engineTunables.echoTailMs, FRAME_MS) - FRAME_MS;
+    this.replyPeak = Math.max(this.replyPeak, rms);
+    this.lastLevelAt = at;
+    // Kept long enough for a microphone frame that reached the engine late (a busy VAD queue) to find its playback.
+    const horizon = at - Math.max(engineTunables.echoTailMs, LEVEL_KEEP_MS) - FRAME_MS;
     while (this.levels.length > 0 && this.levels[0]!.at < horizon) this.levels.shift();
   }
 
@@ -98,8 +121,16 @@ export class BargeDetector {
   threshold(now: number, capturedAt = now): number {
     // Until the echo path had a chance to show itself (the session's first seconds of playback), any echo up to the
     // playback's own level may still arrive: only a voice well above that interrupts.
-    const unknown = this.echo.evaluated || this.echo.estimate ? 0 : this.echo.recentPlayback(capturedAt);
-    const echo = Math.max(this.coupling * this.expectedPlayback(now), this.echo.expected(capturedAt), unknown);
+    const pathKnown = this.echo.evaluated || this.echo.estimate !== null;
+    const unknown = pathKnown ? 0 : this.echo.recentPlayback(capturedAt);
+    // The panel stopped reporting mid-reply (its page is starved, not silent): the reply's loudest level, at the
+    // largest coupling known, may be what the microphone hears.
+    const stale =
+      now - this.lastLevelAt > LEVEL_STALE_MS
+        ? this.replyPeak * (pathKnown ? Math.max(this.coupling, this.echo.estimate?.coupling ?? 0) : 1)
+        : 0;
+    const heard = this.coupling * this.expectedPlayback(capturedAt);
+    const echo = Math.max(heard, this.echo.expected(capturedAt), unknown, stale);
     return Math.max(engineTunables.bargeMinRms, engineTunables.bargeRatio * echo);
   }
 
@@ -118,36 +149,61 @@ export class BargeDetector {
     const { bargeMinRms, bargeRatio, echoDecayMs, echoTailMs } = engineTunables;
     const echo = this.echo.expected(capturedAt);
     if (echo > 0 && micRms <= Math.max(bargeMinRms, bargeRatio * echo)) return true;
-    const tail = Math.max(echoTailMs, (this.echo.estimate?.delayMs ?? 0) + echoDecayMs);
-    // The coupling measured at the reply's start (before anyone would talk over it) times the last playback level:
-    // no floor, so with no echo left after the canceller (headphones) a soft first syllable still opens a turn.
+    const tail = Math.max(echoTailMs, this.echo.longestDelayMs + echoDecayMs);
+    // The coupling measured at the reply's start (before anyone would talk over it) or by the path, whichever is
+    // larger, times the last playback level: no floor, so with no echo left after the canceller (headphones) a soft first syllable still opens a turn.
     const last = this.levels.reduce((max, l) => Math.max(max, l.rms), 0);
-    return sinceAudibleMs < tail && micRms <= bargeRatio * this.coupling * last;
+    const coupling = Math.max(this.coupling, this.echo.estimate?.coupling ?? 0);
+    return sinceAudibleMs < tail && micRms <= bargeRatio * coupling * last;
   }
 
   /** Feed one mic frame (time = end of frame). */
   onFrame(now: number, prob: number, micRms: number, capturedAt = now): BargeDecision {
-    const playback = this.expectedPlayback(now);
+    const playback = this.expectedPlayback(capturedAt);
     const audible = playback > engineTunables.playbackAudibleRms;
     if (audible && !this.calibrated) {
       this.coupling = Math.max(this.coupling, micRms / playback);
       this.calibFrames++;
       this.run = 0;
-      return { fired: false };
+      return NONE;
     }
     const gate = this.threshold(now, capturedAt);
     if (prob > engineTunables.vadOn) this.peakOverGate = Math.max(this.peakOverGate, micRms / gate);
     const candidate = prob > engineTunables.vadOn && micRms > gate;
+    if (this.tentative) return this.decide(this.tentative, candidate);
     if (!candidate) {
       this.run = 0;
-      return { fired: false };
+      return NONE;
     }
     if (this.run === 0) this.runStart = now - FRAME_MS;
     this.run++;
-    if (this.run >= engineTunables.bargeFrames) {
-      this.run = 0;
-      return { fired: true, onsetAt: this.runStart };
+    if (this.run < engineTunables.bargeFrames) return NONE;
+    this.run = 0;
+    const onsetAt = this.runStart;
+    if (engineTunables.bargeConfirmFrames <= engineTunables.bargeFrames) return { kind: 'barge', onsetAt };
+    this.tentative = { onsetAt, voiced: engineTunables.bargeFrames, quiet: 0 };
+    return { kind: 'duck', onsetAt };
+  }
+
+  /** True while speech over the reply has lowered it and is not decided yet. */
+  get deciding(): boolean {
+    return this.tentative !== null;
+  }
+
+  /** Speech that ducked the reply: it interrupts once it has lasted, or was a backchannel once it has stopped. */
+  private decide(t: { onsetAt: number; voiced: number; quiet: number }, candidate: boolean): BargeDecision {
+    if (candidate) {
+      t.voiced++;
+      t.quiet = 0;
+    } else t.quiet++;
+    if (t.voiced >= engineTunables.bargeConfirmFrames) {
+      this.tentative = null;
+      return { kind: 'barge', onsetAt: t.onsetAt };
     }
-    return { fired: false };
+    if (t.quiet >= engineTunables.bargeReleaseFrames) {
+      this.tentative = null;
+      return { kind: 'release', onsetAt: t.onsetAt, voicedFrames: t.voiced };
+    }
+    return NONE;
   }
 }

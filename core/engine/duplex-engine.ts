@@ -20,6 +20,7 @@ import type { MicFrame, PlaybackEvent, Transcript } from './types';
 import { UtteranceTracker } from './utterance-tracker';
 import { EndOfTurnCheck, endpointWindow } from './end-of-turn-check';
 import { newSpeculation, type Speculation } from './speculation';
+import { isBackchannelBurst } from './backchannel';
 
 export class DuplexEngine extends TurnKeeper {
   private readonly tracker = new UtteranceTracker();
@@ -379,8 +380,24 @@ export class DuplexEngine extends TurnKeeper {
     // else. Frames from the rest of the conversation would correlate the user's turns with the assistant's.
     this.barge.observeMic(this.frameAt, level);
     const decision = this.barge.onFrame(now, frame.prob, level, this.frameAt);
-    if (!decision.fired || decision.onsetAt === undefined) return;
-    const onsetAt = decision.onsetAt;
+    if (decision.kind === 'duck') return active.turn.stage('barge-tentative', { onsetMs: now - decision.onsetAt });
+    if (decision.kind === 'release') return this.checkBurst(active, decision.onsetAt, decision.voicedFrames);
+    if (decision.kind === 'barge') this.bargeIn(active, decision.onsetAt, now, level);
+  }
+
+  /** A short burst over the reply: a backchannel lets the reply go on, words that want the floor interrupt it. */
+  private checkBurst(active: ActiveTurn, onsetAt: number, voicedFrames: number): void {
+    const frames = Math.round((this.options.clock.now() - onsetAt) / FRAME_MS) + Math.round(T.preRollMs / FRAME_MS);
+    const transcribe = (pcm: Float32Array) => this.options.stages.transcribe(pcm, active.turn.signal);
+    void isBackchannelBurst(this.tracker.recent(frames), transcribe, active.reply?.spoken).then((backchannel) => {
+      if (this.active !== active || active.turn.signal.aborted) return;
+      if (!backchannel) return this.bargeIn(active, onsetAt, this.options.clock.now(), 0);
+      // Newer speech over the reply keeps it lowered until that is decided.
+      if (!this.barge.deciding) active.turn.stage('barge-released', { voicedFrames });
+    });
+  }
+
+  private bargeIn(active: ActiveTurn, onsetAt: number, now: number, level: number): void {
     const { turn } = active;
     turn.stage('barge-onset', {}, onsetAt);
     turn.stage('barge-in', { latencyMs: now - onsetAt });

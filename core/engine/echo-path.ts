@@ -51,6 +51,8 @@ export class EchoPath {
   private sinceEstimate = 0;
   private current: EchoEstimate | null = null;
   private fedFrames = 0;
+  /** The longest delay estimated lately (it drifts when an audio stack under load queues more): decays 125 ms/s. */
+  private longest = 0;
   private looked = false;
   /** Mean time between level reports (an average over the last ~10): the delay is only as sharp as that. */
   private levelGapMs = FRAME_MS;
@@ -65,6 +67,11 @@ export class EchoPath {
    */
   get evaluated(): boolean {
     return this.looked;
+  }
+
+  /** The longest delay estimated lately, for how long a finished reply's echo may still arrive. */
+  get longestDelayMs(): number {
+    return Math.max(this.longest, this.current?.delayMs ?? 0);
   }
 
   /** The loudest playback within the longest delay looked for: what may be arriving at the microphone, at most. */
@@ -153,7 +160,11 @@ export class EchoPath {
       if (!best || correlation > best.correlation)
         best = { delayMs: lag * FRAME_MS, coupling: Math.max(0, cov / varP), correlation };
     }
-    if (best && best.correlation >= T.echoMinCorrelation) this.current = best;
+    this.longest = Math.max(0, this.longest - (EVERY * FRAME_MS) / 8);
+    if (best && best.correlation >= T.echoMinCorrelation) {
+      this.current = best;
+      this.longest = Math.max(this.longest, best.delayMs);
+    }
     if (this.fedFrames >= maxLag + WINDOW / 3) this.looked = true;
   }
 }

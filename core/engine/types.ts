@@ -128,6 +128,10 @@ export interface TurnStageFields {
   /** Every sentence of the reply was handed to TTS; playback ends when the queued audio has played. */
   'audio-complete': Record<never, never>;
   merge: { afterEndpointMs: number };
+  /** Speech over the reply lowered its volume; `onsetMs` ago it began. The reply goes on until it is decided. */
+  'barge-tentative': { onsetMs: number };
+  /** That speech stopped before it counted as an interruption (a backchannel): the reply is back at full volume. */
+  'barge-released': { voicedFrames: number };
   'barge-onset': Record<never, never>;
   'barge-in': { latencyMs: number };
   discarded: { reason: 'noise' | 'empty'; voicedFrames?: number };

@@ -101,6 +101,11 @@ export class UtteranceTracker {
     this.onsetRun = 0;
   }
 
+  /** The last `count` frames heard (observed or tracked), as one buffer: e.g. a burst of speech over the reply. */
+  recent(count: number): Float32Array {
+    return concatFrames(this.ring.last(count));
+  }
+
   /** Hands the utterance audio over (at commit) and starts afresh. */
   takeFrames(): Float32Array[] {
     const frames = this.frames;

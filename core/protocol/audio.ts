@@ -26,13 +26,28 @@ export const AudioStopSchema = z.object({
   turnId: z.string().min(1).max(64),
 });
 
+/**
+ * Speech over the reply lowers it to `gain` (1 restores it) while the engine decides whether it is an interruption
+ * or a backchannel (docs/echo.md, "Backchannels").
+ */
+export const AudioDuckSchema = z.object({
+  kind: z.literal('duck'),
+  turnId: z.string().min(1).max(64),
+  gain: z.number().min(0).max(1),
+});
+
 /** The turn's reply has no more audio: playback ends when what is queued has played. */
 export const AudioEndSchema = z.object({
   kind: z.literal('end'),
   turnId: z.string().min(1).max(64),
 });
 
-export const AudioChannelMessageSchema = z.discriminatedUnion('kind', [AudioChunkSchema, AudioStopSchema, AudioEndSchema]);
+export const AudioChannelMessageSchema = z.discriminatedUnion('kind', [
+  AudioChunkSchema,
+  AudioStopSchema,
+  AudioEndSchema,
+  AudioDuckSchema,
+]);
 export type AudioChannelMessage = z.infer<typeof AudioChannelMessageSchema>;
 export type AudioChunk = z.infer<typeof AudioChunkSchema>;
 
@@ -50,6 +65,8 @@ export interface AudioSink {
   end(turnId: string): void;
   /** Cut the turn's audio now; later chunks of it are dropped. */
   stop(turnId: string): void;
+  /** Play the turn's audio at `gain` from now on (1: as it is). */
+  duck(turnId: string, gain: number): void;
 }
 
 /** Hands one validated channel message to a sink: the receiving end of the channel. */
@@ -66,5 +83,7 @@ export function deliverAudioMessage(message: AudioChannelMessage, sink: AudioSin
       return sink.end(message.turnId);
     case 'stop':
       return sink.stop(message.turnId);
+    case 'duck':
+      return sink.duck(message.turnId, message.gain);
   }
 }

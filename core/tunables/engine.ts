@@ -62,10 +62,18 @@ export const engineTunables = registerTunables(
     bargeRatio: 2.0,
     /** … with P(speech) > vadOn for this many consecutive frames (5 × 32 ms = 160 ms). */
     bargeFrames: 5,
+    /**
+     * … which only lowers the reply's volume to `bargeDuckGain`; it interrupts once this many frames were voiced over
+     * the gate (14 × 32 ms ≈ 450 ms), and a burst that goes quiet for `bargeReleaseFrames` first was a backchannel
+     * ("mm-hm", "yeah", a cough): the reply goes on at full volume (docs/echo.md, "Backchannels").
+     */
+    bargeConfirmFrames: 14,
+    bargeReleaseFrames: 8,
+    bargeDuckGain: 0.1,
     /** Playback level is looked back over this window to cover the speaker → mic delay. */
     echoTailMs: 160,
     /** The longest speaker → microphone delay the echo path looks for (docs/echo.md). */
-    echoMaxDelayMs: 1500,
+    echoMaxDelayMs: 2000,
     /** After a reply, its echo's tail (reverb) may last this long beyond the path's delay (docs/echo.md). */
     echoDecayMs: 500,
     /** The echo path is trusted once playback and microphone envelopes correlate this well at one delay. */
@@ -108,6 +116,9 @@ export const engineTunables = registerTunables(
     bargeMinRms: { min: 0, max: 1 },
     bargeRatio: { min: 1, max: 20 },
     bargeFrames: { min: 1, max: 50, integer: true },
+    bargeConfirmFrames: { min: 1, max: 100, integer: true },
+    bargeReleaseFrames: { min: 1, max: 100, integer: true },
+    bargeDuckGain: { min: 0, max: 1 },
     echoTailMs: { min: 0, max: 2000 },
     echoMaxDelayMs: { min: 0, max: 3000 },
     echoMinCorrelation: { min: 0, max: 1 },

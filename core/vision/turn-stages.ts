@@ -51,6 +51,8 @@ export function speechStagesFor(event: TurnEvent): [SpeechStage, boolean][] {
     case 'audio-complete':
     case 'echo-path':
     case 'merge':
+    case 'barge-tentative':
+    case 'barge-released':
     case 'barge-onset':
     case 'barge-in':
     case 'clarify':

@@ -20,6 +20,10 @@ export class ChannelAudioSink implements AudioSink {
     this.post({ kind: 'stop', turnId });
   }
 
+  duck(turnId: string, gain: number): void {
+    this.post({ kind: 'duck', turnId, gain });
+  }
+
   private post(message: AudioChannelMessage): void {
     this.channel.postMessage(message);
   }

@@ -8,7 +8,7 @@ import type { SpeakMeta } from '../../core/engine/types';
 import { FactMemory } from '../../core/memory/fact-memory';
 import { eventMessage, sendRequest, type AudioSink, type AudioSinkChunk, type ModelChoiceValue } from '../../core/protocol';
 import { expectedSpeechSeconds, GenerationRate, holdFrames, SentenceJitterBuffer } from '../../core/tts/jitter-buffer';
-import { ttsTunables } from '../../core/tunables';
+import { engineTunables, ttsTunables } from '../../core/tunables';
 import { PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protocol/playback';
 import type { ToolCall, ToolResult } from '../../core/tools/types';
 import type { MicCapture } from '../../models/audio/mic-capture';
@@ -157,6 +157,8 @@ export class Conversation {
         if (this.marks.length > 2000) this.marks.splice(0, 1000);
         this.vision.onTurnEvent(event);
         if (event.stage === 'interrupted') options.audio.stop(event.turnId);
+        if (event.stage === 'barge-tentative') options.audio.duck(event.turnId, engineTunables.bargeDuckGain);
+        if (event.stage === 'barge-released') options.audio.duck(event.turnId, 1);
       }
     });
     this.playbackIn.onmessage = (e: MessageEvent) => {

@@ -180,6 +180,71 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
     expect((await routes()).routes).toEqual([1]);
     expect(session.errors.filter((e) => !/favicon|ERR_FILE_NOT_FOUND/.test(e))).toEqual([]);
   });
+
+  it('speech over the reply ducks it and a release restores it: the audio never stops, nothing ends early', async () => {
+    await startProbe(panel);
+    await panel.evaluate(() => {
+      const g = globalThis as unknown as { __playback: unknown[] };
+      g.__playback = [];
+      new BroadcastChannel('sidetalk-playback').onmessage = (e) => g.__playback.push(e.data);
+    });
+    const post = (message: object) => panel.evaluate((m) => new BroadcastChannel('sidetalk-audio').postMessage(m), message);
+    const played = playUtterance(panel, utterance, SENTENCE, '7003');
+    const audibleFrames = (s: AvatarProbeSnapshot) => s.frames.filter((f) => f.audible > AUDIBLE).length;
+    await poll(
+      () => probeSnapshot(panel),
+      (s) => audibleFrames(s) > 10,
+      20_000,
+      100,
+    );
+    // Another turn's duck is not this reply's business.
+    const foreignSentAt = await panel.evaluate(() => performance.now());
+    await post({ kind: 'duck', turnId: '9999', gain: 0.1 });
+    await panel.waitForTimeout(400);
+    const ownDuckSentAt = await panel.evaluate(() => performance.now());
+    await post({ kind: 'duck', turnId: '7003', gain: 0.1 });
+    const ducked = await poll(
+      () => probeSnapshot(panel),
+      (s) => s.frames.some((f) => f.gain < 0.15),
+      5_000,
+      50,
+    );
+    const duckedAt = ducked.frames.find((f) => f.gain < 0.15)!.at;
+    await panel.waitForTimeout(600); // the length of a short backchannel's decision
+    await post({ kind: 'duck', turnId: '7003', gain: 1 });
+    const restored = await poll(
+      () => probeSnapshot(panel),
+      (s) => s.frames.some((f) => f.at > duckedAt && f.gain > 0.95),
+      5_000,
+      50,
+    );
+    const restoredAt = restored.frames.find((f) => f.at > duckedAt && f.gain > 0.95)!.at;
+    await played;
+    const snap = await poll(
+      () => probeSnapshot(panel),
+      (s) => s.events.some((e) => e.name === 'ended'),
+      20_000,
+      200,
+    );
+    writeArtifact('avatar-probe-duck.json', snap);
+    // Before the duck, the foreign duck changed nothing; while ducked, the reply kept playing (the analyser before
+    // the gain still hears it) and the mouth kept moving; it ended on its own, not as an interruption.
+    const afterForeign = snap.frames.filter((f) => f.at > foreignSentAt + 50 && f.at < ownDuckSentAt);
+    expect(afterForeign.length).toBeGreaterThan(1);
+    expect(afterForeign.every((f) => f.gain > 0.95)).toBe(true);
+    const whileDucked = snap.frames.filter((f) => f.at >= duckedAt && f.at < restoredAt);
+    expect(whileDucked.some((f) => f.audible > AUDIBLE && f.mouth > 0.08)).toBe(true);
+    expect(snap.frames.filter((f) => f.at > restoredAt && f.audible > AUDIBLE).length).toBeGreaterThan(0);
+    expect(snap.events.some((e) => e.name === 'interrupt')).toBe(false);
+    const events = await panel.evaluate(
+      () => (globalThis as unknown as { __playback: Array<{ type: string; interrupted?: boolean; turnId?: string }> }).__playback,
+    );
+    // (More than one end when chunk delivery on a loaded machine falls behind and the stream drains between chunks.)
+    const ends = events.filter((e) => e.type === 'ended');
+    expect(ends.length).toBeGreaterThan(0);
+    expect(ends.every((e) => e.turnId === '7003' && e.interrupted === false)).toBe(true);
+  });
+
   it('the interrupted end says how much of the turn played: the time from the worklet’s start to the stop', async () => {
     await startProbe(panel);
     await panel.evaluate(() => {
@@ -188,14 +253,14 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
       new BroadcastChannel('sidetalk-playback').onmessage = (e) => g.__playback.push(e.data);
     });
     // Every chunk is queued at once, long before it plays: no underrun, so the played audio is the elapsed time.
-    await playUtterance(panel, utterance, SENTENCE, '7003', 100);
+    await playUtterance(panel, utterance, SENTENCE, '7004', 100);
     await poll(
       () => probeSnapshot(panel),
       (s) => s.frames.filter((f) => f.audible > AUDIBLE).length > 25,
       20_000,
       100,
     );
-    await panel.evaluate(() => new BroadcastChannel('sidetalk-audio').postMessage({ kind: 'stop', turnId: '7003' }));
+    await panel.evaluate(() => new BroadcastChannel('sidetalk-audio').postMessage({ kind: 'stop', turnId: '7004' }));
     type Ended = { type: string; turnId?: string; interrupted?: boolean; playedMs?: number };
     const ended = await poll(
       () => panel.evaluate(() => (globalThis as unknown as { __playback: Ended[] }).__playback.find((e) => e.type === 'ended')),
@@ -205,7 +270,7 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
     const at = snap.events.find((e) => e.name === 'interrupt')!.at;
     const startedAt = snap.events.filter((e) => e.name === 'started' && e.at < at).at(-1)!.at;
     console.log(`[heard] played ${ended!.playedMs} ms; worklet started → interrupt ${Math.round(at - startedAt)} ms`);
-    expect(ended).toMatchObject({ turnId: '7003', interrupted: true, playedMs: expect.any(Number) });
+    expect(ended).toMatchObject({ turnId: '7004', interrupted: true, playedMs: expect.any(Number) });
     // The audio clock against the page clock: the played audio is the time from the worklet's start to the stop. The
     // 'started' mark arrives after the start (the worklet's message waits for the page's main thread), so the played
     // time may exceed the marks' span by that trip, and never fall short of it.

@@ -177,7 +177,15 @@ export async function startRig(room: Acoustics): Promise<Rig> {
    * up to a second apart, so later measurements say more about the scheduler than about the room.
    */
   await setRoom(room);
-  const { startLatencyMs: startLatency, roomDelayMs } = await measureDelays(env);
+  // A stall of the busy machine during the 30 ms tones loses them (the latency cap drops that backlog): try again.
+  let measured: Awaited<ReturnType<typeof measureDelays>> | null = null;
+  for (let attempt = 1; !measured; attempt++) {
+    measured = await measureDelays(env).catch((err: unknown) => {
+      if (attempt >= 3) throw err;
+      return null;
+    });
+  }
+  const { startLatencyMs: startLatency, roomDelayMs } = measured;
   if (process.env.ROOM_VERBOSE) console.error(`[room] speakers → microphone ${roomDelayMs.toFixed(0)} ms`);
 
   return {

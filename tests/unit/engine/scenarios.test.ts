@@ -154,7 +154,12 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
     const onset = r.first('barge-onset');
     const cut = r.first('barge-in');
     between(onset, barge.startMs - 2 * FRAME_MS, barge.startMs + VAD_LAG_MS, 'barge onset');
-    expect(cut - onset).toBe(T.bargeFrames * FRAME_MS);
+    // The reply was lowered as soon as the speech counted (bargeFrames), and cut once it had lasted or its words
+    // asked for the floor ("Stop," alone is short: its transcript decides).
+    const ducked = r.first('barge-tentative');
+    expect(ducked - onset).toBe(T.bargeFrames * FRAME_MS);
+    between(cut - onset, T.bargeConfirmFrames * FRAME_MS, (T.bargeConfirmFrames + T.bargeReleaseFrames) * FRAME_MS, 'cut');
+    expect(r.marks('barge-released')).toHaveLength(0);
     // Playback of the interrupted reply ends within one frame of the abort; no sentence of it is spoken later.
     const ended = r.playback.find((p) => p.event.type === 'ended' && p.event.turnId === 't1')!;
     between(ended.at, cut, cut + FRAME_MS, 'playback stopped');
@@ -184,6 +189,44 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
     expect(done).toBeGreaterThan(played + 10000); // the whole story played
     expect(r.transcribeCalls).toHaveLength(1);
     expect(r.speaks).toHaveLength(4);
+  });
+
+  // docs/echo.md, "Backchannels": listener tokens over the reply lower it for a moment; it goes on to its end, and
+  // they are not a turn. A short word that wants the floor still stops it.
+  // Whether the burst reaches the barge gate at all is Silero's call on espeak's voice: the hum and "Right." stay
+  // under it here, "Yeah." lowers the reply and is released by its words.
+  for (const [burst, ducks] of [
+    ['Mm-hm.', false],
+    ['Yeah.', true],
+    ['Right.', false],
+  ] as const) {
+    it(`"${burst}" over the reply: ${ducks ? 'ducked, released, ' : ''}played to its end, not a turn`, async () => {
+      const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.').pause(4200).say(burst).pause(200);
+      const r = await runScenario(vad, {
+        user: t.build(),
+        segments: t.segments,
+        echoGain: 0.3,
+        reply: () => LONG_REPLY,
+        tailMs: 16000,
+      });
+      const played = r.first('first-audio');
+      expect(played).toBeLessThan(t.segments[1]!.startMs);
+      expect(r.marks('barge-tentative')).toHaveLength(ducks ? 1 : 0);
+      expect(r.marks('barge-released')).toHaveLength(ducks ? 1 : 0);
+      expect(r.marks('barge-in')).toHaveLength(0);
+      expect(r.first('done')).toBeGreaterThan(played + 10000); // the whole story played
+      expect(r.respondCalls).toHaveLength(1);
+      expect(r.speaks).toHaveLength(4);
+    });
+  }
+
+  it('"Stop." alone over the reply is short, but its word stops the reply', async () => {
+    const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.').pause(4200).say('Stop.').pause(200);
+    const r = await runScenario(vad, { user: t.build(), segments: t.segments, echoGain: 0.3, reply: () => LONG_REPLY });
+    expect(r.marks('barge-tentative')).toHaveLength(1);
+    expect(r.marks('barge-released')).toHaveLength(0);
+    expect(r.marks('barge-in')).toHaveLength(1);
+    expect(r.marks('interrupted').map((m) => m.reason)).toContain('barge-in');
   });
 
   // docs/echo.md: in the room rig the echo once came back over a second late, past the look-back window, and its

@@ -1,0 +1,119 @@
+/**
+ * Is a short burst of speech over the reply a backchannel ("mm-hm", "yeah", "right", a cough) or an interruption
+ * ("stop", "wait", a question)? The barge detector already decided it was short (it stopped before counting as an
+ * interruption, core/engine/barge-detector.ts); this looks at what ASR heard in it (docs/echo.md, "Backchannels").
+ *
+ * Words alone do not decide: a long burst never gets here, and what does get here is only released when it is no
+ * words at all (a cough, a breath, a hum ASR writes as a sound) or at most three words that are all listener tokens.
+ * The token lists cover the languages the speech models transcribe; a word not on them interrupts, so an unknown
+ * language errs on the side of stopping.
+ */
+import { isNonSpeechTranscript } from '../text/transcript-quality';
+
+/** Listener tokens: acknowledging, agreeing, or showing interest, never asking for the floor. */
+const TOKENS = new Set(
+  [
+    // English
+    'mm',
+    'mhm',
+    'mmhm',
+    'mm-hm',
+    'mm-hmm',
+    'hmm',
+    'hm',
+    'uh-huh',
+    'uhhuh',
+    'aha',
+    'ah',
+    'oh',
+    'ooh',
+    'wow',
+    'yeah',
+    'yea',
+    'yes',
+    'yep',
+    'yup',
+    'right',
+    'okay',
+    'ok',
+    'sure',
+    'cool',
+    'nice',
+    'true',
+    'exactly',
+    'indeed',
+    'i',
+    'see',
+    'got',
+    'it',
+    'totally',
+    // German, French, Spanish, Italian, Portuguese, Dutch
+    'ja',
+    'genau',
+    'stimmt',
+    'achso',
+    'oui',
+    'ouais',
+    'voilà',
+    'voila',
+    "d'accord",
+    'sí',
+    'si',
+    'claro',
+    'vale',
+    'vero',
+    'certo',
+    'sim',
+    'pois',
+    'precies',
+    'klopt',
+  ].map((w) => w.normalize('NFC')),
+);
+
+/** True when `text` (what ASR heard in the burst) is a backchannel: no words, or up to three listener tokens. */
+export function isBackchannel(text: string): boolean {
+  if (isNonSpeechTranscript(text)) return true;
+  const words = text
+    .toLowerCase()
+    .normalize('NFC')
+    .split(/[\s,.!?;:…]+/)
+    .filter(Boolean);
+  return words.length > 0 && words.length <= 3 && words.every((w) => TOKENS.has(w));
+}
+
+const wordsOf = (text: string) =>
+  text
+    .toLowerCase()
+    .normalize('NFC')
+    .split(/[^\p{L}\p{N}'-]+/u)
+    .filter(Boolean);
+
+/**
+ * The burst is the reply's own voice coming back (an echo the canceller let through): two or more words, at least
+ * two thirds of them words the reply has spoken. A single word never counts, so "stop" over a reply about a bus stop
+ * still stops it.
+ */
+export function isOwnEcho(text: string, spoken: string): boolean {
+  const words = wordsOf(text);
+  if (words.length < 2) return false;
+  const said = new Set(wordsOf(spoken));
+  return words.filter((w) => said.has(w)).length >= (2 * words.length) / 3;
+}
+
+/**
+ * What ASR hears in the burst decides (a backchannel, or the reply's own words echoed, let it go on); a burst ASR
+ * cannot read (it failed, or was cancelled with the reply) is left
+ * as a backchannel: the reply it was over goes on rather than being cut on a guess.
+ */
+export async function isBackchannelBurst(
+  pcm16k: Float32Array,
+  transcribe: (pcm16k: Float32Array) => Promise<{ text: string }>,
+  spoken = '',
+): Promise<boolean> {
+  try {
+    const { text } = await transcribe(pcm16k);
+    return isBackchannel(text) || isOwnEcho(text, spoken);
+  } catch {
+    return true;
+  }
+}

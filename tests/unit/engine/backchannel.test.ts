@@ -1,0 +1,50 @@
+/** Backchannel or interruption, by what ASR heard in a short burst over the reply (core/engine/backchannel.ts). */
+import { describe, expect, it } from 'vitest';
+import { isBackchannel, isBackchannelBurst, isOwnEcho } from '../../../core/engine/backchannel';
+
+describe('isBackchannel', () => {
+  it('listener tokens, alone or up to three, in the languages the models transcribe', () => {
+    for (const t of [
+      'Mm-hm.',
+      'Yeah.',
+      'yeah yeah',
+      'Right, right.',
+      'Okay.',
+      'I see.',
+      'Got it!',
+      'Uh-huh',
+      'Ja, genau.',
+      "D'accord.",
+      'Sí, claro.',
+    ])
+      expect(isBackchannel(t), t).toBe(true);
+  });
+
+  it('no words at all (a cough, a breath, a sound ASR writes as a tag) is one too', () => {
+    for (const t of ['', '  ', '[cough]', '(coughs)', '[BLANK_AUDIO]']) expect(isBackchannel(t), t).toBe(true);
+  });
+
+  it('anything that asks for the floor is not: commands, questions, a fourth token, an unknown word', () => {
+    for (const t of ['Stop.', 'Wait.', 'No.', 'Hold on', 'What?', 'Yeah but why?', 'yeah yeah yeah yeah', 'Attends.', 'Para.'])
+      expect(isBackchannel(t), t).toBe(false);
+  });
+
+  it("the reply's own words coming back (an echo the canceller let through) are not an interruption", async () => {
+    const spoken = 'Once upon a time, a small dragon lived in the hills above a quiet village.';
+    expect(isOwnEcho('a small dragon lived', spoken)).toBe(true);
+    expect(isOwnEcho('Dragon lived in the hills?', spoken)).toBe(true);
+    expect(isOwnEcho('stop', 'The bus stop is near.')).toBe(false);
+    expect(isOwnEcho('stop the story', spoken)).toBe(false);
+    expect(
+      await isBackchannelBurst(new Float32Array(512), () => Promise.resolve({ text: 'above a quiet village' }), spoken),
+    ).toBe(true);
+    expect(await isBackchannelBurst(new Float32Array(512), () => Promise.resolve({ text: 'wait, what village' }), spoken)).toBe(
+      false,
+    );
+  });
+
+  it('a burst ASR cannot read is left alone (the reply goes on)', async () => {
+    expect(await isBackchannelBurst(new Float32Array(512), () => Promise.reject(new Error('aborted')))).toBe(true);
+    expect(await isBackchannelBurst(new Float32Array(512), () => Promise.resolve({ text: 'stop' }))).toBe(false);
+  });
+});
