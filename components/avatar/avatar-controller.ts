@@ -20,6 +20,7 @@ import { lipsyncTunables } from '../../core/tunables';
 import { attachAvatarProbe, type AvatarProbe, type ProbedHead } from './avatar-probe';
 import { closeMouth, type MorphMesh, type TalkingHeadMouth } from './mouth-morphs';
 import { TEST_HOOKS } from '../../core/build-flags';
+import { PlayedAudio } from '../../core/tts/played-audio';
 
 /** The avatar mirrors the engine's state. */
 export type AvatarState = EngineState;
@@ -37,7 +38,11 @@ export interface AvatarEvents {
    * first sound in the analyser's window reaches the speakers, when there is sound (audible-onset.ts).
    */
   onLevel?: (rms: number, heardAt?: number) => void;
-  onEnded?: (info: { interrupted: boolean }) => void;
+  /**
+   * Playback ended or was cut; `playedMs`: how much of the audio queued since the last end the player rendered by
+   * then, on the AudioContext clock (core/tts/played-audio.ts).
+   */
+  onEnded?: (info: { interrupted: boolean; playedMs?: number }) => void;
   onError?: (message: string) => void;
 }
 
@@ -93,6 +98,9 @@ export class AvatarController {
   private readonly longTasks = longTaskClock();
   /** Utterance time (TalkingHead's clock) at which the next chunk's audio will start. */
   private nextStartMs = 0;
+  /** The audio handed to the worklet since the last end, on the clock of the context it went to. */
+  private readonly played = new PlayedAudio();
+  private playedCtx: AudioContext | null = null;
 
   constructor(
     container: HTMLElement,
@@ -195,6 +203,12 @@ export class AvatarController {
       vtimes: track.vtimes.map((t) => t + shift),
       vdurations: track.vdurations,
     });
+    // The worklet plays it after what it holds, or from its next render quantum if it had drained.
+    if (ctx && this.playedCtx !== ctx) {
+      this.played.reset();
+      this.playedCtx = ctx;
+    }
+    if (ctx) this.played.queue(ctx.currentTime, pcm.length / PCM_SAMPLE_RATE);
     return { streamStarted };
   }
 
@@ -295,7 +309,10 @@ export class AvatarController {
     this.probe?.mark('ended');
     this.playing = false;
     this.started = false;
-    this.events.onEnded?.({ interrupted: interrupted || this.interrupting });
+    const ctx = this.head.audioCtx;
+    const playedMs = ctx && this.playedCtx === ctx ? this.played.playedMs(ctx.currentTime) : undefined;
+    this.played.reset();
+    this.events.onEnded?.({ interrupted: interrupted || this.interrupting, ...(playedMs === undefined ? {} : { playedMs }) });
   }
 
   private onFrame(_dt: number): void {

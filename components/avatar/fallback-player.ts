@@ -4,6 +4,7 @@
  */
 import type { AvatarEvents } from './avatar-controller';
 import { readLevel } from './audible-onset';
+import { PlayedAudio } from '../../core/tts/played-audio';
 
 /** How fast a duck takes effect: 10 ms time constant, no click, well within one VAD frame. */
 export const DUCK_TIME_CONSTANT_S = 0.01;
@@ -15,6 +16,8 @@ export class FallbackPlayer {
   private sources = new Set<AudioBufferSourceNode>();
   private nextAt = 0;
   private raf = 0;
+  /** The audio scheduled since the last end, to report how much of it played (core/tts/played-audio.ts). */
+  private readonly played = new PlayedAudio();
 
   constructor(
     private events: AvatarEvents,
@@ -40,6 +43,7 @@ export class FallbackPlayer {
     if (first) this.duck(1);
     this.nextAt = Math.max(this.nextAt, ctx.currentTime + 0.02);
     src.start(this.nextAt);
+    this.played.queue(this.nextAt, buf.duration);
     this.nextAt += buf.duration;
     this.sources.add(src);
     src.onended = () => {
@@ -76,7 +80,9 @@ export class FallbackPlayer {
   private finish(interrupted: boolean): void {
     cancelAnimationFrame(this.raf);
     this.nextAt = 0;
-    this.events.onEnded?.({ interrupted });
+    const playedMs = this.ctx ? this.played.playedMs(this.ctx.currentTime) : undefined;
+    this.played.reset();
+    this.events.onEnded?.({ interrupted, ...(playedMs === undefined ? {} : { playedMs }) });
   }
 
   private pollLevel(): void {

@@ -24,6 +24,8 @@ export class AudioBridge implements AudioSink {
   private readonly playbackOut = new BroadcastChannel(PLAYBACK_CHANNEL_NAME);
   private handle: AvatarHandle | null = null;
   private turnId: string | null = null;
+  /** Audio of `turnId` the player rendered, over its playback runs so far (a long underrun ends a run). */
+  private playedMs = 0;
   private readonly stopped = new Set<string>();
   /** Counts chunks played, for tests and the debug panel. */
   chunksPlayed = 0;
@@ -45,6 +47,7 @@ export class AudioBridge implements AudioSink {
 
   chunk(turnId: string, chunk: AudioSinkChunk): void {
     if (this.stopped.has(turnId) || !this.handle) return;
+    if (this.turnId !== turnId) this.playedMs = 0;
     this.turnId = turnId;
     if (chunk.text) this.onSpeechText?.(chunk.text);
     this.chunksPlayed += 1;
@@ -105,8 +108,12 @@ export class AudioBridge implements AudioSink {
     this.report({ type: 'level', rms: Math.min(10, Math.max(0, rms)) });
   }
 
-  ended(interrupted: boolean): void {
-    if (this.turnId) this.report({ type: 'ended', turnId: this.turnId, interrupted });
+  /** `playedMs`: the player's account of this playback run (docs/interruptions.md); the report adds up the turn's. */
+  ended(interrupted: boolean, playedMs?: number): void {
+    if (!this.turnId) return;
+    if (playedMs === undefined) return this.report({ type: 'ended', turnId: this.turnId, interrupted });
+    this.playedMs += playedMs;
+    this.report({ type: 'ended', turnId: this.turnId, interrupted, playedMs: Math.round(this.playedMs) });
   }
 
   close(): void {

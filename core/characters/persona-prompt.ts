@@ -4,6 +4,7 @@
 // TTS text goes through `speechTextFor`, which applies the sanitiser and the pronunciation table; the transcript
 // shows the model's text unchanged.
 import type { Character } from './character';
+import { INTERRUPTED_MARKER } from '../engine/interrupted-reply';
 import { compilePronunciations } from './pronunciations';
 import { SpeakableFilter, toSpeakable } from './speakable';
 
@@ -24,6 +25,7 @@ export function buildPersonaPrompt(character: Character, opts: PersonaPromptOpti
     'Never use lists, bullet points, headings, tables, markdown, code blocks, links, web addresses or emoji.',
     'Say numbers, units and symbols the way a person would say them out loud.',
     "If you don't know something, say so briefly instead of guessing.",
+    `A reply of yours that ends in ${INTERRUPTED_MARKER} was cut off by the user: they heard only the words before the marker. If they ask you to go on, continue from there without repeating what they heard. Never write the marker yourself.`,
     opts.toolsAvailable
       ? 'Use a tool when the question needs live facts, exact arithmetic or the time; otherwise just answer.'
       : '',

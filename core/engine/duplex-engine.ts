@@ -96,8 +96,7 @@ export class DuplexEngine extends TurnKeeper {
     const active = this.active;
     if (!active) return;
     active.turn.cancel('stop');
-    const spoken = active.reply?.spoken ?? '';
-    if (spoken && active.recordAsAssistant) this.history.push({ role: 'assistant', text: spoken });
+    this.heard.cut(active.turn.id, active.reply?.spoken ?? '', active.recordAsAssistant);
     this.afterTurn();
   }
 
@@ -122,7 +121,8 @@ export class DuplexEngine extends TurnKeeper {
       return;
     }
     const active = this.active;
-    if (!active || event.turnId !== active.turn.id) return;
+    // The player's report on a reply already cut (barge-in, stop) says how much of it was heard.
+    if (!active || event.turnId !== active.turn.id) return this.heard.played(event);
     this.lastProgressAt = now;
     if (event.type === 'started') {
       active.turn.audioOutstanding = true;
@@ -133,6 +133,7 @@ export class DuplexEngine extends TurnKeeper {
     } else if (event.interrupted) {
       // The player cut the audio (the panel closed, or a stop reached it first): nobody hears the rest of the reply.
       this.interrupt();
+      this.heard.played(event);
     } else {
       active.turn.stage('echo-path', this.barge.replyTrace());
       active.turn.audioOutstanding = false;
@@ -402,9 +403,7 @@ export class DuplexEngine extends TurnKeeper {
     turn.stage('barge-in', { latencyMs: now - onsetAt });
     turn.cancel('barge-in');
     this.active = null;
-    const spoken = active.reply?.spoken ?? '';
-    if (spoken && active.recordAsAssistant) this.history.push({ role: 'assistant', text: `${spoken} [interrupted]` });
-    if (spoken) this.emit({ type: 'caption', role: 'assistant', text: `${spoken} —`, final: true, turnId: turn.id, at: now });
+    this.heard.cut(turn.id, active.reply?.spoken ?? '', active.recordAsAssistant);
     // The new utterance starts with pre-roll before the onset (the first syllable rose before the VAD did).
     const runFrames = Math.round((now - onsetAt) / FRAME_MS);
     this.tracker.startUtterance(onsetAt, runFrames + Math.round(T.bargePreRollMs / FRAME_MS), runFrames);

@@ -8,6 +8,7 @@ import { engineTunables as T } from '../tunables';
 import { BackgroundJob } from './background-job';
 import { BargeDetector } from './barge-detector';
 import { ReplyRunner, lineSource, type ReplyOutcome } from './reply-runner';
+import { InterruptedReply } from './interrupted-reply';
 import { formatLocalDateTime } from './time-context';
 import { Turn, turnEvent, turnIdFor, type StageFields } from './turn';
 import type {
@@ -50,6 +51,8 @@ export abstract class TurnKeeper {
   private readonly listeners = new Set<EngineListener>();
   protected readonly barge = new BargeDetector();
   protected readonly history: HistoryMessage[] = [];
+  /** The last interrupted reply, until the player says how much of it was heard. */
+  protected readonly heard: InterruptedReply;
   private turnSeq = 0;
   protected active: ActiveTurn | null = null;
   protected background: BackgroundJob | null = null;
@@ -58,7 +61,12 @@ export abstract class TurnKeeper {
   /** Hands-free on: the mic feeds frames. Typed turns work with it off, and the engine rests in 'idle' after them. */
   protected micOn = false;
 
-  constructor(protected readonly options: EngineOptions) {}
+  constructor(protected readonly options: EngineOptions) {
+    const { stages, clock } = options;
+    this.heard = new InterruptedReply(this.history, stages.playedSentences?.bind(stages), (turnId, text) =>
+      this.emit({ type: 'caption', role: 'assistant', text, final: true, turnId, at: clock.now() }),
+    );
+  }
 
   get state(): EngineState {
     return this.stateValue;

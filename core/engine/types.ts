@@ -1,4 +1,5 @@
 /** Contracts between the duplex engine and the stages, playback and UI around it. */
+import type { SentenceAudio } from './heard-text';
 import type { CancelReason } from './turn';
 
 /** Monotonic milliseconds (performance.now() in the browser, a manual clock in tests). */
@@ -63,6 +64,12 @@ export interface EngineStages {
   endOfTurn?(pcm16k: Float32Array, signal: AbortSignal): Promise<number>;
   /** Decide whether a turn is slow tool work. Return null to answer with the LLM. */
   route?(turn: UserTurn): BackgroundTask | null;
+  /**
+   * The turn's sentences as their audio was handed to the player, each with its audio length: maps the played time
+   * the player reports after an interruption to the words heard (core/engine/heard-text.ts). Optional: without it an
+   * interrupted reply is remembered as the text handed to TTS.
+   */
+  playedSentences?(turnId: string): readonly SentenceAudio[];
 }
 
 /** One 32 ms mic frame with its Silero probability. */
@@ -77,8 +84,11 @@ export interface MicFrame {
 export type PlaybackEvent =
   | { type: 'started'; turnId: string }
   | { type: 'level'; rms: number }
-  /** `interrupted`: the player cut the audio (a stop) rather than playing it to its end. */
-  | { type: 'ended'; turnId: string; interrupted?: boolean };
+  /**
+   * `interrupted`: the player cut the audio (a stop) rather than playing it to its end. `playedMs`: how much of the
+   * turn's audio the player rendered up to then (its own samples, not gaps between them), when it knows.
+   */
+  | { type: 'ended'; turnId: string; interrupted?: boolean; playedMs?: number };
 
 /** What the engine is doing, as the UI, the avatar and the status line show it: the one definition. */
 export const ENGINE_STATES = ['idle', 'listening', 'thinking', 'speaking'] as const;

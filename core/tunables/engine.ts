@@ -86,6 +86,11 @@ export const engineTunables = registerTunables(
     deliverAfterSilenceMs: 600,
     /** Number of past messages (user + assistant) handed to `respond`. */
     historyMessages: 8,
+    /**
+     * After an interruption, a word of the sentence that was playing counts as heard once this share of its estimated
+     * time span has played (docs/interruptions.md).
+     */
+    heardWordShare: 0.5,
   },
   {
     vadOn: { min: 0.05, max: 0.99 },
@@ -122,6 +127,7 @@ export const engineTunables = registerTunables(
     stallMs: { min: 1000, max: 120000 },
     deliverAfterSilenceMs: { min: 0, max: 10000 },
     historyMessages: { min: 0, max: 64, integer: true },
+    heardWordShare: { min: 0.05, max: 1 },
   },
 );
 

@@ -3,6 +3,7 @@ import { buildPersonaPrompt, greetingFor, speechTextFor } from '../../core/chara
 import type { Character } from '../../core/characters/character';
 import { createResponder, type PageRead } from '../../core/conversation/responder';
 import { DuplexEngine } from '../../core/engine/duplex-engine';
+import { SentenceAudioLog } from '../../core/engine/heard-text';
 import type { SpeakMeta } from '../../core/engine/types';
 import { FactMemory } from '../../core/memory/fact-memory';
 import { eventMessage, sendRequest, type AudioSink, type AudioSinkChunk, type ModelChoiceValue } from '../../core/protocol';
@@ -65,6 +66,8 @@ export class Conversation {
   private readonly trace = offscreenTrace;
   /** How fast the voice generates, learned across sentences (sizes the jitter buffer). */
   private readonly generationRate = new GenerationRate();
+  /** Each recent turn's sentences and the audio handed to the player for them (what an interruption was heard of). */
+  private readonly sentenceAudio = new SentenceAudioLog();
   private ready: Promise<unknown>;
   private loading: Promise<void> | null = null;
   private loadedFor: string | null = null;
@@ -139,6 +142,7 @@ export class Conversation {
         route: (turn) => responder.route(turn),
         speak: (sentence, signal, meta) => this.speak(sentence, signal, meta),
         audioComplete: (turnId) => options.audio.end(turnId),
+        playedSentences: (turnId) => this.sentenceAudio.sentences(turnId),
       },
     });
     this.engine.on((event) => {
@@ -335,7 +339,9 @@ export class Conversation {
 
   private async speak(sentence: string, signal: AbortSignal, { turnId, index }: SpeakMeta): Promise<void> {
     const spoken = speechTextFor(this.character, sentence);
-    if (!spoken.trim() || signal.aborted) return;
+    if (signal.aborted) return;
+    this.sentenceAudio.begin(turnId, index, sentence);
+    if (!spoken.trim()) return this.sentenceAudio.complete(turnId, index);
     // The character's voice (preset or a stored clone), else the bundle's first preset.
     const voiceId = this.options.voices.pickVoice(this.character.voice.voiceId);
     this.options.voices.stopPreview();
@@ -344,7 +350,9 @@ export class Conversation {
     // A voice slower than real time gets a head start so the sentence does not stall (core/tts/jitter-buffer.ts).
     const hold = holdFrames(expectedSpeechSeconds(spoken), this.generationRate.framesPerSecond, ttsTunables.jitterMaxHoldMs);
     const buffer = new SentenceJitterBuffer<AudioSinkChunk>(hold, (chunk) => {
-      if (!signal.aborted) this.options.audio.chunk(turnId, chunk);
+      if (signal.aborted) return;
+      this.options.audio.chunk(turnId, chunk);
+      this.sentenceAudio.audio(turnId, index, (chunk.samples.length / chunk.sampleRate) * 1000);
     });
     await this.tts
       .speak(spoken, voiceId, signal, (frame) => {
@@ -361,6 +369,8 @@ export class Conversation {
       })
       .finally(() => {
         buffer.finish();
+        // A sentence cut by the stop is not complete: its audio never all reached the player.
+        if (!signal.aborted) this.sentenceAudio.complete(turnId, index);
         this.generationRate.endSentence();
       })
       .catch((err: unknown) => {

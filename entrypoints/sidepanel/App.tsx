@@ -185,7 +185,7 @@ export function SidePanelApp() {
             }}
             onStarted={() => bridge.started()}
             onLevel={(rms, heardAt) => bridge.level(rms, heardAt)}
-            onEnded={({ interrupted }) => bridge.ended(interrupted)}
+            onEnded={({ interrupted, playedMs }) => bridge.ended(interrupted, playedMs)}
           />
         </div>
         {settings?.visionEnabled && (

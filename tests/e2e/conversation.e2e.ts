@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
+import { heardText, type SentenceAudio } from '../../core/engine/heard-text';
+import { interruptedCaption, interruptedEntry } from '../../core/engine/interrupted-reply';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, TURN_BUNDLE } from '../../models/registry';
 import { makeScriptWav } from '../fixtures/audio/make-wav';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
@@ -40,6 +42,12 @@ function isSubsequence(part: string, whole: string): boolean {
   for (const ch of whole) if (ch === part[i]) i += 1;
   return i === part.length;
 }
+/** A scripted reply long enough to be stopped in the middle. */
+const STORY =
+  'The lighthouse keeper climbed the stairs every evening before dark. ' +
+  'He wiped the great lens and lit the lamp for the boats. ' +
+  'Far below, the waves broke on the rocks and the gulls went quiet. ' +
+  'One night a small boat came out of the fog and asked for help.';
 const marksOf = (all: EngineMark[], turnId: string) => all.filter((m) => m.turnId === turnId).map((m) => m.name);
 
 beforeAll(async () => {
@@ -151,37 +159,105 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     expect(await panel.getByTestId('conversation-notice').count()).toBe(0);
   });
 
-  it('Escape stops a reply mid-sentence: one interrupted end, one stop on the audio channel, no audio after it', async () => {
+  it('Escape stops a reply mid-sentence: one interrupted end, one stop on the audio channel, no audio after it; the caption and the history keep the words played', async () => {
+    type Seen = { kind: string; turnId: string; text?: string; ms: number };
+    type Played = { type: string; turnId?: string; interrupted?: boolean; playedMs?: number };
+    type Caption = { text: string; turnId: string };
     await panel.evaluate(() => {
-      const seen: { kind: string; turnId: string }[] = [];
-      (globalThis as unknown as { __audioSeen: typeof seen }).__audioSeen = seen;
+      const g = globalThis as unknown as { __audioSeen: Seen[]; __played: Played[]; __stopCaptions: Caption[] };
+      g.__audioSeen = [];
+      g.__played = [];
+      g.__stopCaptions = [];
       new BroadcastChannel('sidetalk-audio').onmessage = (e: MessageEvent) => {
-        const m = e.data as { kind: string; turnId: string };
-        seen.push({ kind: m.kind, turnId: m.turnId });
+        const m = e.data as { kind: string; turnId: string; text?: string; samples?: Float32Array; sampleRate?: number };
+        const ms = m.samples && m.sampleRate ? (m.samples.length / m.sampleRate) * 1000 : 0;
+        g.__audioSeen.push({ kind: m.kind, turnId: m.turnId, ms, ...(m.text === undefined ? {} : { text: m.text }) });
       };
+      new BroadcastChannel('sidetalk-playback').onmessage = (e: MessageEvent) => {
+        if ((e.data as Played).type === 'ended') g.__played.push(e.data as Played);
+      };
+      chrome.runtime.onMessage.addListener(
+        (m: { type?: string; payload?: { role: string; text: string; final: boolean; turnId: string } }) => {
+          if (m?.type === 'event/caption' && m.payload?.role === 'assistant' && m.payload.final) g.__stopCaptions.push(m.payload);
+        },
+      );
     });
+    // A reply of several sentences (the scripted stand-in, which needs the debug panel), so the stop lands inside it.
+    await sendFromPage(panel, request('settings/set', 'background', { patch: { debugPanel: true } }));
+    const rules = [
+      { match: 'please go on', reply: 'Where was I? Ah yes.' },
+      { match: 'lighthouse keeper', reply: STORY },
+    ];
+    expect(await sendFromPage(panel, request('debug/llm-script', 'offscreen', { rules }))).toMatchObject({ ok: true });
     const before = (await marks()).length;
     await panel.getByTestId('composer').fill('tell me a long story about a lighthouse keeper');
     await panel.getByRole('button', { name: 'Send' }).click();
     const heard = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'first-audio'), 90_000, 50);
     const turn = heard.slice(before).find((x) => x.name === 'first-audio')!.turnId;
+    // Let it speak for a moment, so some of it is heard and more of it is queued than played.
+    await new Promise((r) => setTimeout(r, 1500));
     await panel.keyboard.press('Escape');
     const all = await poll(marks, (m) => m.some((x) => x.turnId === turn && x.name === 'interrupted'), 30_000, 100);
     expect(marksOf(all, turn)).not.toContain('done');
     await new Promise((r) => setTimeout(r, 1500)); // anything still in flight would arrive now
-    const seen = await panel.evaluate(
-      () => (globalThis as unknown as { __audioSeen: { kind: string; turnId: string }[] }).__audioSeen,
-    );
+    const page = await panel.evaluate(() => {
+      const g = globalThis as unknown as { __audioSeen: Seen[]; __played: Played[]; __stopCaptions: Caption[] };
+      return { seen: g.__audioSeen, played: g.__played, captions: g.__stopCaptions };
+    });
+    const seen = page.seen;
     const stops = seen.flatMap((m, i) => (m.kind === 'stop' && m.turnId === turn ? [i] : []));
     expect(stops).toHaveLength(1);
     expect(seen.slice(stops[0]! + 1).filter((m) => m.turnId === turn && m.kind === 'chunk')).toEqual([]);
     expect(seen.slice(0, stops[0]).some((m) => m.turnId === turn && m.kind === 'chunk')).toBe(true);
+
+    // The panel's player reported how much of the turn it played: more than nothing, no more than it was given.
+    const ended = page.played.filter((p) => p.turnId === turn);
+    expect(ended).toHaveLength(1);
+    expect(ended[0]).toMatchObject({ interrupted: true, playedMs: expect.any(Number) });
+    const sentences: SentenceAudio[] = [];
+    for (const m of seen.slice(0, stops[0]).filter((x) => x.turnId === turn && x.kind === 'chunk')) {
+      if (m.text !== undefined) sentences.push({ text: m.text, audioMs: 0, complete: true });
+      sentences.at(-1)!.audioMs += m.ms;
+    }
+    const playedMs = ended[0]!.playedMs!;
+    const givenMs = sentences.reduce((n, x) => n + x.audioMs, 0);
+    console.log(`[heard] played ${Math.round(playedMs)} ms of ${Math.round(givenMs)} ms in ${sentences.length} sentences`);
+    expect(playedMs).toBeGreaterThan(0);
+    expect(playedMs).toBeLessThanOrEqual(givenMs + 1);
+    // The final caption is the heard prefix of those sentences (the last one may still have been arriving at the stop).
+    const lastIncomplete = sentences.map((x, i) => (i === sentences.length - 1 ? { ...x, complete: false } : x));
+    const candidates = [heardText(sentences, playedMs), heardText(lastIncomplete, playedMs)];
+    const caption = page.captions.filter((c) => c.turnId === turn).at(-1)?.text;
+    console.log(`[heard] caption ${JSON.stringify(caption)}`);
+    expect(candidates.map(interruptedCaption)).toContain(caption);
+    const heardNow = candidates.find((c) => interruptedCaption(c) === caption)!;
+    expect(STORY.startsWith(heardNow)).toBe(true);
     await poll(
       () => panel.getByTestId('engine-state').innerText(),
       (t) => !/Thinking|Speaking/.test(t),
       30_000,
     );
-  });
+
+    // The next turn's prompt carries exactly those words with the marker.
+    await panel.getByTestId('composer').fill('please go on');
+    await panel.getByRole('button', { name: 'Send' }).click();
+    const log = await poll(
+      async () => {
+        const r = await sendFromPage<Reply<{ source: string; prompt: string }[]>>(panel, request('debug/llm-log', 'offscreen'));
+        return r.ok ? r.data : [];
+      },
+      (l) => l.at(-1)?.prompt.includes('user: please go on') ?? false,
+      60_000,
+      250,
+    );
+    expect(log.at(-1)!.prompt).toContain(`\nassistant: ${interruptedEntry(heardNow)}\nuser: please go on`);
+    await poll(
+      () => panel.getByTestId('engine-state').innerText(),
+      (t) => !/Thinking|Speaking/.test(t),
+      60_000,
+    );
+    expect(await sendFromPage(panel, request('debug/llm-script', 'offscreen', { rules: [] }))).toMatchObject({ ok: true });
+  }, 240_000);
 
   it('hears a spoken turn from the fake microphone: VAD onset, endpoint, ASR, a spoken reply', async () => {
     // On the CPU backend: SwiftShader's WebGPU makes the fixture LLM's long generations slow enough on 2 shared cores

@@ -119,3 +119,34 @@ describe('responder: tool calls on a page-question turn are dropped', () => {
     expect(user).not.toContain('<tool_call>');
   });
 });
+
+describe('responder: an interrupted reply in the history', () => {
+  it('reaches the model as the words heard with the marker, under a system prompt that says what the marker means', async () => {
+    const { buildPersonaPrompt, BUILT_IN_CHARACTERS } = await import('../../../core/characters');
+    const calls: LlmMessage[][] = [];
+    const responder = createResponder({
+      async *generate(messages) {
+        calls.push(messages);
+        yield 'Where was I?';
+      },
+      runTool: async (call) => ({ ok: false, tool: call.name, kind: 'cancelled', speech: '' }) as ToolResult,
+      readPage: async () => ({ ok: true, page: PAGE }),
+      systemPrompt: () => buildPersonaPrompt(BUILT_IN_CHARACTERS[0]!),
+      onCard: () => undefined,
+    });
+    const history = [
+      { role: 'user' as const, text: 'tell me a story' },
+      { role: 'assistant' as const, text: 'The lighthouse keeper [interrupted]' },
+      { role: 'user' as const, text: 'go on' },
+    ];
+    await collect(responder.respond({ ...turn('go on'), history }, new AbortController().signal));
+    expect(calls[0]!.slice(1)).toEqual([
+      { role: 'user', content: 'tell me a story' },
+      { role: 'assistant', content: 'The lighthouse keeper [interrupted]' },
+      { role: 'user', content: 'go on' },
+    ]);
+    expect(calls[0]![0]!.content).toContain(
+      'A reply of yours that ends in [interrupted] was cut off by the user: they heard only the words before the marker.',
+    );
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DuplexEngine } from '../../../core/engine/duplex-engine';
 import { Turn, TurnCancelled } from '../../../core/engine/turn';
-import type { EngineEvent, TurnEvent } from '../../../core/engine/types';
+import type { EngineEvent, EngineStages, TurnEvent } from '../../../core/engine/types';
 import { speechStagesFor } from '../../../core/vision/turn-stages';
 
 function turnWithLog(phase: 'listening' | 'thinking' = 'thinking') {
@@ -50,7 +50,7 @@ describe('Turn: one owner of a reply', () => {
   });
 });
 
-function typedEngine() {
+function typedEngine(extra: Partial<EngineStages> = {}) {
   let t = 0;
   const reasons: unknown[] = [];
   const events: EngineEvent[] = [];
@@ -67,6 +67,7 @@ function typedEngine() {
       speak: async () => {
         t += 10;
       },
+      ...extra,
     },
   });
   engine.on((e) => events.push(e));
@@ -105,6 +106,32 @@ describe('DuplexEngine: every cancellation goes through the turn', () => {
     await tick(80);
     expect(reasons).toEqual(['superseded', 'stop']);
     expect(terminal('t2')).toMatchObject([{ stage: 'interrupted', reason: 'stop' }]);
+  });
+
+  it('after Stop, the history and the caption become the words the player reports as played', async () => {
+    const { engine, events } = typedEngine({
+      playedSentences: () => [
+        { text: 'A long answer that keeps going.', audioMs: 2500, complete: true },
+        { text: 'And more.', audioMs: 900, complete: false },
+      ],
+    });
+    engine.submitText('tell me a story');
+    await tick();
+    engine.onPlayback({ type: 'started', turnId: 't1' });
+    engine.interrupt();
+    // Until the player says how much it played: what was handed to TTS, marked.
+    expect(engine.messages.at(-1)).toEqual({ role: 'assistant', text: 'A long answer that keeps going. [interrupted]' });
+    // 25 letters over 2500 ms: "A" 0–100, "long" 100–500, "answer" 500–1100: at 800 ms, "answer" is half played.
+    engine.onPlayback({ type: 'ended', turnId: 't1', interrupted: true, playedMs: 800 });
+    expect(engine.messages).toEqual([
+      { role: 'user', text: 'tell me a story' },
+      { role: 'assistant', text: 'A long answer [interrupted]' },
+    ]);
+    const finals = events.filter((e) => e.type === 'caption' && e.role === 'assistant' && e.final);
+    expect(finals.map((e) => (e.type === 'caption' ? e.text : ''))).toEqual([
+      'A long answer that keeps going. —',
+      'A long answer —',
+    ]);
   });
 
   it('a turn that runs to its end announces first-audio, audio-complete and one done', async () => {

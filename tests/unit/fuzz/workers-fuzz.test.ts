@@ -350,6 +350,7 @@ describe('BroadcastChannel boundaries (audio to the side panel, playback back to
     const valid = [
       { type: 'started', turnId: '4' },
       { type: 'ended', turnId: '4', interrupted: true },
+      { type: 'ended', turnId: '4', interrupted: true, playedMs: 1234.5 },
       { type: 'level', rms: 0.3 },
     ];
     let ok = 0;
@@ -360,6 +361,11 @@ describe('BroadcastChannel boundaries (audio to the side panel, playback back to
       // What reaches the engine is always a finite level or a bounded, non-empty turn id.
       if (r.data.type === 'level') expect(Number.isFinite(r.data.rms)).toBe(true);
       else expect(r.data.turnId.length).toBeGreaterThan(0);
+      // A played amount is a finite, non-negative duration when there is one.
+      if (r.data.type === 'ended' && r.data.playedMs !== undefined) {
+        expect(Number.isFinite(r.data.playedMs)).toBe(true);
+        expect(r.data.playedMs).toBeGreaterThanOrEqual(0);
+      }
     }
     expect(ok).toBeGreaterThan(100);
   });

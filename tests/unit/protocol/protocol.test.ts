@@ -161,6 +161,20 @@ describe('settings', () => {
   });
 });
 
+describe('playback messages from the side panel', () => {
+  it('an end may say how much of the turn played; a bad amount is a clear refusal naming the field', async () => {
+    const { PlaybackMessageSchema } = await import('../../../core/protocol');
+    const ended = { type: 'ended', turnId: 't1', interrupted: true };
+    expect(PlaybackMessageSchema.parse(ended)).toEqual(ended);
+    expect(PlaybackMessageSchema.parse({ ...ended, playedMs: 1234.5 })).toEqual({ ...ended, playedMs: 1234.5 });
+    for (const playedMs of [-1, Number.NaN, Number.POSITIVE_INFINITY, '900', 4e6]) {
+      const r = PlaybackMessageSchema.safeParse({ ...ended, playedMs });
+      expect(r.success, `playedMs ${String(playedMs)}`).toBe(false);
+      expect(r.error?.issues[0]?.path).toEqual(['playedMs']);
+    }
+  });
+});
+
 describe('audio channel messages', () => {
   it('accepts Float32Array chunks and rejects other sample containers', () => {
     const chunk = { kind: 'chunk', turnId: 't1', seq: 0, sampleRate: 24000, samples: new Float32Array(1920), final: false };
