@@ -216,9 +216,6 @@ describe('browser faults in the built extension', () => {
       120_000,
       250,
     );
-    // The loss's own notice is still the one showing once the reply has ended: not replaced by the model's aborted
-    // stream, not cleared by the reply's last captions.
-    expect(await notices()).toEqual([expect.stringMatching(/GPU stopped responding/)]);
     before = await panel.locator('.line.assistant').count();
     await say('what is 12 times 12');
     await assistantLine(before, (t) => t.includes('144'));
