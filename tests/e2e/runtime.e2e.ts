@@ -67,10 +67,17 @@ describe('speech runtimes in the built extension', () => {
       panel,
       request('settings/set', 'background', { patch: { computeBackend: 'wasm', asrModel: 'whisper-base' } }),
     );
+    // "Models ready (CPU)" is the status line's detail only until the engine's next state: keep every message the
+    // panel hears, so a poll that comes a moment late still sees it.
+    await panel.evaluate(() => {
+      const g = globalThis as unknown as { __heard: string[] };
+      g.__heard = [];
+      chrome.runtime.onMessage.addListener((m: unknown) => void g.__heard.push(JSON.stringify(m)));
+    });
     await panel.getByTestId('orb').click();
     await poll(
-      () => panel.getByTestId('engine-state').innerText(),
-      (t) => t.includes('Models ready (CPU)'),
+      () => panel.evaluate(() => (globalThis as unknown as { __heard: string[] }).__heard),
+      (heard) => heard.some((m) => m.includes('Models ready (CPU)')),
       60_000,
     );
     const all = await poll(
