@@ -14,6 +14,7 @@ import type { ToolCall, ToolResult } from '../../core/tools/types';
 import type { MicCapture } from '../../models/audio/mic-capture';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, TURN_BUNDLE } from '../../models/registry';
 import { GpuLostError, ModelWorkerClient } from './model-client';
+import { TurnMarks } from './turn-marks';
 import type { TtsClient } from './tts-client';
 import type { ActiveCharacter } from './character-state';
 import type { LanguageModel } from './remote-llm';
@@ -26,14 +27,6 @@ const DEFAULT_MODELS: ModelChoiceValue = { asr: 'moonshine', device: 'auto', lan
 const send = (message: unknown) => chrome.runtime.sendMessage(message);
 const emit = (message: unknown) => void send(message).catch(() => undefined);
 const notice = (level: 'info' | 'error', message: string) => emit(eventMessage('event/notice', { level, message }));
-
-/** A stage's plain numeric and boolean fields, kept with its mark for tests and benches. */
-function markFields(event: object): { fields?: Record<string, number | boolean> } {
-  const fields: Record<string, number | boolean> = {};
-  for (const [k, v] of Object.entries(event)) if (typeof v === 'number' || typeof v === 'boolean') fields[k] = v;
-  delete fields.at;
-  return Object.keys(fields).length > 0 ? { fields } : {};
-}
 
 export interface ConversationOptions {
   mic: MicCapture;
@@ -61,7 +54,7 @@ export class Conversation {
   private readonly playbackIn = new BroadcastChannel(PLAYBACK_CHANNEL_NAME);
   private readonly memory = new FactMemory();
   private readonly engine: DuplexEngine;
-  private readonly marks: { name: string; at: number; turnId: string; fields?: Record<string, number | boolean> }[] = [];
+  private readonly marks = new TurnMarks();
   /** The turn trace across contexts (test builds only; docs/benchmarks.md, "What the user hears"). */
   private readonly trace = offscreenTrace;
   /** How fast the voice generates, learned across sentences (sizes the jitter buffer). */
@@ -153,8 +146,7 @@ export class Conversation {
         // The engine observes the user's words for facts right after their caption: report what it now remembers.
         if (event.role === 'user') queueMicrotask(() => this.reportMemory());
       } else {
-        this.marks.push({ name: event.stage, at: event.at, turnId: event.turnId, ...markFields(event) });
-        if (this.marks.length > 2000) this.marks.splice(0, 1000);
+        this.marks.add(event);
         this.vision.onTurnEvent(event);
         if (event.stage === 'interrupted') options.audio.stop(event.turnId);
         if (event.stage === 'barge-tentative') options.audio.duck(event.turnId, engineTunables.bargeDuckGain);
@@ -187,7 +179,7 @@ export class Conversation {
   }
 
   get timeline() {
-    return [...this.marks];
+    return this.marks.list();
   }
 
   private get character(): Character {

@@ -8,7 +8,13 @@ import { FRAME_MS } from '../../../core/engine/audio-frames';
 import { LINES } from '../../../core/engine/lines';
 import type { BackgroundTask, EngineEvent, TurnStage, UserTurn } from '../../../core/engine/types';
 import { engineTunables as T, resetTunables, setTunable } from '../../../core/tunables';
-import { DEFAULT_LATENCY, loadSilero, runScenario, type ScenarioResult } from '../../fixtures/audio/conversation-sim';
+import {
+  DEFAULT_LATENCY,
+  loadSilero,
+  runScenario,
+  type ScenarioInput,
+  type ScenarioResult,
+} from '../../fixtures/audio/conversation-sim';
 import { TrackBuilder, keyboardTyping, noise } from '../../fixtures/audio/make-audio';
 import type { SileroVad } from '../../../models/vad/silero';
 import { ManualClock } from '../../fixtures/audio/manual-clock';
@@ -39,6 +45,16 @@ const LONG_REPLY =
   'Every morning it counted the sheep in the valley and sang to the river. ' +
   'The villagers were afraid at first, but the dragon only wanted a friend. ' +
   'One winter a child climbed the hill with a basket of warm bread.';
+
+/** The user asks for the long story (and, `over` ms after asking, maybe says `then` over it); the reply is LONG_REPLY. */
+async function story(options: Partial<ScenarioInput> & { then?: string; over?: number } = {}) {
+  const { then, over = 4200, ...input } = options;
+  const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.');
+  if (then) t.pause(over).say(then);
+  t.pause(200);
+  const r = await runScenario(vad, { user: t.build(), segments: t.segments, reply: () => LONG_REPLY, ...input });
+  return { t, r };
+}
 
 describe('duplex engine scenarios (real Silero VAD)', () => {
   it('plain turn: endpoint after a complete phrase, speculative reply, first sentence early', async () => {
@@ -174,14 +190,7 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
   });
 
   it('echo of its own voice alone never barges in', async () => {
-    const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.').pause(200);
-    const r = await runScenario(vad, {
-      user: t.build(),
-      segments: t.segments,
-      echoGain: 0.5,
-      reply: () => LONG_REPLY,
-      tailMs: 16000,
-    });
+    const { r } = await story({ echoGain: 0.5, tailMs: 16000 });
     const played = r.first('first-audio');
     expect(r.marks('barge-in')).toHaveLength(0);
     expect(r.marks('speech-start').filter((m) => m.at > played)).toHaveLength(0);
@@ -201,14 +210,7 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
     ['Right.', false],
   ] as const) {
     it(`"${burst}" over the reply: ${ducks ? 'ducked, released, ' : ''}played to its end, not a turn`, async () => {
-      const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.').pause(4200).say(burst).pause(200);
-      const r = await runScenario(vad, {
-        user: t.build(),
-        segments: t.segments,
-        echoGain: 0.3,
-        reply: () => LONG_REPLY,
-        tailMs: 16000,
-      });
+      const { t, r } = await story({ then: burst, echoGain: 0.3, tailMs: 16000 });
       const played = r.first('first-audio');
       expect(played).toBeLessThan(t.segments[1]!.startMs);
       expect(r.marks('barge-tentative')).toHaveLength(ducks ? 1 : 0);
@@ -221,8 +223,7 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
   }
 
   it('"Stop." alone over the reply is short, but its word stops the reply', async () => {
-    const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.').pause(4200).say('Stop.').pause(200);
-    const r = await runScenario(vad, { user: t.build(), segments: t.segments, echoGain: 0.3, reply: () => LONG_REPLY });
+    const { r } = await story({ then: 'Stop.', echoGain: 0.3 });
     expect(r.marks('barge-tentative')).toHaveLength(1);
     expect(r.marks('barge-released')).toHaveLength(0);
     expect(r.marks('barge-in')).toHaveLength(1);
@@ -233,15 +234,7 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
   // tail opened a user turn after every reply.
   for (const echoDelayMs of [300, 1100]) {
     it(`an echo ${echoDelayMs} ms late: no barge-in, and its tail after the reply opens no utterance`, async () => {
-      const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.').pause(200);
-      const r = await runScenario(vad, {
-        user: t.build(),
-        segments: t.segments,
-        echoGain: 0.5,
-        echoDelayMs,
-        reply: () => LONG_REPLY,
-        tailMs: 18000,
-      });
+      const { r } = await story({ echoGain: 0.5, echoDelayMs, tailMs: 18000 });
       const played = r.first('first-audio');
       expect(r.marks('barge-in')).toHaveLength(0);
       expect(r.marks('speech-start').filter((m) => m.at > played)).toHaveLength(0);

@@ -1,0 +1,32 @@
+import type { TurnEvent } from '../../core/engine/types';
+
+/** One stage of one turn as tests and benches read it (`conversation/marks`). */
+export interface TurnMark {
+  name: string;
+  at: number;
+  turnId: string;
+  /** The stage's plain numeric and boolean fields (e.g. a speech start's capture lag). */
+  fields?: Record<string, number | boolean>;
+}
+
+/** The engine's recent stage marks, newest last; bounded so a long session does not grow it without end. */
+export class TurnMarks {
+  private readonly marks: TurnMark[] = [];
+
+  add(event: TurnEvent): void {
+    const fields: Record<string, number | boolean> = {};
+    for (const [k, v] of Object.entries(event))
+      if (k !== 'at' && (typeof v === 'number' || typeof v === 'boolean')) fields[k] = v;
+    this.marks.push({
+      name: event.stage,
+      at: event.at,
+      turnId: event.turnId,
+      ...(Object.keys(fields).length > 0 ? { fields } : {}),
+    });
+    if (this.marks.length > 2000) this.marks.splice(0, 1000);
+  }
+
+  list(): TurnMark[] {
+    return [...this.marks];
+  }
+}
