@@ -99,12 +99,18 @@ export const llmTunables = registerTunables(
     compactTargetRatio: 0.7,
     /** LFM2.5's recommended repetition penalty; greedy decoding otherwise (voice wants determinism). */
     repetitionPenalty: 1.05,
+    /**
+     * A model job (LLM, ASR, end of turn, embeddings) that fails on WebGPU waits this long for the device's loss
+     * signal, so a GPU loss is reported as one and not as the model failing (docs/architecture.md).
+     */
+    deviceLossWaitMs: 500,
   },
   {
     maxNewTokens: { min: 1, max: 4096, integer: true },
     contextTokenBudget: { min: 256, max: 32768, integer: true },
     compactTargetRatio: { min: 0.2, max: 1 },
     repetitionPenalty: { min: 1, max: 2 },
+    deviceLossWaitMs: { min: 0, max: 5000, integer: true },
   },
 );
 

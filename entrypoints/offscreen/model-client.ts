@@ -44,7 +44,7 @@ export class ModelWorkerClient {
   constructor(createWorker: () => WorkerLike = createSpeechWorker) {
     this.channel = new WorkerClient(createWorker, {
       name: 'model worker',
-      errorOf: (e) => (e.type === 'error' ? new Error(e.message) : null),
+      errorOf: (e) => (e.type !== 'error' ? null : e.code === 'device-lost' ? new GpuLostError() : new Error(e.message)),
       // A new worker (also after a GPU loss) starts from this document's tunables; changes follow as they come.
       greeting: tunablesGreeting,
     });

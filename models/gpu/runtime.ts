@@ -57,6 +57,11 @@ export interface GpuRuntime {
   buffers(): GpuBufferCount;
   /** Fault injection (debug builds of a session only): lose the device as a driver reset would. */
   loseDevice(): void;
+  /**
+   * True when the device is lost, or is lost within `ms`: a model job that fails as the device goes reports the loss,
+   * not a model error (its own failure can reach the worker before the device's \`lost\` promise settles).
+   */
+  lostWithin(ms: number): Promise<boolean>;
   /** Called once when the device is lost; callers re-create their sessions on WASM. Returns an unsubscribe. */
   onDeviceLost(listener: (info: GpuDeviceLostInfo) => void): () => void;
   /** Destroys the device on purpose (not reported as a loss). */
@@ -151,6 +156,7 @@ export async function initGpuRuntime(options: GpuRuntimeOptions): Promise<GpuRun
   let countBuffers: () => GpuBufferCount = () => ({ count: 0, bytes: 0 });
   const listeners = new Set<(info: GpuDeviceLostInfo) => void>();
   let disposing = false;
+  let lost = false;
 
   /** Makes `d` the device everything runs on: its buffers are counted and its loss moves the runtime to WASM. */
   const adopt = (d: GpuDeviceLike): void => {
@@ -160,6 +166,7 @@ export async function initGpuRuntime(options: GpuRuntimeOptions): Promise<GpuRun
     countBuffers = trackBuffers(d);
     void d.lost.then((info) => {
       if (disposing || d !== device) return; // a device we replaced (and destroyed) on purpose
+      lost = true;
       backend = 'wasm';
       device = null;
       fallbackReason = `WebGPU device lost (${info.reason})`;
@@ -217,6 +224,17 @@ export async function initGpuRuntime(options: GpuRuntimeOptions): Promise<GpuRun
     buffers: () => countBuffers(),
     loseDevice() {
       device?.destroy(); // not `disposing`: the lost handler treats it like a real loss
+    },
+    lostWithin(ms) {
+      const d = device;
+      if (lost || !d) return Promise.resolve(lost);
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(lost), ms);
+        void d.lost.then(() => {
+          clearTimeout(timer);
+          resolve(!disposing);
+        });
+      });
     },
     onDeviceLost(listener) {
       listeners.add(listener);

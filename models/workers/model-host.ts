@@ -12,7 +12,7 @@ import { pinnedBytes } from '../pinned-hub';
 import { ModelWorkerRequestSchema, type ModelPart, type ModelWorkerEvent } from './model-protocol';
 import { createVisionWorkerHandler } from '../vision/vision-worker-handler';
 import type { VisionWorkerReply } from '../vision/vision-protocol';
-import { applyOverrides, snapshotTunables } from '../../core/tunables';
+import { applyOverrides, llmTunables, snapshotTunables } from '../../core/tunables';
 
 export interface ModelHostDeps {
   ort: OrtNamespace;
@@ -101,6 +101,14 @@ export class ModelHost {
         this.deps.post({ type: 'tunables-snapshot', requestId: msg.requestId, values: snapshotTunables() });
         return;
     }
+  }
+
+  /** A job's failure; one that fails as the GPU device goes is reported as the loss (docs/architecture.md). */
+  private async failJob(id: string, code: Extract<ModelWorkerEvent, { type: 'error' }>['code'], err: unknown): Promise<void> {
+    // A job aborted by the loss's own recovery needs no wait: the loss is known by then.
+    const aborted = this.jobs.get(id)?.signal.aborted ?? false;
+    const lost = (await this.runtime?.lostWithin(aborted ? 0 : llmTunables.deviceLossWaitMs)) ?? false;
+    this.fail(id, lost ? 'device-lost' : code, err);
   }
 
   private fail(requestId: string | undefined, code: Extract<ModelWorkerEvent, { type: 'error' }>['code'], err: unknown): void {
@@ -230,7 +238,7 @@ export class ModelHost {
       rows.forEach((r, i) => vectors.set(r, i * dim));
       this.deps.post({ type: 'embeddings', requestId: id, dim, vectors }, [vectors.buffer]);
     } catch (err) {
-      this.fail(id, 'embed-failed', err);
+      await this.failJob(id, 'embed-failed', err);
     }
   }
 
@@ -239,7 +247,7 @@ export class ModelHost {
     try {
       this.deps.post({ type: 'end-of-turn', requestId: id, probability: await this.turn.model.completeProbability(pcm) });
     } catch (err) {
-      this.fail(id, 'turn-failed', err);
+      await this.failJob(id, 'turn-failed', err);
     }
   }
 
@@ -251,7 +259,7 @@ export class ModelHost {
       const out = await this.asr.transcribe(pcm, { signal: controller.signal, ...(language ? { language } : {}) });
       this.deps.post({ type: 'asr-result', requestId: id, text: out.text, confidence: out.confidence });
     } catch (err) {
-      this.fail(id, 'asr-failed', err);
+      await this.failJob(id, 'asr-failed', err);
     } finally {
       this.jobs.delete(id);
     }
@@ -283,7 +291,7 @@ export class ModelHost {
         aborted: stats.aborted,
       });
     } catch (err) {
-      this.fail(id, 'llm-failed', err);
+      await this.failJob(id, 'llm-failed', err);
     } finally {
       this.jobs.delete(id);
     }

@@ -118,6 +118,7 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
       'say something kind',
     ];
     let checked = false;
+    const tooShort: { raw: string; caption: string }[] = [];
     for (const question of questions) {
       const before = (await marks()).length;
       await panel.getByTestId('composer').fill(question);
@@ -142,8 +143,12 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
       );
       const caption = heard.__captions.filter((c) => c.turnId === turn).at(-1)?.text ?? '';
       const spoken = heard.__speech.filter((c) => c.turnId === turn);
+      // A reply whose letters were mostly control tokens or markup (dropped on the way) leaves too little to check.
+      if (alnum(caption).length < 3) {
+        tooShort.push({ raw: raw.text, caption });
+        continue;
+      }
       // The caption is the model's own characters, in order (markup and control tokens dropped on the way) ...
-      expect(alnum(caption).length).toBeGreaterThanOrEqual(3);
       expect(
         isSubsequence(alnum(caption), alnum(raw.text)),
         `caption ${JSON.stringify(caption)} from ${JSON.stringify(raw.text)}`,
@@ -155,7 +160,7 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
       checked = true;
       break;
     }
-    expect(checked, 'no question got an answer in words from the fixture LLM').toBe(true);
+    expect(checked, `no question got an answer in words from the fixture LLM: ${JSON.stringify(tooShort)}`).toBe(true);
     expect(await panel.getByTestId('conversation-notice').count()).toBe(0);
   });
 

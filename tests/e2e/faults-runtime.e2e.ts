@@ -52,6 +52,29 @@ const offscreenStatus = async () => {
   return r?.ok ? r.data : null;
 };
 const notices = () => panel.locator('[data-testid="conversation-notice"]').allInnerTexts();
+type HeardEvent = { t: number; type: string; detail: string };
+/** From now on the panel page keeps the runtime events it hears (type, and what a notice, user caption or state says). */
+const recordPanelEvents = () =>
+  panel.evaluate(() => {
+    const g = globalThis as unknown as { __heardEvents: HeardEvent[] };
+    g.__heardEvents = [];
+    const t0 = performance.now();
+    chrome.runtime.onMessage.addListener((m: { kind?: string; type?: string; payload?: Record<string, unknown> }) => {
+      if (m?.kind !== 'event') return;
+      const p = m.payload ?? {};
+      const detail =
+        m.type === 'event/notice'
+          ? String(p.message)
+          : m.type === 'event/engine-state'
+            ? String(p.state)
+            : m.type === 'event/caption'
+              ? `${String(p.role)} ${String(p.turnId)}`
+              : '';
+      g.__heardEvents.push({ t: Math.round(performance.now() - t0), type: m.type ?? '?', detail });
+    });
+  });
+const panelEvents = () =>
+  panel.evaluate(() => (globalThis as unknown as { __heardEvents: HeardEvent[] }).__heardEvents.slice(-200));
 
 async function say(text: string): Promise<void> {
   await panel.getByTestId('composer').fill(text);
@@ -201,8 +224,13 @@ describe('browser faults in the built extension', () => {
       30_000,
       50,
     );
+    await recordPanelEvents();
     expect(await fault('lose-gpu')).toMatchObject({ ok: true });
-    await poll(notices, (n) => n.some((t) => /GPU stopped responding/.test(t)), 30_000, 200);
+    await poll(notices, (n) => n.some((t) => /GPU stopped responding/.test(t)), 30_000, 200).catch(async (err: Error) => {
+      // What the panel heard since the fault and where the engine's worker stands: the run's own evidence.
+      const stats = await sendFromPage(panel, request('debug/gpu-stats', 'offscreen')).catch((e: Error) => e.message);
+      throw new Error(`${err.message}\nheard: ${JSON.stringify(await panelEvents())}\ngpu-stats: ${JSON.stringify(stats)}`);
+    });
     const after = await poll(
       () => sendFromPage<Reply<{ backend: string }>>(panel, request('debug/gpu-stats', 'offscreen')),
       (r) => r.ok && r.data.backend === 'wasm',
@@ -216,6 +244,10 @@ describe('browser faults in the built extension', () => {
       120_000,
       250,
     );
+    // The loss is one notice: the model job it broke is not reported as a model failure as well.
+    const said = (await panelEvents()).filter((e) => e.type === 'event/notice').map((e) => e.detail);
+    expect(said.filter((m) => /GPU stopped responding/.test(m))).toHaveLength(1);
+    expect(said.filter((m) => /language model stopped/.test(m))).toEqual([]);
     before = await panel.locator('.line.assistant').count();
     await say('what is 12 times 12');
     await assistantLine(before, (t) => t.includes('144'));

@@ -113,6 +113,19 @@ describe('gpu runtime', () => {
     expect(rt.device).toBeNull();
   });
 
+  it('says whether a failing job met a device loss: within the wait, already lost, or not at all', async () => {
+    const healthy = await initGpuRuntime({ ort: fakeOrt(), gpu: fakeGpu().gpu });
+    expect(await healthy.lostWithin(20)).toBe(false);
+    const { gpu, loseDevice } = fakeGpu();
+    const rt = await initGpuRuntime({ ort: fakeOrt(), gpu });
+    const asked = rt.lostWithin(1000);
+    setTimeout(() => loseDevice({ reason: 'destroyed', message: 'destroyed' }), 10);
+    expect(await asked).toBe(true);
+    expect(await rt.lostWithin(0)).toBe(true);
+    const wasm = await initGpuRuntime({ ort: fakeOrt(), gpu: null });
+    expect(await wasm.lostWithin(0)).toBe(false);
+  });
+
   it('adopts the device onnxruntime creates from env.webgpu.adapter: counts its buffers, handles its loss, frees ours', async () => {
     const ours = fakeGpu();
     const orts = fakeGpu();

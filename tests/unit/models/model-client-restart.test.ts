@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ModelWorkerClient } from '../../../entrypoints/offscreen/model-client';
+import { GpuLostError, ModelWorkerClient } from '../../../entrypoints/offscreen/model-client';
 import type { ModelWorkerEvent } from '../../../models/workers/model-protocol';
 import { FakeWorker } from '../helpers/fake-worker';
 
@@ -45,5 +45,19 @@ describe('ModelWorkerClient after a GPU device loss', () => {
     // Later loads stay on WASM.
     void client.load('https://hub/', 'moonshine', ['asr']);
     expect(w2.sent.at(-1)).toMatchObject({ type: 'load', device: 'wasm' });
+  });
+
+  it('a job the worker reports as failed by the device loss rejects with GpuLostError; other failures keep their message', async () => {
+    FakeWorker.made = [];
+    const client = new ModelWorkerClient(() => new FakeWorker<ModelWorkerEvent>());
+    const w = made()[0]!;
+    const lost = client.transcribe(new Float32Array(160), new AbortController().signal);
+    await tick();
+    w.reply('asr', { type: 'error', code: 'device-lost', message: 'mapAsync: device destroyed' });
+    await expect(lost).rejects.toBeInstanceOf(GpuLostError);
+    const failed = client.transcribe(new Float32Array(160), new AbortController().signal);
+    await tick();
+    w.reply('asr', { type: 'error', code: 'asr-failed', message: 'bad input' });
+    await expect(failed).rejects.toThrow('bad input');
   });
 });
