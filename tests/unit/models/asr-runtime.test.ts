@@ -94,7 +94,64 @@ describe('AsrRuntime — Moonshine (fixture, over HTTP)', () => {
       confidence: null,
       meanLogProb: null,
       tokens: 0,
+      ids: [],
+      draftAccepted: 0,
     });
+  });
+});
+
+describe('AsrRuntime — Moonshine with a draft (an earlier transcript of the clip as the decoder prompt)', () => {
+  /** Counts the decoder passes of the next transcriptions (each generate() step is one forward). */
+  function countPasses(): { passes: number; stop(): void } {
+    const model = (moonshine as unknown as { asr: { model: { forward: (x: unknown) => Promise<unknown> } } }).asr.model;
+    const forward = model.forward;
+    const counter = { passes: 0, stop: () => (model.forward = forward) };
+    model.forward = (x) => {
+      counter.passes += 1;
+      return forward(x);
+    };
+    return counter;
+  }
+
+  it('a draft the decoder agrees with is checked in one pass: same transcript and confidence, fewer passes', async () => {
+    const tone = clip(1.5, 440);
+    const plain = await moonshine.transcribe(tone);
+    expect(plain.ids).toHaveLength(5);
+    const counter = countPasses();
+    const drafted = await moonshine.transcribe(tone, { draft: plain.ids.slice(0, 4) });
+    counter.stop();
+    expect(drafted.text).toBe(plain.text);
+    expect(drafted.ids).toEqual(plain.ids);
+    expect(drafted.draftAccepted).toBe(4);
+    expect(drafted.tokens).toBe(plain.tokens);
+    expect(drafted.meanLogProb!).toBeCloseTo(plain.meanLogProb!, 6);
+    // One pass over the prompt (which also yields the fifth token), one for EOS: 2 instead of 6.
+    expect(counter.passes).toBe(2);
+  });
+
+  it('a draft that goes astray is kept up to where it disagrees and decoded from there: the same transcript', async () => {
+    const tone = clip(1.5, 440);
+    const plain = await moonshine.transcribe(tone);
+    const wrong = plain.ids[2] === MOONSHINE.textLo ? MOONSHINE.textLo + 1 : MOONSHINE.textLo;
+    const counter = countPasses();
+    const drafted = await moonshine.transcribe(tone, { draft: [plain.ids[0]!, plain.ids[1]!, wrong, plain.ids[3]!] });
+    counter.stop();
+    expect(drafted.text).toBe(plain.text);
+    expect(drafted.ids).toEqual(plain.ids);
+    expect(drafted.draftAccepted).toBe(2);
+    expect(drafted.meanLogProb!).toBeCloseTo(plain.meanLogProb!, 6);
+    // The checked pass (stopped after its first step), then the agreed prefix plus the correction: tokens 4, 5, EOS.
+    expect(counter.passes).toBe(1 + 3);
+  });
+
+  it("another clip's transcript as the draft changes nothing in the result", async () => {
+    const tone = clip(1.5, 440);
+    const silence = clip(1.5, null);
+    const [a, b] = [await moonshine.transcribe(tone), await moonshine.transcribe(silence)];
+    expect(a.ids).not.toEqual(b.ids);
+    const drafted = await moonshine.transcribe(silence, { draft: a.ids });
+    expect(drafted.text).toBe(b.text);
+    expect(drafted.ids).toEqual(b.ids);
   });
 });
 
