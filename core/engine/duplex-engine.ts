@@ -9,6 +9,7 @@
  * (VAD and energy over the echo estimate) cancels the turn: ASR, LLM, TTS and playback all observe its one signal.
  * Each reply is owned by a `Turn` (core/engine/turn.ts): one phase, one `cancel(reason)`, typed stage events.
  */
+import { AsrDrafts } from './asr-drafts';
 import { phraseCompleteness } from '../text/phrase-completeness';
 import { isGarbledTranscript, isNonSpeechTranscript } from '../text/transcript-quality';
 import { engineTunables as T } from '../tunables';
@@ -24,6 +25,10 @@ import { isBackchannelBurst } from './backchannel';
 
 export class DuplexEngine extends TurnKeeper {
   private readonly tracker = new UtteranceTracker();
+  private readonly drafts = new AsrDrafts(
+    (pcm, signal, draft) => this.options.stages.transcribe(pcm, signal, draft),
+    () => this.options.stages.draftsAffordable?.() ?? false,
+  );
   private speculation: Speculation | null = null;
   /** The turn a merged continuation replaces: its partial user line gives way to the merged one (docs/onboarding.md). */
   private mergedFrom: string | null = null;
@@ -73,7 +78,7 @@ export class DuplexEngine extends TurnKeeper {
     this.discardSpeculation(false);
     this.active?.turn.cancel('superseded');
     this.active = null;
-    this.tracker.reset();
+    this.resetUtterance();
   }
 
   /**
@@ -85,7 +90,7 @@ export class DuplexEngine extends TurnKeeper {
     if (!this.active && this.tracker.inSpeech) return this.commit(this.options.clock.now(), true);
     if (!this.active) {
       this.discardSpeculation(false);
-      this.tracker.reset();
+      this.resetUtterance();
       this.setState('idle');
     }
   }
@@ -109,7 +114,7 @@ export class DuplexEngine extends TurnKeeper {
     this.active = null;
     this.background?.abort();
     this.background = null;
-    this.tracker.reset();
+    this.resetUtterance();
     this.setState('idle');
   }
 
@@ -175,7 +180,7 @@ export class DuplexEngine extends TurnKeeper {
 
     if (this.tracker.speechMs(now) >= T.maxUtteranceMs) return this.commit(now, true);
     const silence = this.tracker.silenceMs(now);
-    if (silence <= 0) return;
+    if (silence <= 0) return this.drafts.onSpeech(this.tracker.voicedFrames, () => this.tracker.audio());
     const real = this.tracker.voicedFrames >= T.minVoicedFrames && this.tracker.speechMs(now) >= T.minSpeechMs;
     if (real && silence >= T.turnCheckMs) this.checkEndOfTurn();
     // Voiced audio after the speculative ASR's audio ended: its transcript is stale (a low-confidence resume that the
@@ -198,7 +203,7 @@ export class DuplexEngine extends TurnKeeper {
     if (real) return this.commit(now, false);
     this.stageOf(this.upcomingId(), 'discarded', { reason: 'noise', voicedFrames: this.tracker.voicedFrames });
     this.discardSpeculation(false);
-    this.tracker.reset();
+    this.resetUtterance();
   }
 
   private endpointWindow(): number {
@@ -222,22 +227,38 @@ export class DuplexEngine extends TurnKeeper {
     );
   }
 
+  /** The utterance so far is dropped: its audio and its ASR draft. */
+  private resetUtterance(): void {
+    this.tracker.reset();
+    this.drafts.reset();
+  }
+
   private startSpeculation(now: number): void {
     const turn = this.createTurn('listening');
     turn.stage('tentative-endpoint', { silenceMs: this.tracker.silenceMs(now) });
-    turn.stage('asr-start', { speculative: true });
     const spec = newSpeculation(turn, this.tracker.voicedFrames);
-    spec.transcriptPromise = this.options.stages.transcribe(this.tracker.audio(), turn.signal).then(
-      (transcript) => {
+    const audio = this.tracker.audio();
+    const utterance = this.drafts.utterance;
+    // The draft in flight covers most of this audio: waiting for it costs nothing (the worker runs one at a time).
+    spec.transcriptPromise = this.drafts
+      .current()
+      .then((draft) => {
         if (turn.signal.aborted) return null;
-        spec.transcript = transcript;
-        turn.stage('transcript', { speculative: true });
-        const quiet = this.options.clock.now() - this.tracker.lastVoiceAt;
-        if (this.speculation === spec && quiet >= T.speculativeReplyMs) this.speculateReply(spec, transcript);
-        return transcript;
-      },
-      () => null,
-    );
+        turn.stage('asr-start', { speculative: true, draftTokens: draft?.length ?? 0 });
+        return this.options.stages.transcribe(audio, turn.signal, draft);
+      })
+      .then(
+        (transcript) => {
+          if (turn.signal.aborted || !transcript) return null;
+          this.drafts.learn(transcript, utterance);
+          spec.transcript = transcript;
+          turn.stage('transcript', { speculative: true });
+          const quiet = this.options.clock.now() - this.tracker.lastVoiceAt;
+          if (this.speculation === spec && quiet >= T.speculativeReplyMs) this.speculateReply(spec, transcript);
+          return transcript;
+        },
+        () => null,
+      );
     this.speculation = spec;
   }
 
@@ -285,13 +306,14 @@ export class DuplexEngine extends TurnKeeper {
     turn.stage('endpoint', { forced, silenceMs: now - endOfSpeech }, now);
     const audio = this.tracker.audio();
     const saved = { frames: this.tracker.takeFrames(), speechStart: this.tracker.speechStart, voiced: this.tracker.voicedFrames };
+    const draft = this.drafts.take();
     this.tracker.reset();
     const active = this.newTurn(turn, now);
     active.saved = saved;
     const replaces = this.mergedFrom;
     this.mergedFrom = null;
     this.setState('thinking');
-    void this.answer(active, spec, audio, undefined, replaces);
+    void this.answer(active, spec, audio, undefined, replaces, draft);
   }
 
   private async answer(
@@ -300,13 +322,15 @@ export class DuplexEngine extends TurnKeeper {
     audio: Float32Array,
     typed?: Transcript,
     replaces: string | null = null,
+    draftPromise: Promise<readonly number[] | undefined> = Promise.resolve(undefined),
   ): Promise<void> {
     const { turn } = active;
     let transcript: Transcript | null = typed ?? spec?.transcript ?? null;
     if (!transcript && spec) transcript = await spec.transcriptPromise;
     if (!transcript && !turn.signal.aborted) {
-      turn.stage('asr-start', { speculative: false });
-      transcript = await this.options.stages.transcribe(audio, turn.signal).catch(() => null);
+      const draft = await draftPromise;
+      turn.stage('asr-start', { speculative: false, draftTokens: draft?.length ?? 0 });
+      transcript = await this.options.stages.transcribe(audio, turn.signal, draft).catch(() => null);
       if (transcript) turn.stage('transcript', { speculative: false });
     }
     if (this.active !== active || turn.signal.aborted) return;
@@ -355,7 +379,7 @@ export class DuplexEngine extends TurnKeeper {
     if (active.saved) active.gap.push(frame.pcm);
     const event = this.tracker.onFrame(now, frame.pcm, frame.prob);
     if (event.kind !== 'onset') return;
-    if (level < T.resumeMinRms) return this.tracker.reset();
+    if (level < T.resumeMinRms) return this.resetUtterance();
     const { turn, saved } = active;
     if (saved && this.mergesLeft > 0 && now - active.endpointAt <= T.mergeWindowMs) {
       this.mergesLeft--;
@@ -417,7 +441,7 @@ export class DuplexEngine extends TurnKeeper {
     active.turn.stage('watchdog', { stalledMs: now - this.lastProgressAt });
     active.turn.cancel('watchdog');
     this.active = null;
-    this.tracker.reset();
+    this.resetUtterance();
     this.setState('listening');
   }
 

@@ -19,6 +19,11 @@ export interface Transcript {
   text: string;
   /** 0..1, higher is surer (e.g. exp of the mean token log-probability). */
   confidence: number;
+  /**
+   * The recognizer's own tokens for this text, opaque to the engine: given back as the draft of a later transcript of
+   * the same growing clip, they let it decode only the new part (docs/turn-taking.md, "ASR drafts").
+   */
+  draft?: readonly number[];
 }
 
 export interface UserTurn {
@@ -48,7 +53,8 @@ export interface SpeakMeta {
 }
 
 export interface EngineStages {
-  transcribe(pcm16k: Float32Array, signal: AbortSignal): Promise<Transcript>;
+  /** `draft`: the `draft` of an earlier transcript of the start of the same clip, when there is one. */
+  transcribe(pcm16k: Float32Array, signal: AbortSignal, draft?: readonly number[]): Promise<Transcript>;
   respond(turn: UserTurn, signal: AbortSignal): AsyncIterable<string>;
   /** Hand one sentence to TTS + playback; resolve once it is synthesised and queued (not when it has played). */
   speak(sentence: string, signal: AbortSignal, meta: SpeakMeta): Promise<void>;
@@ -61,6 +67,11 @@ export interface EngineStages {
    * P(the user has finished their turn), from the sound of the turn so far (an end-of-turn model such as Smart Turn).
    * Optional: without it the endpoint follows silence and the speculative transcript's wording.
    */
+  /**
+   * True when transcribing while the user speaks is cheap enough to do (the speech models run on the GPU): ASR
+   * drafts (core/engine/asr-drafts.ts). Absent: no drafts.
+   */
+  draftsAffordable?(): boolean;
   endOfTurn?(pcm16k: Float32Array, signal: AbortSignal): Promise<number>;
   /** Decide whether a turn is slow tool work. Return null to answer with the LLM. */
   route?(turn: UserTurn): BackgroundTask | null;
@@ -116,7 +127,8 @@ export interface TurnStageFields {
   'speculation-discarded': Record<never, never>;
   'end-of-speech': Record<never, never>;
   endpoint: { forced: boolean; silenceMs: number };
-  'asr-start': { speculative: boolean };
+  /** `draftTokens`: the length of the draft it was given (ASR drafts), 0 without one. */
+  'asr-start': { speculative: boolean; draftTokens: number };
   /** The final transcript of the user's words arrived (its text travels only as a caption). */
   transcript: { speculative: boolean };
   'llm-start': { speculative: boolean };

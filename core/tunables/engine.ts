@@ -33,6 +33,12 @@ export const engineTunables = registerTunables(
      * thrown away; a dip inside a phrase rarely lasts six frames.
      */
     speculativeReplyMs: 192,
+    /**
+     * While the user speaks, the utterance so far is transcribed after every this much voiced audio, each time with the
+     * last transcript as the recognizer's draft, so the transcription at the endpoint decodes only the newest words
+     * (docs/turn-taking.md, "ASR drafts"). Only where the speech models run on the GPU; 0 turns drafts off.
+     */
+    asrDraftEveryMs: 480,
     /** Endpoint after a complete-sounding phrase ("…in Paris?"). */
     endpointCompleteMs: 448,
     /** Endpoint when the transcript is not known yet or sounds neutral. */
@@ -101,6 +107,7 @@ export const engineTunables = registerTunables(
     minSpeechMs: { min: 0, max: 3000 },
     tentativeEndpointMs: { min: 32, max: 2000 },
     speculativeReplyMs: { min: 32, max: 2000 },
+    asrDraftEveryMs: { min: 0, max: 10_000 },
     endpointCompleteMs: { min: 96, max: 5000 },
     endpointSilenceMs: { min: 96, max: 5000 },
     endpointTrailingMs: { min: 96, max: 8000 },

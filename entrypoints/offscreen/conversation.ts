@@ -122,10 +122,12 @@ export class Conversation {
       memory: this.memory,
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       stages: {
-        transcribe: async (pcm, signal) => {
-          const out = await this.models.transcribe(pcm, signal, this.language);
-          return { text: out.text, confidence: out.confidence ?? 1 };
+        transcribe: async (pcm, signal, draft) => {
+          const out = await this.models.transcribe(pcm, signal, this.language, draft);
+          return { text: out.text, confidence: out.confidence ?? 1, draft: out.ids };
         },
+        // Drafts while the user speaks only where the speech models run on the GPU (core/engine/asr-drafts.ts).
+        draftsAffordable: () => this.models.backend === 'webgpu',
         // Without the end-of-turn model (not downloaded yet) the engine ends turns on silence and wording alone.
         endOfTurn: (pcm, signal) =>
           this.models.loaded.has('turn')

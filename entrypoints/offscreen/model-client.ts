@@ -131,19 +131,20 @@ export class ModelWorkerClient {
     pcm: Float32Array,
     signal: AbortSignal,
     language?: string,
-  ): Promise<{ text: string; confidence: number | null }> {
+    draft?: readonly number[],
+  ): Promise<{ text: string; confidence: number | null; ids: number[]; draftAccepted: number }> {
     await this.restarting;
     const copy = new Float32Array(pcm);
     const { requestId, reply } = this.channel.request(
-      { type: 'asr', pcm: copy, ...(language ? { language } : {}) },
+      { type: 'asr', pcm: copy, ...(language ? { language } : {}), ...(draft?.length ? { draft: [...draft] } : {}) },
       ['asr-result'],
       { transfer: [copy.buffer] },
     );
     const onAbort = () => this.channel.post({ type: 'cancel', requestId });
     signal.addEventListener('abort', onAbort, { once: true });
     try {
-      const { text, confidence } = await reply;
-      return { text, confidence };
+      const { text, confidence, ids, draftAccepted } = await reply;
+      return { text, confidence, ids, draftAccepted };
     } finally {
       signal.removeEventListener('abort', onAbort);
     }

@@ -64,7 +64,7 @@ export class ModelHost {
       case 'load':
         return this.load(msg.requestId, msg.remoteHost, msg.asrFamily, msg.parts, msg.device);
       case 'asr':
-        return this.transcribe(msg.requestId, msg.pcm, msg.language);
+        return this.transcribe(msg.requestId, msg.pcm, msg.language, msg.draft);
       case 'end-of-turn':
         return this.endOfTurn(msg.requestId, msg.pcm);
       case 'llm':
@@ -251,13 +251,18 @@ export class ModelHost {
     }
   }
 
-  private async transcribe(id: string, pcm: Float32Array, language?: string): Promise<void> {
+  private async transcribe(id: string, pcm: Float32Array, language?: string, draft?: number[]): Promise<void> {
     if (!this.asr) return this.fail(id, 'not-ready', new Error('speech recognition is not loaded'));
     const controller = new AbortController();
     this.jobs.set(id, controller);
     try {
-      const out = await this.asr.transcribe(pcm, { signal: controller.signal, ...(language ? { language } : {}) });
-      this.deps.post({ type: 'asr-result', requestId: id, text: out.text, confidence: out.confidence });
+      const out = await this.asr.transcribe(pcm, {
+        signal: controller.signal,
+        ...(language ? { language } : {}),
+        ...(draft ? { draft } : {}),
+      });
+      const { text, confidence, ids, draftAccepted } = out;
+      this.deps.post({ type: 'asr-result', requestId: id, text, confidence, ids, draftAccepted });
     } catch (err) {
       await this.failJob(id, 'asr-failed', err);
     } finally {

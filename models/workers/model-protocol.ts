@@ -33,7 +33,14 @@ export const ModelWorkerRequestSchema = z.discriminatedUnion('type', [
     /** Force a backend (tests, or after the user picks CPU); default: WebGPU when healthy. */
     device: z.enum(['webgpu', 'wasm']).optional(),
   }),
-  z.object({ type: z.literal('asr'), requestId: Id, pcm: z.instanceof(Float32Array), language: z.string().max(8).optional() }),
+  z.object({
+    type: z.literal('asr'),
+    requestId: Id,
+    pcm: z.instanceof(Float32Array),
+    language: z.string().max(8).optional(),
+    /** Token ids of an earlier transcript of the same clip (models/asr/draft-check.ts). */
+    draft: z.array(z.number().int().min(0).max(1_000_000)).max(448).optional(),
+  }),
   /** P(the user has finished their turn) for the turn's audio so far (Smart Turn). */
   z.object({ type: z.literal('end-of-turn'), requestId: Id, pcm: z.instanceof(Float32Array) }),
   z.object({
@@ -79,7 +86,7 @@ export type ModelWorkerEvent =
   | { type: 'vad'; requestId: string; prob: number }
   | { type: 'load-progress'; part: ModelPart; file: string; loaded: number; total: number }
   | { type: 'loaded'; requestId?: string; parts: ModelPart[]; device: 'webgpu' | 'wasm' }
-  | { type: 'asr-result'; requestId: string; text: string; confidence: number | null }
+  | { type: 'asr-result'; requestId: string; text: string; confidence: number | null; ids: number[]; draftAccepted: number }
   | { type: 'end-of-turn'; requestId: string; probability: number }
   /** One unit vector per text, row after row in one buffer (transferred). */
   | { type: 'embeddings'; requestId: string; dim: number; vectors: Float32Array }

@@ -37,10 +37,10 @@ describe('ModelWorkerClient after a GPU device loss', () => {
     w2.reply('load', { type: 'loaded', parts: ['asr', 'llm'], device: 'wasm' });
     await restarted;
     await tick();
-    w2.reply('asr', { type: 'asr-result', text: 'hello', confidence: 0.9 });
+    w2.reply('asr', { type: 'asr-result', text: 'hello', confidence: 0.9, ids: [7], draftAccepted: 0 });
     // A late answer of the replaced worker changes nothing.
-    w1.answer({ type: 'asr-result', requestId: 'asr-1', text: 'stale', confidence: 1 });
-    expect(await asr).toEqual({ text: 'hello', confidence: 0.9 });
+    w1.answer({ type: 'asr-result', requestId: 'asr-1', text: 'stale', confidence: 1, ids: [], draftAccepted: 0 });
+    expect(await asr).toEqual({ text: 'hello', confidence: 0.9, ids: [7], draftAccepted: 0 });
     expect(client.backend).toBe('wasm');
     // Later loads stay on WASM.
     void client.load('https://hub/', 'moonshine', ['asr']);
