@@ -16,7 +16,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { setTunable, snapshotTunables } from '../core/tunables';
+import { engineTunables, setTunable, snapshotTunables } from '../core/tunables';
 import { loadSilero, runScenario, type StageLatency } from '../tests/fixtures/audio/conversation-sim';
 import { scenarios } from './engine/scenarios';
 import type { Stats } from './stages/measure';
@@ -33,6 +33,8 @@ export interface Profile {
   bytes: { asr: number; llmPass: number; tts: number };
   /** One end-of-turn question (preparation + run, p50 and p90, ms), when the stages file measured it. */
   endOfTurnMs: { p50: number; p90: number } | null;
+  /** The scenarios run with ASR drafts on (engine.asrDraftEveryMs 480 and the speech models counted as on the GPU). */
+  asrDrafts?: boolean;
 }
 
 /**
@@ -73,6 +75,18 @@ function asrLatency(r: Result, which: 'median' | 'p90'): number {
   return Math.round(q(p.encoderMs, which) * scale + tokens * q(p.decoderStepMs, which));
 }
 
+/**
+ * A transcription of the same utterance given a draft of all but its last `passes` − 1 tokens (ASR drafts): the
+ * encoder, then one pass over the prompt and one step per remaining token, from the job's timed drafted decodes.
+ */
+function asrDraftedLatency(r: Result, which: 'median' | 'p90', passes = 3): number | undefined {
+  const per = r.metrics.perLength as { seconds: number; encoderMs: Stats; drafts?: { passes: number; decodeMs: number }[] }[];
+  const p = per.reduce((a, b) => (Math.abs(b.seconds - ASR_SECONDS) < Math.abs(a.seconds - ASR_SECONDS) ? b : a));
+  const drafted = p.drafts?.find((d) => d.passes === passes);
+  if (!drafted) return undefined;
+  return Math.round(q(p.encoderMs, which) * (ASR_SECONDS / p.seconds) + drafted.decodeMs);
+}
+
 function llm(r: Result, which: 'median' | 'p90', ctx = LLM_CONTEXT): { first: number; token: number } {
   const cached =
     (r.metrics.ttftCachedPrefix as Record<string, Stats>)[ctx] ??
@@ -109,11 +123,14 @@ export function profiles(doc: StagesDoc): Profile[] {
     l: Result | undefined,
     t: Result | undefined,
     turnJob: string,
+    drafts = false,
   ) => {
     if (!a || !l || !t) return;
+    if (drafts && asrDraftedLatency(a, 'median') === undefined) return;
     const lat = (w: 'median' | 'p90'): StageLatency => {
       const x = llm(l, w);
-      return { asrMs: asrLatency(a, w), llmFirstTokenMs: x.first, llmTokenMs: x.token, ttsMs: tts(t, w) };
+      const drafted = drafts ? { asrDraftedMs: asrDraftedLatency(a, w)! } : {};
+      return { asrMs: asrLatency(a, w), ...drafted, llmFirstTokenMs: x.first, llmTokenMs: x.token, ttsMs: tts(t, w) };
     };
     const decodeBytes = (l.metrics.decodeWeightBytes as number) ?? 0;
     const asrTokens = Math.ceil(ASR_SECONDS * 4) + 1;
@@ -130,6 +147,7 @@ export function profiles(doc: StagesDoc): Profile[] {
         tts: bytesOf(t, ['flow_lm_main', 'flow_lm_flow', 'mimi_decoder']),
       },
       endOfTurnMs: endOfTurn(doc, turnJob),
+      asrDrafts: drafts,
     });
   };
   mk(
@@ -139,6 +157,15 @@ export function profiles(doc: StagesDoc): Profile[] {
     llmGpu,
     ttsWasm,
     'x-webgpu-turn',
+  );
+  mk(
+    'as built + ASR drafts (H200)',
+    'as built, with engine.asrDraftEveryMs 480: the utterance transcribed while it is spoken; the last word or two decoded after the endpoint',
+    asrGpu,
+    llmGpu,
+    ttsWasm,
+    'x-webgpu-turn',
+    true,
   );
   mk(
     'TTS on WebGPU, GPU-resident states (H200)',
@@ -181,15 +208,18 @@ async function runProfile(
   latency: StageLatency,
   speculateModes: boolean[],
   endOfTurnMs: number | null,
+  asrDrafts = false,
 ): Promise<Turn[]> {
   const turns: Turn[] = [];
+  const draftsKnob = engineTunables.asrDraftEveryMs;
+  if (asrDrafts && draftsKnob <= 0) setTunable('engine.asrDraftEveryMs', 480);
   for (const speculate of speculateModes) {
     for (const [name, input] of Object.entries(scenarios())) {
       if (name === 'barge-in') continue; // no end-of-speech → first-audio question there
       // Slow profiles (WASM LLM) need a longer simulated tail to reach the first audio.
       const tailMs = latency.llmTokenMs > 200 ? 40_000 : undefined;
       const endOfTurn = endOfTurnMs === null ? undefined : { latencyMs: endOfTurnMs };
-      const r = await runScenario(vad, { ...input, speculate, latency, tailMs, endOfTurn });
+      const r = await runScenario(vad, { ...input, speculate, latency, tailMs, endOfTurn, asrDrafts });
       const firstSpeak = r.marks('first-speak')[0];
       const eos = r.marks('end-of-speech').find((m) => m.turnId === firstSpeak?.turnId) ?? r.marks('end-of-speech')[0];
       const endpoint = r.marks('endpoint').find((m) => m.turnId === eos?.turnId);
@@ -204,6 +234,7 @@ async function runProfile(
       });
     }
   }
+  setTunable('engine.asrDraftEveryMs', draftsKnob);
   return turns;
 }
 
@@ -290,8 +321,8 @@ async function main(): Promise<void> {
   const rows: Record<string, unknown>[] = [];
   for (const p of profiles(doc)) {
     for (const turnModel of p.endOfTurnMs ? [false, true] : [false]) {
-      const t50 = await runProfile(vad, p.p50, speculateModes, turnModel ? p.endOfTurnMs!.p50 : null);
-      const t90 = await runProfile(vad, p.p90, speculateModes, turnModel ? p.endOfTurnMs!.p90 : null);
+      const t50 = await runProfile(vad, p.p50, speculateModes, turnModel ? p.endOfTurnMs!.p50 : null, p.asrDrafts);
+      const t90 = await runProfile(vad, p.p90, speculateModes, turnModel ? p.endOfTurnMs!.p90 : null, p.asrDrafts);
       const summarize = (ts: Turn[], spec: boolean) =>
         ts.filter((t) => t.speculate === spec && t.eosToFirstAudioMs !== null).map((t) => t.eosToFirstAudioMs!);
       const endpoint = t50.filter((t) => t.endpointMs !== null).map((t) => t.endpointMs!);
@@ -380,7 +411,7 @@ export function renderBudget(rows: BudgetRow[], hops: BrowserHops): string {
   for (const r of rows) {
     const s = r.stageP50;
     L.push(
-      `| ${r.profile} | ${r.endpointing} | ${r.speculate} | ${s.asrMs} / ${s.llmFirstTokenMs} / ${s.llmTokenMs} / ${s.ttsMs} | ${r.endpointMsP50} | ${r.asrAfterEndpointMsP50} | ${r.eosToFirstAudioP50} | ${r.eosToFirstAudioP90} | **${r.asHeardP50}** | ${r.asHeardP90} | ${r.floorH200Ms} | ${r.floor273GBsMs} | ${r.floor100GBsMs} |`,
+      `| ${r.profile} | ${r.endpointing} | ${r.speculate} | ${s.asrMs}${s.asrDraftedMs ? ` (with a draft ${s.asrDraftedMs})` : ''} / ${s.llmFirstTokenMs} / ${s.llmTokenMs} / ${s.ttsMs} | ${r.endpointMsP50} | ${r.asrAfterEndpointMsP50} | ${r.eosToFirstAudioP50} | ${r.eosToFirstAudioP90} | **${r.asHeardP50}** | ${r.asHeardP90} | ${r.floorH200Ms} | ${r.floor273GBsMs} | ${r.floor100GBsMs} |`,
     );
   }
   L.push('');

@@ -58,6 +58,7 @@ const asrFull = (encoderAct: AsrPlan['encoderAct']): AsrPlan => ({
   seconds: [1, 2, 5, 10],
   tokensPerSecond: 4,
   reps: 5,
+  draftTails: [2, 3],
 });
 /** Whisper base as the app requests it (encoder fp32, merged decoder q4), the same lengths as Moonshine. */
 const whisperFull: WhisperPlan = {
@@ -182,7 +183,15 @@ export function smokeJobs(): Job[] {
       stage: 'asr',
       ep: 'wasm',
       threads: 1,
-      plan: { shape: MOONSHINE_TINY, encoderAct: 'float32', decoder: 'q4', seconds: [0.5, 1], tokensPerSecond: 4, reps: 2 },
+      plan: {
+        shape: MOONSHINE_TINY,
+        encoderAct: 'float32',
+        decoder: 'q4',
+        seconds: [0.5, 1],
+        tokensPerSecond: 4,
+        reps: 2,
+        draftTails: [2],
+      },
     },
     {
       id: 'smoke-whisper',

@@ -252,7 +252,7 @@ export class DuplexEngine extends TurnKeeper {
           if (turn.signal.aborted || !transcript) return null;
           this.drafts.learn(transcript, utterance);
           spec.transcript = transcript;
-          turn.stage('transcript', { speculative: true });
+          turn.stage('transcript', { speculative: true, draftAccepted: transcript.draftAccepted ?? 0 });
           const quiet = this.options.clock.now() - this.tracker.lastVoiceAt;
           if (this.speculation === spec && quiet >= T.speculativeReplyMs) this.speculateReply(spec, transcript);
           return transcript;
@@ -331,7 +331,7 @@ export class DuplexEngine extends TurnKeeper {
       const draft = await draftPromise;
       turn.stage('asr-start', { speculative: false, draftTokens: draft?.length ?? 0 });
       transcript = await this.options.stages.transcribe(audio, turn.signal, draft).catch(() => null);
-      if (transcript) turn.stage('transcript', { speculative: false });
+      if (transcript) turn.stage('transcript', { speculative: false, draftAccepted: transcript.draftAccepted ?? 0 });
     }
     if (this.active !== active || turn.signal.aborted) return;
     this.lastProgressAt = this.options.clock.now();

@@ -24,6 +24,8 @@ export interface Transcript {
    * the same growing clip, they let it decode only the new part (docs/turn-taking.md, "ASR drafts").
    */
   draft?: readonly number[];
+  /** Tokens of the draft it was given that the recognizer kept (0 or absent without one). */
+  draftAccepted?: number;
 }
 
 export interface UserTurn {
@@ -130,7 +132,7 @@ export interface TurnStageFields {
   /** `draftTokens`: the length of the draft it was given (ASR drafts), 0 without one. */
   'asr-start': { speculative: boolean; draftTokens: number };
   /** The final transcript of the user's words arrived (its text travels only as a caption). */
-  transcript: { speculative: boolean };
+  transcript: { speculative: boolean; draftAccepted: number };
   'llm-start': { speculative: boolean };
   'first-token': Record<never, never>;
   'first-speak': Record<never, never>;

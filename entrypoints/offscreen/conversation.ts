@@ -124,7 +124,7 @@ export class Conversation {
       stages: {
         transcribe: async (pcm, signal, draft) => {
           const out = await this.models.transcribe(pcm, signal, this.language, draft);
-          return { text: out.text, confidence: out.confidence ?? 1, draft: out.ids };
+          return { text: out.text, confidence: out.confidence ?? 1, draft: out.ids, draftAccepted: out.draftAccepted };
         },
         // Drafts while the user speaks only where the speech models run on the GPU (core/engine/asr-drafts.ts).
         draftsAffordable: () => this.models.backend === 'webgpu',

@@ -3,7 +3,7 @@
  * manual clock with the oracle ASR, whose "tokens" are word ids. While the user speaks, the utterance so far is
  * transcribed with the previous transcript as its draft; the transcription that ends the turn gets the newest draft.
  */
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resetTunables, setTunable } from '../../../core/tunables';
 import type { SileroVad } from '../../../models/vad/silero';
 import { loadSilero, runScenario, wordIds } from '../../fixtures/audio/conversation-sim';
@@ -13,6 +13,7 @@ let vad: SileroVad;
 beforeAll(async () => {
   vad = await loadSilero();
 });
+beforeEach(() => setTunable('engine.asrDraftEveryMs', 480));
 afterEach(() => resetTunables('engine'));
 
 const QUESTION = 'What is the capital of France, and how many people live there today?';
