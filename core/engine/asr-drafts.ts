@@ -2,13 +2,38 @@
  * ASR drafts (docs/turn-taking.md, "ASR drafts"): while the user speaks, the utterance so far is transcribed every
  * `asrDraftEveryMs` of voiced audio, each time with the previous transcript as the recognizer's draft. The
  * transcription that ends the turn then gets the latest draft and decodes only the words after it. Only where a
- * transcription is cheap (the speech models on the GPU): on one CPU core it would hold up the voice detection.
+ * transcription is cheap (the speech models on the GPU): on one CPU core it would hold up the voice detection. A
+ * recognizer that cannot keep up (a draft still running after `asrDraftEveryMs`) gets its draft cancelled and no more
+ * drafts this session.
  */
 import { engineTunables as T } from '../tunables';
 import { FRAME_MS } from './audio-frames';
+import type { GpuInfo } from '../protocol';
 import type { Transcript } from './types';
 
+/**
+ * Drafts are affordable where the speech models run on a hardware GPU: on the CPU, or on a software WebGPU adapter
+ * (SwiftShader, which runs on the CPU too), a transcription during speech holds up the voice detection that shares
+ * the model worker (docs/turn-taking.md, "ASR drafts").
+ */
+export function draftsAffordable(
+  backend: 'webgpu' | 'wasm' | null,
+  gpu: Pick<GpuInfo, 'isFallbackAdapter' | 'architecture'> | null,
+): boolean {
+  if (backend !== 'webgpu' || !gpu) return false;
+  return !gpu.isFallbackAdapter && !/swiftshader/i.test(gpu.architecture);
+}
+
 type Draft = readonly number[] | undefined;
+
+/** What one draft transcription did, for the turn's trace. */
+export interface DraftReport {
+  ms: number;
+  draftTokens: number;
+  draftAccepted: number;
+  /** It took longer than its interval (or was cancelled for that): drafts are off for the session. */
+  slow: boolean;
+}
 
 export class AsrDrafts {
   /** The newest draft of the current utterance. */
@@ -21,15 +46,28 @@ export class AsrDrafts {
   private epoch = 0;
   /** Draft transcriptions started (for the trace and the tests). */
   started = 0;
+  /** When the draft in flight started. */
+  private startedAt = 0;
+  /** A draft could not keep up with speech: none for the rest of the session. */
+  tooSlow = false;
 
   constructor(
     private readonly transcribe: (pcm: Float32Array, signal: AbortSignal, draft?: readonly number[]) => Promise<Transcript>,
     private readonly affordable: () => boolean,
+    private readonly now: () => number,
+    private readonly report: (r: DraftReport) => void = () => undefined,
   ) {}
+
+  /** Every frame: a draft still running after its interval is cancelled (its partial tokens still make a draft). */
+  onFrame(): void {
+    if (!this.controller || this.now() - this.startedAt <= T.asrDraftEveryMs) return;
+    this.tooSlow = true;
+    this.controller.abort();
+  }
 
   /** During speech: a new draft once enough voiced audio came since the last one and none is in flight. */
   onSpeech(voicedFrames: number, audio: () => Float32Array): void {
-    if (this.job || T.asrDraftEveryMs <= 0 || !this.affordable()) return;
+    if (this.job || this.tooSlow || T.asrDraftEveryMs <= 0 || !this.affordable()) return;
     if ((voicedFrames - this.voicedAtLast) * FRAME_MS < T.asrDraftEveryMs) return;
     this.voicedAtLast = voicedFrames;
     this.started += 1;
@@ -37,13 +75,24 @@ export class AsrDrafts {
     const controller = new AbortController();
     this.controller = controller;
     const previous = this.latest;
+    const startedAt = this.now();
+    this.startedAt = startedAt;
     const job = this.transcribe(audio(), controller.signal, previous).then(
       (t) => {
+        const ms = this.now() - startedAt;
+        if (ms > T.asrDraftEveryMs) this.tooSlow = true;
+        const draftAccepted = t.draftAccepted ?? 0;
+        this.report({ ms, draftTokens: previous?.length ?? 0, draftAccepted, slow: this.tooSlow });
+        // Tokens decoded before a cancellation are still the decoder's own: a shorter draft, not a wrong one.
         const draft = t.draft?.length ? t.draft : previous;
-        if (epoch === this.epoch && !controller.signal.aborted) this.latest = draft;
+        if (epoch === this.epoch) this.latest = draft;
         return draft;
       },
-      () => previous,
+      () => {
+        const draftTokens = previous?.length ?? 0;
+        this.report({ ms: this.now() - startedAt, draftTokens, draftAccepted: 0, slow: this.tooSlow });
+        return previous;
+      },
     );
     this.job = job;
     void job.finally(() => {

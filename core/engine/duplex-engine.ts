@@ -28,6 +28,8 @@ export class DuplexEngine extends TurnKeeper {
   private readonly drafts = new AsrDrafts(
     (pcm, signal, draft) => this.options.stages.transcribe(pcm, signal, draft),
     () => this.options.stages.draftsAffordable?.() ?? false,
+    () => this.options.clock.now(),
+    (report) => this.stageOf(this.upcomingId(), 'asr-draft', report),
   );
   private speculation: Speculation | null = null;
   /** The turn a merged continuation replaces: its partial user line gives way to the merged one (docs/onboarding.md). */
@@ -164,6 +166,7 @@ export class DuplexEngine extends TurnKeeper {
   // ---- listening ------------------------------------------------------------------------------------------------
 
   private listening(now: number, frame: MicFrame): void {
+    this.drafts.onFrame();
     // The tail of our own playback is still in the room: keep it as pre-roll but do not open an utterance on it.
     if (!this.tracker.inSpeech && now - this.lastAudibleAt < T.echoTailMs) return this.tracker.observe(frame.pcm);
     // The reply's echo may still be arriving (a longer path, the room's reverb): only a voice above it opens an utterance.

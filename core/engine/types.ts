@@ -129,6 +129,8 @@ export interface TurnStageFields {
   'speculation-discarded': Record<never, never>;
   'end-of-speech': Record<never, never>;
   endpoint: { forced: boolean; silenceMs: number };
+  /** A draft transcription while the user spoke (core/engine/asr-drafts.ts); `slow`: drafts are off from now on. */
+  'asr-draft': { ms: number; draftTokens: number; draftAccepted: number; slow: boolean };
   /** `draftTokens`: the length of the draft it was given (ASR drafts), 0 without one. */
   'asr-start': { speculative: boolean; draftTokens: number };
   /** The final transcript of the user's words arrived (its text travels only as a caption). */

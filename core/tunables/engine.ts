@@ -36,10 +36,10 @@ export const engineTunables = registerTunables(
     /**
      * While the user speaks, the utterance so far is transcribed after every this much voiced audio, each time with the
      * last transcript as the recognizer's draft, so the transcription at the endpoint decodes only the newest words
-     * (docs/turn-taking.md, "ASR drafts"). Only where the speech models run on the GPU; 0 (the default) turns drafts
-     * off: the voice detection shares the model worker, and in the e2e on SwiftShader drafts during speech starved it.
+     * (docs/turn-taking.md, "ASR drafts"). Only where the speech models run on a hardware GPU (on SwiftShader, drafts
+     * during speech starved the voice detection that shares the model worker); 0 turns drafts off.
      */
-    asrDraftEveryMs: 0,
+    asrDraftEveryMs: 480,
     /** Endpoint after a complete-sounding phrase ("…in Paris?"). */
     endpointCompleteMs: 448,
     /** Endpoint when the transcript is not known yet or sounds neutral. */

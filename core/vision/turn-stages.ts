@@ -43,6 +43,8 @@ export function speechStagesFor(event: TurnEvent): [SpeechStage, boolean][] {
     case 'failed':
     case 'interrupted':
       return [...ALL_OUTPUT, ['utterance', false]];
+    // A draft runs inside the utterance, which already keeps vision off the GPU.
+    case 'asr-draft':
     case 'tentative-endpoint':
     case 'turn-check':
     case 'end-of-speech':

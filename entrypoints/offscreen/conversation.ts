@@ -1,3 +1,4 @@
+import { draftsAffordable } from '../../core/engine/asr-drafts';
 import { probeVad, type VadProbeResult } from './vad-probe';
 import { buildPersonaPrompt, greetingFor, speechTextFor } from '../../core/characters/persona-prompt';
 import type { Character } from '../../core/characters/character';
@@ -6,7 +7,14 @@ import { DuplexEngine } from '../../core/engine/duplex-engine';
 import { SentenceAudioLog } from '../../core/engine/heard-text';
 import type { SpeakMeta } from '../../core/engine/types';
 import { FactMemory } from '../../core/memory/fact-memory';
-import { eventMessage, sendRequest, type AudioSink, type AudioSinkChunk, type ModelChoiceValue } from '../../core/protocol';
+import {
+  eventMessage,
+  sendRequest,
+  type AudioSink,
+  type AudioSinkChunk,
+  type GpuInfo,
+  type ModelChoiceValue,
+} from '../../core/protocol';
 import { expectedSpeechSeconds, GenerationRate, holdFrames, SentenceJitterBuffer } from '../../core/tts/jitter-buffer';
 import { engineTunables, ttsTunables } from '../../core/tunables';
 import { PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protocol/playback';
@@ -38,6 +46,8 @@ export interface ConversationOptions {
   character: ActiveCharacter;
   /** The local model, or the user's model server when one is configured. */
   llm: LanguageModel;
+  /** The document's WebGPU adapter, once known (null before): whether ASR drafts are affordable. */
+  gpu: () => GpuInfo | null;
   /** Where reply audio goes (the side panel's player); shared with the voice previews. */
   audio: AudioSink;
 }
@@ -126,8 +136,8 @@ export class Conversation {
           const out = await this.models.transcribe(pcm, signal, this.language, draft);
           return { text: out.text, confidence: out.confidence ?? 1, draft: out.ids, draftAccepted: out.draftAccepted };
         },
-        // Drafts while the user speaks only where the speech models run on the GPU (core/engine/asr-drafts.ts).
-        draftsAffordable: () => this.models.backend === 'webgpu',
+        // Drafts while the user speaks only where the speech models run on a hardware GPU (core/engine/asr-drafts.ts).
+        draftsAffordable: () => draftsAffordable(this.models.backend, options.gpu()),
         // Without the end-of-turn model (not downloaded yet) the engine ends turns on silence and wording alone.
         endOfTurn: (pcm, signal) =>
           this.models.loaded.has('turn')

@@ -6,6 +6,7 @@ import {
   senderKind,
   eventMessage,
   followTunables,
+  type GpuInfo,
   type OffscreenStatus,
   type ProtocolError,
 } from '../../core/protocol';
@@ -44,6 +45,8 @@ function liveTracks(kind: 'audio' | 'video'): number {
 }
 const mic = new MicCapture(chrome.runtime.getURL('/worklets/mic-framer.js'));
 const gpuInfo = readGpuInfo();
+let gpuKnown: GpuInfo | null = null;
+void gpuInfo.then((info) => (gpuKnown = info));
 const weights = createWeights();
 // Created on first use: it starts the model workers, which a download-only session does not need.
 let conversation: Conversation | null = null;
@@ -60,7 +63,15 @@ voices.tts.onBackendChange = () =>
 const activeCharacter = new ActiveCharacter(runtimeSend);
 const llm = new LanguageModel(runtimeSend);
 const talk = () =>
-  (conversation ??= new Conversation({ mic, modelsReady: weights.complete, voices, character: activeCharacter, llm, audio }));
+  (conversation ??= new Conversation({
+    mic,
+    modelsReady: weights.complete,
+    voices,
+    character: activeCharacter,
+    llm,
+    audio,
+    gpu: () => gpuKnown,
+  }));
 
 /** Runs a conversation command; failures reach the side panel as a notice instead of disappearing. */
 async function guarded(work: () => Promise<void> | void): Promise<Record<string, never>> {

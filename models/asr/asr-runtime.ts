@@ -163,7 +163,12 @@ export class AsrRuntime {
     if (draft.length === 0) return this.decode(audio, kwargs, [], maxNew, []);
 
     const first = await this.decode(audio, kwargs, draft, maxNew, null);
-    if (options.signal?.aborted || first.verdict?.correction === null) return first.transcript;
+    if (first.verdict?.correction === null) return first.transcript;
+    if (options.signal?.aborted) {
+      // Cancelled: only the part of the draft the decoder agreed with (and its correction) is worth keeping.
+      const agreed = first.verdict ? [...draft.slice(0, first.verdict.accepted), first.verdict.correction!] : [];
+      return { ...none, ids: agreed, draftAccepted: first.verdict?.accepted ?? 0 };
+    }
     // No prompt pass was seen, so nothing in the draft is verified: decode from the start.
     if (!first.verdict) return this.decode(audio, kwargs, [], maxNew, []);
     // The draft went astray at `accepted`: decode again from the agreed prefix and the decoder's own choice there.

@@ -6,6 +6,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resetTunables, setTunable } from '../../../core/tunables';
 import type { SileroVad } from '../../../models/vad/silero';
+import { draftsAffordable } from '../../../core/engine/asr-drafts';
 import { loadSilero, runScenario, wordIds } from '../../fixtures/audio/conversation-sim';
 import { TrackBuilder } from '../../fixtures/audio/make-audio';
 
@@ -37,6 +38,22 @@ describe('ASR drafts while the user speaks', () => {
     expect(r.respondCalls.map((c) => c.text)).toEqual([QUESTION]);
     const asrStart = r.marks('asr-start').filter((m) => m.at >= eos)[0]!;
     expect(asrStart.draftTokens).toBe(last.draft!.length);
+    // Each draft is in the trace, none too slow at 150 ms a transcription.
+    expect(r.marks('asr-draft').map((m) => m.slow)).toEqual(during.map(() => false));
+  });
+
+  it('a recognizer that cannot keep up (a draft still running after its interval) is cancelled, and drafting stops', async () => {
+    const t = new TrackBuilder().pause(500).say(QUESTION).pause(1000);
+    const r = await runScenario(vad, { user: t.build(), segments: t.segments, asrDrafts: true, latency: { asrMs: 900 } });
+    const eos = r.first('end-of-speech');
+    const during = r.transcribeCalls.filter((c) => c.at < eos);
+    expect(during).toHaveLength(1);
+    expect(during[0]!.aborted).toBe(true);
+    const [draft] = r.marks('asr-draft');
+    expect(draft).toMatchObject({ slow: true });
+    expect(draft!.ms).toBeGreaterThan(480);
+    expect(draft!.ms).toBeLessThan(480 + 2 * 32 + 1);
+    expect(r.respondCalls.map((c) => c.text)).toEqual([QUESTION]);
   });
 
   it('none where transcribing is not cheap (the speech models on the CPU), or with the knob at 0', async () => {
@@ -70,5 +87,17 @@ describe('ASR drafts while the user speaks', () => {
     expect(calls.length).toBeGreaterThanOrEqual(2);
     expect(calls[0]!.draft).toBeUndefined();
     for (const c of calls.slice(1)) expect(c.draft?.[0]).toBe(wordIds('And')[0]);
+  });
+});
+
+describe('where drafts are affordable', () => {
+  const hardware = { isFallbackAdapter: false, architecture: 'hopper' };
+  it('only with the speech models on a hardware GPU: not on the CPU, SwiftShader or a fallback adapter', () => {
+    expect(draftsAffordable('webgpu', hardware)).toBe(true);
+    expect(draftsAffordable('wasm', hardware)).toBe(false);
+    expect(draftsAffordable(null, hardware)).toBe(false);
+    expect(draftsAffordable('webgpu', null)).toBe(false);
+    expect(draftsAffordable('webgpu', { isFallbackAdapter: false, architecture: 'swiftshader' })).toBe(false);
+    expect(draftsAffordable('webgpu', { isFallbackAdapter: true, architecture: '' })).toBe(false);
   });
 });
