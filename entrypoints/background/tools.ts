@@ -60,8 +60,12 @@ async function executor() {
  */
 async function pageTab(): Promise<chrome.tabs.Tab | undefined> {
   const ours = chrome.runtime.getURL('');
+  // Our own pages open as tabs are known by their contexts: Chrome 150 no longer shows an extension the URL of its
+  // own tabs without the "tabs" permission (docs/tools.md, "Which tab").
+  const contexts = await chrome.runtime.getContexts({ contextTypes: ['TAB' as chrome.runtime.ContextType] });
+  const ourTabs = new Set(contexts.map((c) => c.tabId));
   const tabs = await chrome.tabs.query({ lastFocusedWindow: true });
-  const isOurs = (t: chrome.tabs.Tab) => (t.url ?? t.pendingUrl ?? '').startsWith(ours);
+  const isOurs = (t: chrome.tabs.Tab) => ourTabs.has(t.id ?? -1) || (t.url ?? t.pendingUrl ?? '').startsWith(ours);
   const active = tabs.find((t) => t.active);
   if (active && !isOurs(active)) return active;
   return tabs.filter((t) => !isOurs(t) && !t.active).sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0))[0] ?? active;

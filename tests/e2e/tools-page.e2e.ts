@@ -151,7 +151,7 @@ describe('tools and page context in the built extension', () => {
       panel,
       request('page/read', 'background'),
     );
-    expect(read.ok && read.data.ok).toBe(true);
+    expect(read.ok && read.data.ok, JSON.stringify(read).slice(0, 500)).toBe(true);
     if (!read.ok || !read.data.page) throw new Error('the page was not read');
     expect(read.data.page.url).toBe('https://en.wikipedia.org/wiki/Tidal_pool');
     expect(read.data.page.text).toContain('## Ecology');
