@@ -53,6 +53,20 @@ export function testHookRequests() {
       payload: Empty,
       result: z.object({ backend: z.enum(['webgpu', 'wasm']), buffers: z.number().int(), bytes: z.number() }),
     },
+    /**
+     * Transcribes a clip in the model worker as a turn would (a tone of `toneHz`, or silence), reporting the text or
+     * the error: speech recognition checked on whichever backend the worker runs. Refused unless the debug panel is on.
+     */
+    'debug/asr-probe': {
+      target: 'offscreen',
+      payload: z.object({ seconds: z.number().min(0.2).max(10), toneHz: z.number().min(20).max(8000).nullable() }).strict(),
+      result: z.object({
+        backend: z.enum(['webgpu', 'wasm']),
+        text: z.string().nullable(),
+        error: z.string().nullable(),
+        ms: z.number(),
+      }),
+    },
     /** Fault injection for reliability tests; refused unless the user turned the debug panel on. */
     'debug/fault': {
       target: 'offscreen',

@@ -272,6 +272,26 @@ export class Conversation {
     return this.ready.then(() => this.models.gpuStats());
   }
 
+  /** The debug probe (test builds): one transcription of `pcm` in the model worker, its text or its error. */
+  async probeAsr(
+    pcm: Float32Array,
+  ): Promise<{ backend: 'webgpu' | 'wasm'; text: string | null; error: string | null; ms: number }> {
+    await this.ready;
+    const t0 = performance.now();
+    const done = (text: string | null, error: string | null) => ({
+      backend: this.models.backend ?? ('wasm' as const),
+      text,
+      error,
+      ms: Math.round(performance.now() - t0),
+    });
+    try {
+      const out = await this.models.transcribe(pcm, AbortSignal.timeout(120_000), this.language);
+      return done(out.text, null);
+    } catch (err) {
+      return done(null, err instanceof Error ? err.message : String(err));
+    }
+  }
+
   /** Fault injection (debug panel on): the model worker loses its GPU device. */
   loseGpu(): void {
     this.models.loseDevice();

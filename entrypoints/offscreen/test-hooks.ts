@@ -33,6 +33,7 @@ type TestHookHandlers = Pick<
   | 'debug/tunables-live'
   | 'debug/gpu-stats'
   | 'debug/fault'
+  | 'debug/asr-probe'
   | 'conversation/marks'
   | 'debug/turn-trace'
   | 'debug/llm-script'
@@ -94,6 +95,14 @@ export function testHookHandlers(deps: TestHookDeps): TestHookHandlers {
       return model.liveTunables();
     },
     'debug/gpu-stats': () => deps.conversation()?.gpuStats() ?? { backend: 'wasm' as const, buffers: 0, bytes: 0 },
+    'debug/asr-probe': async ({ seconds, toneHz }) => {
+      await requireDebugPanel('The speech recognition probe');
+      const conversation = deps.conversation();
+      if (!conversation) throw new Error('no conversation is running');
+      const pcm = new Float32Array(Math.round(seconds * 16_000));
+      if (toneHz !== null) for (let i = 0; i < pcm.length; i++) pcm[i] = 0.3 * Math.sin((2 * Math.PI * toneHz * i) / 16_000);
+      return conversation.probeAsr(pcm);
+    },
     'debug/fault': async ({ fault }) => {
       await requireDebugPanel('Fault injection');
       if (fault === 'lose-gpu') {

@@ -160,7 +160,7 @@ export class AsrRuntime {
       kwargs.task = 'transcribe';
     }
     const draft = this.spec.family === 'moonshine' ? (options.draft ?? []).slice(0, Math.max(0, maxNew - 1)) : [];
-    if (draft.length === 0) return this.decode(audio, kwargs, [], maxNew, []);
+    if (draft.length === 0) return (await this.decode(audio, kwargs, [], maxNew, [])).transcript;
 
     const first = await this.decode(audio, kwargs, draft, maxNew, null);
     if (first.verdict?.correction === null) return first.transcript;
@@ -170,39 +170,17 @@ export class AsrRuntime {
       return { ...none, ids: agreed, draftAccepted: first.verdict?.accepted ?? 0 };
     }
     // No prompt pass was seen, so nothing in the draft is verified: decode from the start.
-    if (!first.verdict) return this.decode(audio, kwargs, [], maxNew, []);
+    if (!first.verdict) return (await this.decode(audio, kwargs, [], maxNew, [])).transcript;
     // The draft went astray at `accepted`: decode again from the agreed prefix and the decoder's own choice there.
     const { accepted, correction, logProbs } = first.verdict;
     const agreed = [...draft.slice(0, accepted), correction];
-    return this.decode(audio, kwargs, agreed, maxNew, logProbs, accepted);
+    return (await this.decode(audio, kwargs, agreed, maxNew, logProbs, accepted)).transcript;
   }
 
   /**
    * One generate() call with `prompt` after the start token. `known` holds the prompt's log-probs when it is already
    * verified; null asks for the check of the prompt as a draft (then the result carries the verdict).
    */
-  private decode(
-    audio: Float32Array,
-    kwargs: Record<string, unknown>,
-    prompt: readonly number[],
-    maxNew: number,
-    known: number[],
-  ): Promise<Transcript>;
-  private decode(
-    audio: Float32Array,
-    kwargs: Record<string, unknown>,
-    prompt: readonly number[],
-    maxNew: number,
-    known: null,
-  ): Promise<{ transcript: Transcript; verdict: DraftVerdict | null }>;
-  private decode(
-    audio: Float32Array,
-    kwargs: Record<string, unknown>,
-    prompt: readonly number[],
-    maxNew: number,
-    known: number[],
-    accepted: number,
-  ): Promise<Transcript>;
   private async decode(
     audio: Float32Array,
     kwargs: Record<string, unknown>,
@@ -210,7 +188,7 @@ export class AsrRuntime {
     maxNew: number,
     known: number[] | null,
     accepted = known === null ? 0 : prompt.length,
-  ): Promise<Transcript | { transcript: Transcript; verdict: DraftVerdict | null }> {
+  ): Promise<{ transcript: Transcript; verdict: DraftVerdict | null }> {
     const recorder = new TokenLogProbRecorder();
     const logitsProcessor = new LogitsProcessorList();
     logitsProcessor.push(recorder);
@@ -247,7 +225,7 @@ export class AsrRuntime {
       ids,
       draftAccepted: gate ? (gate.verdict?.accepted ?? 0) : accepted,
     };
-    return known === null ? { transcript, verdict: gate?.verdict ?? null } : transcript;
+    return { transcript, verdict: gate?.verdict ?? null };
   }
 
   private startToken(): number {

@@ -1,0 +1,69 @@
+/**
+ * Speech recognition on WebGPU in the built extension (SwiftShader here): the fixture Moonshine transcribes a tone and
+ * silence in the model worker, through `debug/asr-probe` (test builds, debug panel on), exactly as its reference rule
+ * says. The e2e spoken turns keep the speech models on the CPU; this is the WebGPU path's check.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { Reply } from '../../core/protocol';
+import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, TURN_BUNDLE } from '../../models/registry';
+import { makeSilenceWav } from '../fixtures/audio/make-wav';
+import { MOONSHINE } from '../fixtures/models/generate';
+import { asrReferenceTokens } from '../fixtures/models/reference';
+import { startFixtureHub, type FixtureHub } from './fixture-hub';
+import { downloadModels, launchExtension, poll, request, sendFromPage, type ExtensionSession } from './harness';
+
+let session: ExtensionSession;
+let fixtures: FixtureHub;
+let panel: Page;
+
+type Probe = { backend: 'webgpu' | 'wasm'; text: string | null; error: string | null; ms: number };
+const SECONDS = 1.5;
+const LETTERS = ' abcdefghijklmnopqrstuvwxyz';
+/** The fixture Moonshine's transcript of the probe's clip: its rule reads the clip's mean |sample| (reference.ts). */
+function reference(toneHz: number | null): string {
+  let sum = 0;
+  const n = Math.round(SECONDS * 16_000);
+  for (let i = 0; i < n && toneHz !== null; i++)
+    sum += Math.abs(Math.fround(0.3 * Math.sin((2 * Math.PI * toneHz * i) / 16_000)));
+  const ids = asrReferenceTokens(MOONSHINE, [MOONSHINE.bos], sum / n);
+  return ids
+    .slice(0, -1)
+    .map((id) => LETTERS[id - MOONSHINE.textLo])
+    .join('')
+    .trim();
+}
+const probe = (toneHz: number | null) =>
+  sendFromPage<Reply<Probe>>(panel, request('debug/asr-probe', 'offscreen', { seconds: SECONDS, toneHz }));
+
+beforeAll(async () => {
+  fixtures = await startFixtureHub();
+  session = await launchExtension({ extensionDir: fixtures.extensionDir, micWav: makeSilenceWav('asr-gpu-silence', 30) });
+  panel = await session.openPage('sidepanel.html');
+  await panel.setViewportSize({ width: 420, height: 860 });
+  await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TURN_BUNDLE.id, TTS_BUNDLE.id]);
+  await sendFromPage(panel, request('settings/set', 'background', { patch: { debugPanel: true } }));
+});
+
+afterAll(async () => {
+  await session?.close();
+  await fixtures?.close();
+});
+
+describe('speech recognition on WebGPU', () => {
+  it('transcribes a tone and silence on WebGPU exactly as the fixture decoder reference says', async () => {
+    await panel.getByTestId('orb').click(); // hands-free: the conversation loads its models
+    const tone = await poll(
+      () => probe(440),
+      (r) => r.ok && r.data.error !== 'speech recognition is not loaded',
+      90_000,
+      1000,
+    );
+    const silence = await probe(null);
+    console.log(`[asr] webgpu: ${JSON.stringify(tone)} ${JSON.stringify(silence)}`);
+    expect(tone).toMatchObject({ ok: true, data: { backend: 'webgpu', error: null, text: reference(440) } });
+    expect(silence).toMatchObject({ ok: true, data: { backend: 'webgpu', error: null, text: reference(null) } });
+    expect(reference(440)).not.toBe(reference(null));
+    await panel.getByTestId('orb').click();
+  });
+});
