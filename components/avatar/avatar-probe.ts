@@ -24,14 +24,23 @@ export interface AvatarFrame {
 
 export interface AvatarProbeSnapshot {
   frames: AvatarFrame[];
-  /** Controller events with their performance.now() times: interrupt, timebase (a new utterance clock), started, ended. */
-  events: Array<{ name: AvatarProbeEvent; at: number }>;
+  /**
+   * Controller events with their performance.now() times: interrupt, timebase (a new utterance clock), started, ended.
+   * `audioMs`: the AudioContext's clock at the same moment (ms). On a starved machine the audio clock runs slower than
+   * the page's, and what was played is counted on the audio clock.
+   */
+  events: ProbeEvent[];
   /** AudioContext latency estimates (s): what the analyser sees reaches the ears this much later. */
   baseLatency: number;
   outputLatency: number;
 }
 
 export type AvatarProbeEvent = 'interrupt' | 'timebase' | 'started' | 'ended';
+export interface ProbeEvent {
+  name: AvatarProbeEvent;
+  at: number;
+  audioMs?: number;
+}
 
 export function rms(buf: Float32Array): number {
   let s = 0;
@@ -42,11 +51,13 @@ export function rms(buf: Float32Array): number {
 /** A bounded log of frames and controller events (the newest `capacity` of each). */
 export class AvatarProbe {
   private frames: AvatarFrame[] = [];
-  private events: Array<{ name: AvatarProbeEvent; at: number }> = [];
+  private events: ProbeEvent[] = [];
 
   constructor(
     private readonly latency: () => { baseLatency: number; outputLatency: number },
     private readonly capacity = 6000,
+    /** The audio clock in seconds, when there is one. */
+    private readonly audioNowS: () => number | undefined = () => undefined,
   ) {}
 
   record(frame: AvatarFrame): void {
@@ -55,7 +66,8 @@ export class AvatarProbe {
   }
 
   mark(name: AvatarProbeEvent, at = performance.now()): void {
-    this.events.push({ name, at });
+    const audioS = this.audioNowS();
+    this.events.push(audioS === undefined ? { name, at } : { name, at, audioMs: audioS * 1000 });
     if (this.events.length > this.capacity) this.events.shift();
   }
 
@@ -91,10 +103,14 @@ export interface ProbedHead {
  * so wrapping the property times exactly the frames it draws; throttled (skipped) frames leave its clock alone.
  */
 export function attachAvatarProbe(head: ProbedHead, isPlaying: () => boolean): AvatarProbe {
-  const probe = new AvatarProbe(() => ({
-    baseLatency: head.audioCtx?.baseLatency ?? 0,
-    outputLatency: head.audioCtx?.outputLatency ?? 0,
-  }));
+  const probe = new AvatarProbe(
+    () => ({
+      baseLatency: head.audioCtx?.baseLatency ?? 0,
+      outputLatency: head.audioCtx?.outputLatency ?? 0,
+    }),
+    6000,
+    () => head.audioCtx?.currentTime,
+  );
   const original = head.animate;
   let buf = new Float32Array(256);
   head.animate = (t: number) => {

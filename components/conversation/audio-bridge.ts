@@ -26,6 +26,12 @@ export class AudioBridge implements AudioSink {
   private turnId: string | null = null;
   /** Audio of `turnId` the player rendered, over its playback runs so far (a long underrun ends a run). */
   private playedMs = 0;
+  /**
+   * The player has played all it was given of `turnId` and is idle (a voice slower than real time drains between
+   * chunks): a stop then cuts nothing in the player, so this side reports the interrupted end itself. `null` when the
+   * last run's end did not say how much it played.
+   */
+  private drained: { playedKnown: boolean } | null = null;
   private readonly stopped = new Set<string>();
   /** Counts chunks played, for tests and the debug panel. */
   chunksPlayed = 0;
@@ -49,6 +55,7 @@ export class AudioBridge implements AudioSink {
     if (this.stopped.has(turnId) || !this.handle) return;
     if (this.turnId !== turnId) this.playedMs = 0;
     this.turnId = turnId;
+    this.drained = null;
     if (chunk.text) this.onSpeechText?.(chunk.text);
     this.chunksPlayed += 1;
     const queued = this.handle.speakChunk(chunk.samples, chunk.text ?? '');
@@ -84,8 +91,16 @@ export class AudioBridge implements AudioSink {
   }
 
   stop(turnId: string): void {
+    const first = !this.stopped.has(turnId);
     this.stopped.add(turnId);
-    if (this.turnId === turnId) this.handle?.interrupt();
+    if (this.turnId !== turnId) return;
+    const drained = this.drained;
+    this.handle?.interrupt();
+    // The engine keeps only the words heard once it has the interrupted end (docs/interruptions.md).
+    if (drained && first) {
+      const played = drained.playedKnown ? { playedMs: Math.round(this.playedMs) } : {};
+      this.report({ type: 'ended', turnId, interrupted: true, ...played });
+    }
   }
 
   private report(message: PlaybackMessage): void {
@@ -111,6 +126,7 @@ export class AudioBridge implements AudioSink {
   /** `playedMs`: the player's account of this playback run (docs/interruptions.md); the report adds up the turn's. */
   ended(interrupted: boolean, playedMs?: number): void {
     if (!this.turnId) return;
+    this.drained = interrupted ? null : { playedKnown: playedMs !== undefined };
     if (playedMs === undefined) return this.report({ type: 'ended', turnId: this.turnId, interrupted });
     this.playedMs += playedMs;
     this.report({ type: 'ended', turnId: this.turnId, interrupted, playedMs: Math.round(this.playedMs) });

@@ -5,7 +5,7 @@ import { fromBroadcasters, request, useSettings } from '../ui/runtime';
 
 /** What Sidetalk remembers about the user (stated facts only), with a way to forget each one or everything. */
 export function MemoryPanel() {
-  const [settings, updateSettings] = useSettings();
+  const [settings, updateSettings, settingsError] = useSettings();
   const [memory, setMemory] = useState<SerializedMemory | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -45,9 +45,9 @@ export function MemoryPanel() {
           Memory is off: nothing new is remembered and nothing below is used. Forget removes it for good.
         </p>
       )}
-      {error && (
-        <p class="notice" role="alert">
-          {error}
+      {(error ?? settingsError) && (
+        <p class="notice" role="alert" data-testid="memory-error">
+          {error ?? settingsError}
         </p>
       )}
       {memory && memory.facts.length === 0 && <p class="muted small">Nothing yet.</p>}

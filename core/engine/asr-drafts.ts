@@ -44,8 +44,6 @@ export class AsrDrafts {
   private voicedAtLast = 0;
   /** Moves on with every new utterance: a late draft of an old one is dropped. */
   private epoch = 0;
-  /** Draft transcriptions started (for the trace and the tests). */
-  started = 0;
   /** When the draft in flight started. */
   private startedAt = 0;
   /** A draft could not keep up with speech: none for the rest of the session. */
@@ -70,7 +68,6 @@ export class AsrDrafts {
     if (this.job || this.tooSlow || T.asrDraftEveryMs <= 0 || !this.affordable()) return;
     if ((voicedFrames - this.voicedAtLast) * FRAME_MS < T.asrDraftEveryMs) return;
     this.voicedAtLast = voicedFrames;
-    this.started += 1;
     const epoch = this.epoch;
     const controller = new AbortController();
     this.controller = controller;

@@ -13,12 +13,20 @@ export async function loadSettings(): Promise<Settings> {
   return withSessionMedia(settingsFromStored(stored[KEY]), media);
 }
 
-export async function saveSettings(patch: SettingsPatch): Promise<Settings> {
-  const next = { ...(await loadSettings()), ...patch };
-  const { persistent, session } = splitForStorage(next);
-  await chrome.storage.local.set({ [KEY]: persistent });
-  await chrome.storage.session.set({ [MEDIA_SESSION_KEY]: session });
-  return next;
+// Each save reads, merges and writes: two at once would each write what it read, and one patch would be lost (the
+// memory switch and hands-free turned off by the background at the same moment). So saves run one after another.
+let saves: Promise<unknown> = Promise.resolve();
+
+export function saveSettings(patch: SettingsPatch): Promise<Settings> {
+  const save = saves.then(async () => {
+    const next = { ...(await loadSettings()), ...patch };
+    const { persistent, session } = splitForStorage(next);
+    await chrome.storage.local.set({ [KEY]: persistent });
+    await chrome.storage.session.set({ [MEDIA_SESSION_KEY]: session });
+    return next;
+  });
+  saves = save.catch(() => undefined);
+  return save;
 }
 
 /** On install/update: write back the merged settings so new fields get defaults and old valid choices stay. */

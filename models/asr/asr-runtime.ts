@@ -98,7 +98,7 @@ export class AsrRuntime {
   /** One transcription at a time: the draft check reads the decoder pass of the call in progress. */
   private queue: Promise<unknown> = Promise.resolve();
   /** Logits of the first decoder pass of the transcription in progress (its prompt's rows), when it has a draft. */
-  private firstPass: { logits: Float32Array; rows: number; vocab: number } | null = null;
+  private firstPass: { logits: Float32Array; vocab: number } | null = null;
   private capturing = false;
 
   private constructor(
@@ -113,8 +113,8 @@ export class AsrRuntime {
       const out = await forward(inputs);
       if (this.capturing && !this.firstPass) {
         const logits = out.logits.type === 'float32' ? out.logits : out.logits.to('float32');
-        const [, rows, vocab] = logits.dims as [number, number, number];
-        this.firstPass = { logits: Float32Array.from(logits.data as Float32Array), rows, vocab };
+        const vocab = logits.dims.at(-1)!;
+        this.firstPass = { logits: Float32Array.from(logits.data as Float32Array), vocab };
       }
       return out;
     };

