@@ -53,15 +53,13 @@ export interface ConversationOptions {
 }
 
 /**
- * The conversation in the offscreen document: microphone → VAD (its own instance of the model worker) → duplex engine → ASR/LLM (model
+ * The conversation in the offscreen document: microphone → VAD (model worker) → duplex engine → ASR/LLM (model
  * worker) → Pocket TTS (its own worker) → PCM into the audio sink (the side panel's player); playback events come back
  * over a BroadcastChannel. Everything a turn starts observes its one signal; when a turn is interrupted, for whatever
  * reason, its audio is stopped in one place (the `interrupted` stage below).
  */
 export class Conversation {
   private readonly models = new ModelWorkerClient();
-  /** Microphone frames get their own worker, so they never wait behind a transcription or a reply's generation. */
-  private readonly vadWorker = new ModelWorkerClient(undefined, { vadOnly: true });
   private readonly tts: TtsClient;
   private readonly playbackIn = new BroadcastChannel(PLAYBACK_CHANNEL_NAME);
   private readonly memory = new FactMemory();
@@ -108,9 +106,7 @@ export class Conversation {
       notice('error', message);
       void sendRequest(send, 'settings/set', { patch: { handsFree: false } }, 5_000).catch(() => undefined);
     };
-    const vadUrl = chrome.runtime.getURL('/vad/silero_vad_v5.onnx');
-    const ortUrl = chrome.runtime.getURL('/ort/');
-    this.ready = Promise.all([this.models.init(vadUrl, ortUrl), this.vadWorker.init(vadUrl, ortUrl)]);
+    this.ready = this.models.init(chrome.runtime.getURL('/vad/silero_vad_v5.onnx'), chrome.runtime.getURL('/ort/'));
     const similarity = new PageSimilarity({
       embed: (host, texts) => this.models.embed(host, texts),
       modelsReady: options.modelsReady,
@@ -268,7 +264,7 @@ export class Conversation {
   /** Runs the VAD on the live microphone for a while: how much of it was speech (for tests and the debug panel). */
   async probeVad(durationMs: number): Promise<VadProbeResult> {
     await this.ready;
-    return probeVad(this.options.mic, (pcm) => this.vadWorker.vad(pcm), durationMs);
+    return probeVad(this.options.mic, (pcm) => this.models.vad(pcm), durationMs);
   }
 
   /** Live GPU buffers of the model worker's device (soak leak checks). */
@@ -328,7 +324,7 @@ export class Conversation {
       // arrive after the feed was stopped are dropped.
       let live = true;
       const off = this.options.mic.onFrame((frame) => {
-        void this.vadWorker.vad(frame.samples).then((prob) => {
+        void this.models.vad(frame.samples).then((prob) => {
           if (live) this.engine.onFrame({ pcm: frame.samples, prob, capturedAt: frame.capturedAt });
         });
       });

@@ -41,23 +41,16 @@ export class ModelWorkerClient {
     return this.restarting !== null;
   }
 
-  /**
-   * `vadOnly`: this instance of the worker answers only VAD frames (no GPU, one thread), so frames never queue behind
-   * the speech worker's transcriptions and replies (docs/turn-taking.md, "The VAD's own worker").
-   */
-  constructor(
-    createWorker: () => WorkerLike = createSpeechWorker,
-    private readonly options: { vadOnly?: boolean } = {},
-  ) {
+  constructor(createWorker: () => WorkerLike = createSpeechWorker) {
     this.channel = new WorkerClient(createWorker, {
-      name: options.vadOnly ? 'VAD worker' : 'model worker',
+      name: 'model worker',
       errorOf: (e) => (e.type !== 'error' ? null : e.code === 'device-lost' ? new GpuLostError() : new Error(e.message)),
       // A new worker (also after a GPU loss) starts from this document's tunables; changes follow as they come.
       greeting: tunablesGreeting,
     });
     this.channel.onEvent = (event) => this.observe(event);
     onTunablesApplied(() => this.channel.post(tunablesMessage()));
-    if (!options.vadOnly) ModelWorkerClient.latest = this;
+    ModelWorkerClient.latest = this;
   }
 
   /** The worker's live tunables (what its code reads now). */
@@ -68,13 +61,7 @@ export class ModelWorkerClient {
   async init(vadModelUrl: string, wasmPaths: string): Promise<ModelWorkerEvent & { type: 'ready' }> {
     this.initArgs = [vadModelUrl, wasmPaths];
     const { reply } = this.channel.request(
-      {
-        type: 'init',
-        vadModelUrl,
-        wasmPaths,
-        ...(this.forceWasm ? { forceWasm: true } : {}),
-        ...(this.options.vadOnly ? { vadOnly: true } : {}),
-      },
+      { type: 'init', vadModelUrl, wasmPaths, ...(this.forceWasm ? { forceWasm: true } : {}) },
       ['ready'],
     );
     return reply;

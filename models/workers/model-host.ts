@@ -49,7 +49,7 @@ export class ModelHost {
     const msg = parsed.data;
     switch (msg.type) {
       case 'init':
-        return this.init(msg.requestId, msg.vadModelUrl, msg.wasmPaths, msg.forceWasm, msg.vadOnly);
+        return this.init(msg.requestId, msg.vadModelUrl, msg.wasmPaths, msg.forceWasm);
       case 'vad':
         // In order, one at a time: the engine needs frames in sequence.
         this.vadChain = this.vadChain.then(async () => {
@@ -116,22 +116,14 @@ export class ModelHost {
     this.deps.post(requestId ? { type: 'error', requestId, code, message } : { type: 'error', code, message });
   }
 
-  private async init(
-    requestId: string,
-    vadModelUrl: string,
-    wasmPaths: string,
-    forceWasm = false,
-    vadOnly = false,
-  ): Promise<void> {
+  private async init(requestId: string, vadModelUrl: string, wasmPaths: string, forceWasm = false): Promise<void> {
     try {
       this.runtime = await initGpuRuntime({
         ort: this.deps.ort,
-        gpu: forceWasm || vadOnly ? null : (this.deps.gpu as never),
+        gpu: forceWasm ? null : (this.deps.gpu as never),
         wasmPaths,
         crossOriginIsolated: this.deps.crossOriginIsolated,
         hardwareConcurrency: this.deps.hardwareConcurrency,
-        // Silero's 32 ms frame takes well under a millisecond on one thread; more would only compete for cores.
-        ...(vadOnly ? { maxThreads: 1 } : {}),
       });
       applyToTransformers(env as never, this.runtime);
       this.runtime.onDeviceLost(

@@ -21,11 +21,6 @@ export const ModelWorkerRequestSchema = z.discriminatedUnion('type', [
     wasmPaths: z.string().min(1),
     /** No WebGPU in this worker (a restart after the GPU device was lost). */
     forceWasm: z.boolean().optional(),
-    /**
-     * This worker only answers VAD frames: no GPU device, one WASM thread (docs/turn-taking.md, "The VAD's own
-     * worker"). Frames then never wait behind a transcription or a reply's generation in the speech worker.
-     */
-    vadOnly: z.boolean().optional(),
   }),
   z.object({ type: z.literal('vad'), requestId: Id, frame: z.instanceof(Float32Array) }),
   z.object({ type: z.literal('vad-reset') }),
