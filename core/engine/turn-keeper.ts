@@ -30,6 +30,12 @@ export interface EngineOptions {
   timeZone?: string;
   /** Start the ASR (and LLM) at the tentative endpoint. On by default; benches turn it off to compare. */
   speculate?: boolean;
+  /**
+   * Put before every turn id. Each engine numbers its turns from 1, and the side panel remembers stopped turns by id
+   * across offscreen documents: the document gives its engine a prefix of its own, so a new document's turns never
+   * carry the ids of the last one's (whose stopped audio the panel drops).
+   */
+  turnIdPrefix?: string;
 }
 
 /** What the engine keeps about the turn it is answering, besides the turn itself. */
@@ -98,12 +104,12 @@ export abstract class TurnKeeper {
 
   /** A new turn with the next id; its stage events go to the engine's listeners. */
   protected createTurn(phase: 'listening' | 'thinking'): Turn {
-    return new Turn(turnIdFor(++this.turnSeq), phase, this.options.clock, (event) => this.emit(event));
+    return new Turn(turnIdFor(++this.turnSeq, this.options.turnIdPrefix), phase, this.options.clock, (event) => this.emit(event));
   }
 
   /** The id the next turn will have: speech that may become a turn is stamped with it before the turn exists. */
   protected upcomingId(): string {
-    return turnIdFor(this.turnSeq + 1);
+    return turnIdFor(this.turnSeq + 1, this.options.turnIdPrefix);
   }
 
   protected newTurn(turn: Turn, now: number): ActiveTurn {

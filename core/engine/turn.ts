@@ -103,7 +103,10 @@ export class Turn {
   }
 }
 
-/** Turn ids are strings everywhere they travel (timeline, captions, audio channel); the engine numbers them in order. */
-export function turnIdFor(seq: number): string {
-  return `t${seq}`;
+/**
+ * Turn ids are strings everywhere they travel (timeline, captions, audio channel); the engine numbers them in order,
+ * after its prefix (EngineOptions.turnIdPrefix).
+ */
+export function turnIdFor(seq: number, prefix = ''): string {
+  return `${prefix}t${seq}`;
 }

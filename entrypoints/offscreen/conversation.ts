@@ -129,6 +129,8 @@ export class Conversation {
     });
     this.engine = new DuplexEngine({
       clock: { now: () => performance.now(), date: () => new Date() },
+      // Unique to this document: the side panel outlives it and remembers stopped turns by id.
+      turnIdPrefix: `${crypto.randomUUID().slice(0, 8)}.`,
       memory: this.memory,
       timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       stages: {

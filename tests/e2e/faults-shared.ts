@@ -13,8 +13,8 @@ import { launchExtension, pointToolsAt, poll, sendFromPage, type ExtensionSessio
 
 export const request = (type: string, target: string, payload: unknown = {}) => ({ kind: 'request', type, target, payload });
 export type Mark = { name: string; at: number; turnId: string };
-/** Turn ids travel as `t<seq>` (core/engine/turn.ts `turnIdFor`); the engine numbers its turns in order. */
-export const turnSeq = (turnId: string) => Number(turnId.replace(/^t/, ''));
+/** Turn ids travel as `<prefix>t<seq>` (core/engine/turn.ts `turnIdFor`); the engine numbers its turns in order. */
+export const turnSeq = (turnId: string) => Number(/t(\d+)$/.exec(turnId)?.[1] ?? NaN);
 export const marksOf = (page: Page) =>
   // While the document is being re-created nobody answers (undefined): no marks yet.
   sendFromPage<Reply<Mark[]> | undefined>(page, request('conversation/marks', 'offscreen')).then((r) => (r?.ok ? r.data : []));

@@ -168,3 +168,45 @@ describe('camera scheduler follows the typed turn stages', () => {
     );
   });
 });
+
+describe('DuplexEngine: turn ids never repeat across engines (offscreen documents)', () => {
+  function prefixed(prefix: string) {
+    const events: EngineEvent[] = [];
+    const engine = new DuplexEngine({
+      clock: { now: () => 0 },
+      turnIdPrefix: prefix,
+      stages: {
+        transcribe: async () => ({ text: '', confidence: 1 }),
+        respond: async function* () {
+          yield 'A long answer that keeps going. ';
+          await new Promise((r) => setTimeout(r, 40));
+          yield 'And more.';
+        },
+        speak: async () => {},
+      },
+    });
+    engine.on((e) => events.push(e));
+    return { engine, ids: () => [...new Set(events.flatMap((e) => (e.type === 'turn' ? [e.turnId] : [])))], events };
+  }
+
+  it('each engine numbers its turns after its own prefix, and a report for the other engine’s turn is not its own', async () => {
+    const first = prefixed('a1b2c3d4.');
+    const second = prefixed('e5f6a7b8.');
+    first.engine.submitText('hello');
+    second.engine.submitText('hello');
+    await tick();
+    expect(first.ids()).toEqual(['a1b2c3d4.t1']);
+    expect(second.ids()).toEqual(['e5f6a7b8.t1']);
+    // The first document's turn was stopped; the panel's report of it reaches the new document's engine.
+    second.engine.onPlayback({ type: 'started', turnId: 'a1b2c3d4.t1' });
+    second.engine.onPlayback({ type: 'ended', turnId: 'a1b2c3d4.t1', interrupted: true });
+    await tick(20);
+    const cut = () => second.events.filter((e) => e.type === 'turn' && e.stage === 'interrupted');
+    expect(cut()).toEqual([]);
+    // The same report for its own turn does cut it (so the check above could fail).
+    second.engine.onPlayback({ type: 'started', turnId: 'e5f6a7b8.t1' });
+    second.engine.onPlayback({ type: 'ended', turnId: 'e5f6a7b8.t1', interrupted: true });
+    await tick(80);
+    expect(cut()).toMatchObject([{ turnId: 'e5f6a7b8.t1' }]);
+  });
+});
