@@ -26,8 +26,7 @@ export interface AvatarProbeSnapshot {
   frames: AvatarFrame[];
   /**
    * Controller events with their performance.now() times: interrupt, timebase (a new utterance clock), started, ended.
-   * `audioMs`: the AudioContext's clock at the same moment (ms). On a starved machine the audio clock runs slower than
-   * the page's, and what was played is counted on the audio clock.
+   * `audioMs`: the AudioContext's clock at the same moment (ms), the clock the player counts played audio on.
    */
   events: ProbeEvent[];
   /** AudioContext latency estimates (s): what the analyser sees reaches the ears this much later. */

@@ -97,10 +97,7 @@ export class AudioBridge implements AudioSink {
     const drained = this.drained;
     this.handle?.interrupt();
     // The engine keeps only the words heard once it has the interrupted end (docs/interruptions.md).
-    if (drained && first) {
-      const played = drained.playedKnown ? { playedMs: Math.round(this.playedMs) } : {};
-      this.report({ type: 'ended', turnId, interrupted: true, ...played });
-    }
+    if (drained && first) this.ended(true, drained.playedKnown ? 0 : undefined);
   }
 
   private report(message: PlaybackMessage): void {
