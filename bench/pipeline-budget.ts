@@ -358,7 +358,6 @@ async function main(): Promise<void> {
       }
     }
   }
-  await vad.release();
   const result = {
     stagesFile: file,
     stagesDate: doc.meta.date,

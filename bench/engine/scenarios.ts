@@ -103,7 +103,6 @@ async function main(): Promise<void> {
       rows.push(measure(name, speculate, await runScenario(vad, { ...input, speculate })));
     }
   }
-  await vad.release();
   const cell = (v: number | boolean | string | null) => (v === null ? '–' : String(v));
   console.log(JSON.stringify({ stageLatencyMs: DEFAULT_LATENCY, tunables: snapshotTunables().engine, rows }, null, 2));
   console.log(

@@ -13,8 +13,8 @@ import type { Transcript } from './types';
 
 /**
  * Drafts are affordable where the speech models run on a hardware GPU: on the CPU, or on a software WebGPU adapter
- * (SwiftShader, which runs on the CPU too), a transcription during speech holds up the voice detection that shares
- * the model worker (docs/turn-taking.md, "ASR drafts").
+ * (SwiftShader, which runs on the CPU too), a transcription during speech takes the cores the rest of the turn needs,
+ * and the final transcription waits for the draft in flight (docs/turn-taking.md, "ASR drafts").
  */
 export function draftsAffordable(
   backend: 'webgpu' | 'wasm' | null,

@@ -1,5 +1,7 @@
 import { draftsAffordable } from '../../core/engine/asr-drafts';
 import { probeVad, type VadProbeResult } from './vad-probe';
+import { loadVadWeights } from './vad-weights';
+import { SileroVadJs } from '../../models/vad/silero-js';
 import { buildPersonaPrompt, greetingFor, speechTextFor } from '../../core/characters/persona-prompt';
 import type { Character } from '../../core/characters/character';
 import { createResponder, type PageRead } from '../../core/conversation/responder';
@@ -53,8 +55,8 @@ export interface ConversationOptions {
 }
 
 /**
- * The conversation in the offscreen document: microphone → VAD (model worker) → duplex engine → ASR/LLM (model
- * worker) → Pocket TTS (its own worker) → PCM into the audio sink (the side panel's player); playback events come back
+ * The conversation in the offscreen document: microphone → VAD (in script on this thread, so a frame never waits behind
+ * model work) → duplex engine → ASR/LLM (model worker) → Pocket TTS (its own worker) → PCM into the audio sink (the side panel's player); playback events come back
  * over a BroadcastChannel. Everything a turn starts observes its one signal; when a turn is interrupted, for whatever
  * reason, its audio is stopped in one place (the `interrupted` stage below).
  */
@@ -72,6 +74,7 @@ export class Conversation {
   /** Each recent turn's sentences and the audio handed to the player for them (what an interruption was heard of). */
   private readonly sentenceAudio = new SentenceAudioLog();
   private ready: Promise<unknown>;
+  private readonly vadWeights = loadVadWeights(chrome.runtime.getURL('/vad/silero_vad_v5.onnx'));
   private loading: Promise<void> | null = null;
   private loadedFor: string | null = null;
   private stopMicFeed: (() => void) | null = null;
@@ -106,7 +109,8 @@ export class Conversation {
       notice('error', message);
       void sendRequest(send, 'settings/set', { patch: { handsFree: false } }, 5_000).catch(() => undefined);
     };
-    this.ready = this.models.init(chrome.runtime.getURL('/vad/silero_vad_v5.onnx'), chrome.runtime.getURL('/ort/'));
+    this.ready = this.models.init(chrome.runtime.getURL('/ort/'));
+    this.vadWeights.catch(() => undefined); // seen by whoever listens first (listen, probeVad)
     const similarity = new PageSimilarity({
       embed: (host, texts) => this.models.embed(host, texts),
       modelsReady: options.modelsReady,
@@ -265,8 +269,8 @@ export class Conversation {
 
   /** Runs the VAD on the live microphone for a while: how much of it was speech (for tests and the debug panel). */
   async probeVad(durationMs: number): Promise<VadProbeResult> {
-    await this.ready;
-    return probeVad(this.options.mic, (pcm) => this.models.vad(pcm), durationMs);
+    const vad = new SileroVadJs(await this.vadWeights);
+    return probeVad(this.options.mic, (pcm) => vad.process(pcm), durationMs);
   }
 
   /** Live GPU buffers of the model worker's device (soak leak checks). */
@@ -310,7 +314,7 @@ export class Conversation {
   async pushToTalk(down: boolean, baseUrl: string | undefined, models?: ModelChoiceValue): Promise<void> {
     if (this.handsFree) return;
     if (down) return this.listen(baseUrl, undefined, models);
-    // Frames still in the VAD queue would reach the engine after the release and reopen the turn as a "merge".
+    // A frame after the release would reopen the turn as a "merge": the feed stops first.
     this.stopMicFeed?.();
     this.stopMicFeed = null;
     this.engine.releaseTalk();
@@ -320,20 +324,14 @@ export class Conversation {
   private async listen(baseUrl: string | undefined, characterId?: string, models?: ModelChoiceValue): Promise<void> {
     if (characterId) this.useCharacter(characterId);
     await this.ensureModels(baseUrl, models);
+    const weights = await this.vadWeights;
     await this.options.mic.start();
     if (!this.stopMicFeed) {
-      // Frames are processed strictly in order: each VAD answer resolves in the order it was asked. Answers that
-      // arrive after the feed was stopped are dropped.
-      let live = true;
-      const off = this.options.mic.onFrame((frame) => {
-        void this.models.vad(frame.samples).then((prob) => {
-          if (live) this.engine.onFrame({ pcm: frame.samples, prob, capturedAt: frame.capturedAt });
-        });
+      // A new feed starts with a fresh recurrent state: the last one ended whenever the microphone last stopped.
+      const vad = new SileroVadJs(weights);
+      this.stopMicFeed = this.options.mic.onFrame((frame) => {
+        this.engine.onFrame({ pcm: frame.samples, prob: vad.processSync(frame.samples), capturedAt: frame.capturedAt });
       });
-      this.stopMicFeed = () => {
-        live = false;
-        off();
-      };
     }
     this.engine.start();
   }

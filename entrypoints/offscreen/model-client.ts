@@ -28,7 +28,7 @@ export class ModelWorkerClient {
 
   /** Called when the worker was replaced after a GPU loss, with a promise that settles once it is ready again. */
   onRestart: ((ready: Promise<void>) => void) | null = null;
-  private initArgs: [string, string] | null = null;
+  private initArgs: [string] | null = null;
   private lastLoad: { remoteHost: string; asrFamily: 'moonshine' | 'whisper'; parts: LoadParts } | null = null;
   private forceWasm = false;
   private restarting: Promise<void> | null = null;
@@ -58,19 +58,18 @@ export class ModelWorkerClient {
     return (await this.channel.request({ type: 'tunables-snapshot' }, ['tunables-snapshot']).reply).values;
   }
 
-  async init(vadModelUrl: string, wasmPaths: string): Promise<ModelWorkerEvent & { type: 'ready' }> {
-    this.initArgs = [vadModelUrl, wasmPaths];
-    const { reply } = this.channel.request(
-      { type: 'init', vadModelUrl, wasmPaths, ...(this.forceWasm ? { forceWasm: true } : {}) },
-      ['ready'],
-    );
+  async init(wasmPaths: string): Promise<ModelWorkerEvent & { type: 'ready' }> {
+    this.initArgs = [wasmPaths];
+    const { reply } = this.channel.request({ type: 'init', wasmPaths, ...(this.forceWasm ? { forceWasm: true } : {}) }, [
+      'ready',
+    ]);
     return reply;
   }
 
   /**
    * After a GPU device loss the worker's onnxruntime instance still holds the dead WebGPU backend (a later session on
    * it failed, e.g. the vision detector), so the worker is replaced by a fresh one without WebGPU and the models are
-   * reloaded there. Requests made meanwhile wait for it (VAD frames count as silence).
+   * reloaded there. Requests made meanwhile wait for it.
    */
   private restartOnWasm(): void {
     if (this.restarting) return;
@@ -112,19 +111,6 @@ export class ModelWorkerClient {
     const channel = new MessageChannel();
     this.channel.post({ type: 'vision-port', port: channel.port2 }, [channel.port2]);
     return channel.port1;
-  }
-
-  /** Speech probability of one 512-sample 16 kHz frame; the frame's buffer moves to the worker. */
-  async vad(frame: Float32Array): Promise<number> {
-    if (this.restarting) return 0;
-    const copy = new Float32Array(frame);
-    try {
-      return (await this.channel.request({ type: 'vad', frame: copy }, ['vad'], { transfer: [copy.buffer] }).reply).prob;
-    } catch (err) {
-      // A frame the replaced worker never answered is silence; any other failure is the caller's to see.
-      if (this.restarting) return 0;
-      throw err;
-    }
   }
 
   async transcribe(

@@ -7,7 +7,7 @@
  */
 import { WhisperLogMel } from '../../core/turn/log-mel';
 import { endOfTurnWindow } from '../../core/turn/turn-window';
-import type { OrtLike, OrtSessionLike } from '../vad/silero';
+import type { OrtLike, OrtSessionLike } from '../ort-like';
 
 export const SMART_TURN_INPUT = 'input_features';
 export const SMART_TURN_OUTPUT = 'logits';

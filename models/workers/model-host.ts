@@ -4,7 +4,7 @@ import type { ChatMessage } from '../../core/conversation/chat-message';
 import { AsrRuntime } from '../asr/asr-runtime';
 import { applyToTransformers, initGpuRuntime, type GpuRuntime, type OrtNamespace } from '../gpu/runtime';
 import { LlmRuntime } from '../llm/llm-runtime';
-import { SileroVad, type OrtLike } from '../vad/silero';
+import type { OrtLike } from '../ort-like';
 import { SmartTurn } from '../turn/smart-turn';
 import { TextEmbedder } from '../embed/text-embedder';
 import { TURN_BUNDLE } from '../registry';
@@ -20,23 +20,20 @@ export interface ModelHostDeps {
   crossOriginIsolated: boolean;
   hardwareConcurrency: number;
   post: (event: ModelWorkerEvent, transfer?: Transferable[]) => void;
-  fetchBytes: (url: string) => Promise<Uint8Array>;
 }
 
 /**
- * The worker's logic: one GPU runtime, Silero VAD on WASM (CPU) from the start, ASR and LLM once their weights are
- * cached. On a device loss the models are re-created on WASM from the same cached files.
+ * The worker's logic: one GPU runtime, ASR, end-of-turn and LLM once their weights are cached (the VAD is not here: it
+ * runs in script where the microphone frames arrive, models/vad/silero-js.ts). On a device loss the models are re-created on WASM from the same cached files.
  */
 export class ModelHost {
   private runtime: GpuRuntime | null = null;
-  private vad: SileroVad | null = null;
   private asr: AsrRuntime | null = null;
   private llm: LlmRuntime | null = null;
   private turn: { model: SmartTurn; device: 'webgpu' | 'wasm' } | null = null;
   private embedder: Promise<TextEmbedder> | null = null;
   private lastLoad: { remoteHost: string; asrFamily: 'moonshine' | 'whisper'; parts: ModelPart[] } | null = null;
   private readonly jobs = new Map<string, AbortController>();
-  private vadChain: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: ModelHostDeps) {}
 
@@ -49,18 +46,7 @@ export class ModelHost {
     const msg = parsed.data;
     switch (msg.type) {
       case 'init':
-        return this.init(msg.requestId, msg.vadModelUrl, msg.wasmPaths, msg.forceWasm);
-      case 'vad':
-        // In order, one at a time: the engine needs frames in sequence.
-        this.vadChain = this.vadChain.then(async () => {
-          if (!this.vad) return this.fail(msg.requestId, 'not-ready', new Error('voice detection is not loaded'));
-          const prob = await this.vad.process(msg.frame);
-          this.deps.post({ type: 'vad', requestId: msg.requestId, prob });
-        });
-        return this.vadChain.catch((err: unknown) => this.fail(msg.requestId, 'not-ready', err));
-      case 'vad-reset':
-        this.vad?.reset();
-        return;
+        return this.init(msg.requestId, msg.wasmPaths, msg.forceWasm);
       case 'load':
         return this.load(msg.requestId, msg.remoteHost, msg.asrFamily, msg.parts, msg.device);
       case 'asr':
@@ -116,7 +102,7 @@ export class ModelHost {
     this.deps.post(requestId ? { type: 'error', requestId, code, message } : { type: 'error', code, message });
   }
 
-  private async init(requestId: string, vadModelUrl: string, wasmPaths: string, forceWasm = false): Promise<void> {
+  private async init(requestId: string, wasmPaths: string, forceWasm = false): Promise<void> {
     try {
       this.runtime = await initGpuRuntime({
         ort: this.deps.ort,
@@ -129,10 +115,6 @@ export class ModelHost {
       this.runtime.onDeviceLost(
         (info) => void this.recoverOnWasm(String((info as { message?: unknown }).message ?? 'device lost')),
       );
-      // VAD stays on the CPU: 32 ms frames must never wait behind a GPU queue.
-      this.vad = await SileroVad.create(this.deps.ort as unknown as OrtLike, await this.deps.fetchBytes(vadModelUrl), {
-        executionProviders: ['wasm'],
-      });
       this.deps.post({
         type: 'ready',
         requestId,

@@ -17,13 +17,10 @@ export const ModelWorkerRequestSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('init'),
     requestId: Id,
-    vadModelUrl: z.string().min(1),
     wasmPaths: z.string().min(1),
     /** No WebGPU in this worker (a restart after the GPU device was lost). */
     forceWasm: z.boolean().optional(),
   }),
-  z.object({ type: z.literal('vad'), requestId: Id, frame: z.instanceof(Float32Array) }),
-  z.object({ type: z.literal('vad-reset') }),
   z.object({
     type: z.literal('load'),
     requestId: Id,
@@ -83,7 +80,6 @@ export type ModelPart = 'asr' | 'llm' | 'turn';
 
 export type ModelWorkerEvent =
   | { type: 'ready'; requestId: string; backend: 'webgpu' | 'wasm'; fallbackReason: string | null; numThreads: number }
-  | { type: 'vad'; requestId: string; prob: number }
   | { type: 'load-progress'; part: ModelPart; file: string; loaded: number; total: number }
   | { type: 'loaded'; requestId?: string; parts: ModelPart[]; device: 'webgpu' | 'wasm' }
   | { type: 'asr-result'; requestId: string; text: string; confidence: number | null; ids: number[]; draftAccepted: number }

@@ -19,11 +19,6 @@ const host = new ModelHost({
   crossOriginIsolated: self.crossOriginIsolated,
   hardwareConcurrency: self.navigator.hardwareConcurrency,
   post: (event, transfer) => self.postMessage(event, transfer ?? []),
-  fetchBytes: async (url) => {
-    const res = await fetch(url);
-    if (!res.ok) throw new Error(`could not load ${url}: HTTP ${res.status}`);
-    return new Uint8Array(await res.arrayBuffer());
-  },
 });
 
 self.onmessage = (e: MessageEvent) => void host.handle(e.data);

@@ -38,7 +38,7 @@ async function open(micWav: string): Promise<{ session: ExtensionSession; panel:
 }
 
 describe('speech runtimes in the built extension', () => {
-  it('Silero VAD (WASM, in the model worker) finds speech in the speech WAV', async () => {
+  it('Silero VAD (in script, on the offscreen thread) finds speech in the speech WAV', async () => {
     const { panel } = await open(makeSpeechWav('vad-speech', 'Hello there. This is a test of voice activity detection.', 1, 3));
     const r = await sendFromPage<Reply<VadProbe>>(panel, request('vad/probe', 'offscreen', { durationMs: 6000 }));
     if (!r.ok) throw new Error(r.error.message);

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resetTunables, setTunable } from '../../../core/tunables';
-import type { SileroVad } from '../../../models/vad/silero';
+import type { SileroVadJs as SileroVad } from '../../../models/vad/silero-js';
 import { draftsAffordable } from '../../../core/engine/asr-drafts';
 import { loadSilero, runScenario, wordIds } from '../../fixtures/audio/conversation-sim';
 import { TrackBuilder } from '../../fixtures/audio/make-audio';

@@ -7,7 +7,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FRAME_MS } from '../../../core/engine/audio-frames';
 import { engineTunables as T, resetTunables, setTunable } from '../../../core/tunables';
-import type { SileroVad } from '../../../models/vad/silero';
+import type { SileroVadJs as SileroVad } from '../../../models/vad/silero-js';
 import { loadSilero, runScenario } from '../../fixtures/audio/conversation-sim';
 import { TrackBuilder, noise } from '../../fixtures/audio/make-audio';
 

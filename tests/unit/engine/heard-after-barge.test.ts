@@ -8,7 +8,7 @@ import type { EngineEvent } from '../../../core/engine/types';
 import { loadSilero, runScenario } from '../../fixtures/audio/conversation-sim';
 import { TrackBuilder } from '../../fixtures/audio/make-audio';
 import { wordsHeard } from '../../fixtures/audio/word-timed-speech';
-import type { SileroVad } from '../../../models/vad/silero';
+import type { SileroVadJs as SileroVad } from '../../../models/vad/silero-js';
 
 let vad: SileroVad;
 beforeAll(async () => {

@@ -16,7 +16,7 @@ import {
   type ScenarioResult,
 } from '../../fixtures/audio/conversation-sim';
 import { TrackBuilder, keyboardTyping, noise } from '../../fixtures/audio/make-audio';
-import type { SileroVad } from '../../../models/vad/silero';
+import type { SileroVadJs as SileroVad } from '../../../models/vad/silero-js';
 import { ManualClock } from '../../fixtures/audio/manual-clock';
 
 let vad: SileroVad;

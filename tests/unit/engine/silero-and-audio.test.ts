@@ -8,11 +8,10 @@ async function probs(audio: Float32Array): Promise<number[]> {
   const out: number[] = [];
   for (let at = 0; at + FRAME_SAMPLES <= audio.length; at += FRAME_SAMPLES)
     out.push(await vad.process(audio.slice(at, at + FRAME_SAMPLES)));
-  await vad.release();
   return out;
 }
 
-describe('Silero v5 runner (real model, onnxruntime-node)', () => {
+describe('Silero v5 runner (real model, in script)', () => {
   it('scores espeak speech high and silence / pink noise low', async () => {
     const voiced = await probs(speech('The quick brown fox jumps over the lazy dog.'));
     const quiet = await probs(silence(1000));

@@ -39,18 +39,15 @@ describe('model worker (ModelHost) under fuzz', () => {
       crossOriginIsolated: false,
       hardwareConcurrency: 2,
       post: (e) => events.push(e),
-      fetchBytes: () => Promise.reject(new Error('offline')),
     });
     const rng = new Rng(0x5bee);
     const valid = [
-      { type: 'vad', requestId: 'v1', frame: new Float32Array(512) },
-      { type: 'vad-reset' },
       { type: 'load', requestId: 'load-1', remoteHost: 'http://127.0.0.1:9/', asrFamily: 'moonshine', parts: ['asr', 'llm'] },
       { type: 'asr', requestId: 'a1', pcm: new Float32Array(1600) },
       { type: 'llm', requestId: 'l1', messages: [{ role: 'user', content: 'hi' }], maxNewTokens: 8 },
       { type: 'cancel', requestId: 'l1' },
       { type: 'gpu-stats', requestId: 'g1' },
-      { type: 'init', requestId: 'init-1', vadModelUrl: 'chrome-extension://x/vad.onnx', wasmPaths: 'chrome-extension://x/ort/' },
+      { type: 'init', requestId: 'init-1', wasmPaths: 'chrome-extension://x/ort/' },
     ];
     let bad = 0;
     let accepted = 0;
@@ -225,7 +222,6 @@ describe('Pocket TTS worker host under fuzz', () => {
       ort,
       post: (e) => posted.push(e),
       sessionOptions: NODE_SESSION_OPTIONS,
-      fetchBytes: () => Promise.reject(new Error('offline')),
     });
     const bundle = Object.fromEntries(buildPocketBundle());
     const names = Object.keys(bundle);

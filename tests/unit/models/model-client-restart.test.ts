@@ -13,22 +13,22 @@ describe('ModelWorkerClient after a GPU device loss', () => {
     FakeWorker.made = [];
     const client = new ModelWorkerClient(() => new FakeWorker<ModelWorkerEvent>());
     const w1 = made()[0]!;
-    const ready = client.init('/vad.onnx', '/ort/');
+    const ready = client.init('/ort/');
     w1.reply('init', { type: 'ready', backend: 'webgpu', fallbackReason: null, numThreads: 1 });
     await ready;
     const loaded = client.load('https://hub/', 'moonshine', ['asr', 'llm']);
     w1.reply('load', { type: 'loaded', parts: ['asr', 'llm'], device: 'webgpu' });
     await loaded;
-    const pendingVad = client.vad(new Float32Array(512)); // never answered by the old worker
+    const pendingAsr = client.transcribe(new Float32Array(160), new AbortController().signal); // never answered
+    await tick();
     let restarted: Promise<void> | null = null;
     client.onRestart = (p) => (restarted = p);
 
     w1.answer({ type: 'backend', backend: 'wasm', reason: 'WebGPU device lost (unknown)' });
     expect(w1.terminated).toBe(true);
-    expect(await pendingVad).toBe(0);
-    expect(await client.vad(new Float32Array(512))).toBe(0); // while restarting: silence, no hang
+    await expect(pendingAsr).rejects.toBeInstanceOf(GpuLostError); // the old worker's job: the turn sees the loss
     const w2 = made()[1]!;
-    expect(w2.sent[0]).toMatchObject({ type: 'init', vadModelUrl: '/vad.onnx', forceWasm: true });
+    expect(w2.sent[0]).toMatchObject({ type: 'init', wasmPaths: '/ort/', forceWasm: true });
     const asr = client.transcribe(new Float32Array(160), new AbortController().signal);
     w2.reply('init', { type: 'ready', backend: 'wasm', fallbackReason: 'WebGPU unavailable in this context', numThreads: 1 });
     await tick();

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { endOfTurnWindow, TURN_WINDOW_SAMPLES } from '../../../core/turn/turn-window';
 import { WhisperLogMel } from '../../../core/turn/log-mel';
 import { SmartTurn } from '../../../models/turn/smart-turn';
-import type { OrtLike } from '../../../models/vad/silero';
+import type { OrtLike } from '../../../models/ort-like';
 import { buildSmartTurnGraph, SMART_TURN_FIXTURE } from '../../../bench/stages/smart-turn-graph';
 import { SILERO_PATH } from '../../fixtures/audio/conversation-sim';
 import { speech } from '../../fixtures/audio/make-audio';

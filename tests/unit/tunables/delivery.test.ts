@@ -158,7 +158,6 @@ describe('the workers apply what the offscreen document sends', () => {
       crossOriginIsolated: false,
       hardwareConcurrency: 2,
       post: (e) => events.push(e),
-      fetchBytes: () => Promise.reject(new Error('offline')),
     });
     await host.handle({ type: 'tunables', overrides: { 'llm.maxNewTokens': 32, 'vision.scoreThreshold': 0.3 } });
     expect([llmTunables.maxNewTokens, events]).toEqual([32, []]);
