@@ -42,6 +42,7 @@ export function testHookRequests() {
       payload: z.object({ durationMs: z.number().int().min(100).max(20_000) }).strict(),
       result: z.object({
         frames: z.number().int(),
+        framesInWindow: z.number().int(),
         speechFrames: z.number().int(),
         firstSpeechMs: z.number().nullable(),
         msPerFrame: z.number(),
@@ -70,7 +71,7 @@ export function testHookRequests() {
     /** Fault injection for reliability tests; refused unless the user turned the debug panel on. */
     'debug/fault': {
       target: 'offscreen',
-      payload: z.object({ fault: z.enum(['lose-gpu', 'end-mic', 'end-camera']) }).strict(),
+      payload: z.object({ fault: z.enum(['lose-gpu', 'hold-model-worker', 'end-mic', 'end-camera']) }).strict(),
       result: Empty,
     },
     /** The engine's timeline (stage marks with clock times) for tests and benches. */

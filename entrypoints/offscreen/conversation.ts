@@ -33,6 +33,8 @@ import { VisionService } from './vision';
 import { offscreenTrace } from './turn-trace';
 import { PageSimilarity } from './page-similarity';
 
+/** How long the `hold-model-worker` fault keeps the model worker's thread (a long WASM job, e.g. ASR on the CPU). */
+const MODEL_WORKER_HOLD_MS = 5_000;
 const DEFAULT_MODELS: ModelChoiceValue = { asr: 'moonshine', device: 'auto', language: 'en' };
 const send = (message: unknown) => chrome.runtime.sendMessage(message);
 const emit = (message: unknown) => void send(message).catch(() => undefined);
@@ -298,9 +300,10 @@ export class Conversation {
     }
   }
 
-  /** Fault injection (debug panel on): the model worker loses its GPU device. */
-  loseGpu(): void {
-    this.models.loseDevice();
+  /** Fault injection (debug panel on): the model worker loses its GPU device, or a long job holds its thread. */
+  faultModelWorker(fault: 'lose-gpu' | 'hold'): void {
+    if (fault === 'lose-gpu') this.models.loseDevice();
+    else this.models.holdThread(MODEL_WORKER_HOLD_MS);
   }
 
   private handsFree = false;

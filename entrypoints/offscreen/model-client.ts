@@ -106,6 +106,11 @@ export class ModelWorkerClient {
     if (TEST_HOOKS) this.channel.post({ type: 'lose-device' });
   }
 
+  /** Fault injection (test builds only): the worker's thread is busy for `ms`, as under a long synchronous WASM run. */
+  holdThread(ms: number): void {
+    if (TEST_HOOKS) this.channel.post({ type: 'hold', ms });
+  }
+
   /** A port speaking the vision detector protocol, served by this worker (one ORT instance, one GPU device). */
   visionPort(): MessagePort {
     const channel = new MessageChannel();

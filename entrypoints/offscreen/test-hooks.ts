@@ -108,8 +108,9 @@ export function testHookHandlers(deps: TestHookDeps): TestHookHandlers {
       if (fault === 'lose-gpu') {
         const conversation = deps.conversation();
         if (!conversation) throw new Error('no conversation is running');
-        conversation.loseGpu();
-      } else endTracks(deps.streams, fault === 'end-mic' ? 'audio' : 'video');
+        conversation.faultModelWorker('lose-gpu');
+      } else if (fault === 'hold-model-worker') deps.talk().faultModelWorker('hold');
+      else endTracks(deps.streams, fault === 'end-mic' ? 'audio' : 'video');
       return {};
     },
     'conversation/marks': () => deps.conversation()?.timeline ?? [],

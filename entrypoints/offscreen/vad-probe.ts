@@ -2,6 +2,8 @@ import type { MicCapture } from '../../models/audio/mic-capture';
 
 export interface VadProbeResult {
   frames: number;
+  /** Frames whose answer came before the probe's window closed (the rest were answered late, while it waited). */
+  framesInWindow: number;
   speechFrames: number;
   firstSpeechMs: number | null;
   msPerFrame: number;
@@ -17,6 +19,8 @@ export async function probeVad(
   await mic.start();
   const started = performance.now();
   let frames = 0;
+  let framesInWindow = 0;
+  let windowOpen = true;
   let speechFrames = 0;
   let firstSpeechMs: number | null = null;
   let busyMs = 0;
@@ -27,6 +31,7 @@ export async function probeVad(
       vad(frame.samples).then((prob) => {
         busyMs += performance.now() - t0;
         frames += 1;
+        if (windowOpen) framesInWindow += 1;
         if (prob > 0.5) {
           speechFrames += 1;
           firstSpeechMs ??= t0 - started;
@@ -35,8 +40,9 @@ export async function probeVad(
     );
   });
   await new Promise((r) => setTimeout(r, durationMs));
+  windowOpen = false;
   off();
   await Promise.all(pending);
   if (!wasOn) await mic.stop();
-  return { frames, speechFrames, firstSpeechMs, msPerFrame: frames ? busyMs / frames : 0 };
+  return { frames, framesInWindow, speechFrames, firstSpeechMs, msPerFrame: frames ? busyMs / frames : 0 };
 }

@@ -77,6 +77,9 @@ export class ModelHost {
         // Fault injection exists in test builds only (docs/security.md, "Test hooks and the release build").
         if (TEST_HOOKS) this.runtime?.loseDevice();
         return;
+      case 'hold':
+        if (TEST_HOOKS) holdThread(msg.ms);
+        return;
       case 'tunables': {
         // Already validated by the background; a refusal here means this worker's registry differs (a stale build).
         const refused = applyOverrides(msg.overrides);
@@ -283,4 +286,12 @@ export class ModelHost {
       this.jobs.delete(id);
     }
   }
+}
+
+/** Busy-waits: what a long synchronous WASM run does to this worker's thread (test builds' `hold` fault). */
+function holdThread(ms: number): void {
+  const until = performance.now() + ms;
+  let spins = 0;
+  while (performance.now() < until) spins += 1;
+  void spins;
 }

@@ -65,6 +65,8 @@ export const ModelWorkerRequestSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('gpu-stats'), requestId: Id }),
   /** Fault injection: lose the GPU device now (the offscreen allows it only with the debug panel on). */
   z.object({ type: z.literal('lose-device') }),
+  /** Test builds: keep the worker's thread busy, as a long synchronous WASM run does. */
+  z.object({ type: z.literal('hold'), ms: z.number().int().min(0).max(10_000) }),
   /** The owner's tunable overrides, sent by the offscreen document to every new worker and after every change. */
   z.object({ type: z.literal('tunables'), overrides: TunableOverridesSchema }),
   /** This worker's live tunables (the knob walk checks a change arrived). */

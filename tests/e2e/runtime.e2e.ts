@@ -15,7 +15,13 @@ import {
   type ExtensionSession,
 } from './harness';
 
-type VadProbe = { frames: number; speechFrames: number; firstSpeechMs: number | null; msPerFrame: number };
+type VadProbe = {
+  frames: number;
+  framesInWindow: number;
+  speechFrames: number;
+  firstSpeechMs: number | null;
+  msPerFrame: number;
+};
 
 let fixtures: FixtureHub | undefined;
 const sessions: ExtensionSession[] = [];
@@ -46,6 +52,22 @@ describe('speech runtimes in the built extension', () => {
     expect(r.data.frames).toBeGreaterThan(100);
     expect(r.data.speechFrames).toBeGreaterThan(20);
     expect(r.data.firstSpeechMs).not.toBeNull();
+  });
+
+  it('keeps answering microphone frames while the model worker is held by a long job', async () => {
+    const { panel } = await open(makeSpeechWav('vad-held', 'Hello there. This is a test of voice activity detection.', 0.2, 0.3));
+    await sendFromPage(panel, request('settings/set', 'background', { patch: { debugPanel: true } }));
+    // The worker's thread is then busy for 5 s, as under a long WASM transcription on the CPU; the probe's 3 s window
+    // lies inside it. A VAD that needed that thread would answer none of its frames before the window closed.
+    const held = await sendFromPage<Reply<unknown>>(panel, request('debug/fault', 'offscreen', { fault: 'hold-model-worker' }));
+    if (!held.ok) throw new Error(held.error.message);
+    const r = await sendFromPage<Reply<VadProbe>>(panel, request('vad/probe', 'offscreen', { durationMs: 3000 }));
+    if (!r.ok) throw new Error(r.error.message);
+    console.log('VAD while the worker is held', JSON.stringify(r.data));
+    // ~94 frames of 32 ms in 3 s; the speech fills most of the window.
+    expect(r.data.framesInWindow).toBeGreaterThan(60);
+    expect(r.data.framesInWindow).toBe(r.data.frames);
+    expect(r.data.speechFrames).toBeGreaterThan(10);
   });
 
   it('finds no speech in a silent WAV', async () => {
