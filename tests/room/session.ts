@@ -296,6 +296,24 @@ async function follow(
   const detected = !preempted && barge !== undefined;
   await sleep(1500);
   const stoppedAt = silentFrom(room.speakers, voiceAt - 300, Date.now());
+  if (process.env.ROOM_DEBUG) {
+    // The speakers' and the room's level in 100 ms steps around the voice (dB; '.' below −60 dB).
+    const envelope = (rec: Recording) =>
+      Array.from({ length: 40 }, (_, i) => {
+        const r = rms(rec.between(voiceAt - 2000 + i * 100, voiceAt - 1900 + i * 100));
+        return r < 1e-3 ? '.' : String(Math.round(20 * Math.log10(r)));
+      }).join(' ');
+    console.log(`ROOM around the voice (−2 s … +2 s)\n speakers ${envelope(room.speakers)}\n room     ${envelope(room.room)}`);
+    const latency = await panel
+      .evaluate(() => {
+        type El = { sidetalkAvatar?: { probe(): { snapshot(): { baseLatency: number; outputLatency: number } } } };
+        const el = [...document.querySelectorAll('.sidetalk-avatar div')].find((d) => (d as El).sidetalkAvatar) as El;
+        const s = el?.sidetalkAvatar?.probe().snapshot();
+        return s ? { baseLatency: s.baseLatency, outputLatency: s.outputLatency } : null;
+      })
+      .catch((e: unknown) => String(e));
+    console.log('ROOM panel audio latency (s)', JSON.stringify(latency));
+  }
   const interrupted = {
     detected,
     preempted,
