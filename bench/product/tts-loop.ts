@@ -1,0 +1,152 @@
+/**
+ * The product's Pocket TTS loop against the raw runtime, in one run: `PocketModel` + `synthesize`
+ * (models/tts/pocket/: the product's session options, state threading by the bundle's manifests, frame guard, decode
+ * batches) on onnxruntime-web in Node (WebGPU through dawn.node with the fp32 graphs and GPU-resident states, or WASM
+ * with the int8 graphs, as the voice worker picks them). The heavy graphs are real-size with random weights
+ * (bench/stages/pocket-graphs.ts: the flow LM, the flow head, a Mimi-shaped decoder with its own 13 states); the
+ * bundle around them (bundle.json, tokenizer, conditioner, voices) is the test fixture's, with the decoder's state
+ * manifest written from the decoder graph (the fixture's files come from write-pocket-fixture.ts, in
+ * SIDETALK_POCKET_FIXTURE). Every `session.run` is timed where the loop calls it, so the loop's time
+ * per audio frame is compared with the runtime's own time in the same frames.
+ *
+ *   node product-tts-loop.mjs [--device webgpu|wasm] [--rounds 4] [--out f.json]
+ * Environment: SIDETALK_ORT_DIST, SIDETALK_WEBGPU_MODULE, SIDETALK_THREADS (bench/product/ort-shim.ts).
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as ort from './ort-shim';
+import type { StateEntry } from '../../core/tts/bundle-manifest';
+import { PocketModel } from '../../models/tts/pocket/model';
+import { synthesize } from '../../models/tts/pocket/generator';
+import type { OrtLike, OrtSessionLike } from '../../models/tts/pocket/ort-types';
+import { buildFlowLmFlow, buildFlowLmMain, buildMimiDecoder, POCKET_FULL, type PocketGraph } from '../stages/pocket-graphs';
+
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
+const device = (args.get('device') ?? 'webgpu') as 'webgpu' | 'wasm';
+const rounds = Number(args.get('rounds') ?? 4);
+const TEXT = 'The lighthouse keeper climbed the stairs every evening before dark.';
+/** Frames per text chunk: EOS never fires on random weights, so each chunk runs to this limit. */
+const FRAMES = 48;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const r1 = (x: number) => Math.round(x * 10) / 10;
+
+/** The decoder graph's states as bundle.json describes states (index order, zero-filled, threaded in → out). */
+function mimiManifestOf(graph: PocketGraph): StateEntry[] {
+  return graph.states.map((s, index) => ({
+    module: `decoder.state${index}`,
+    key: 'buffer',
+    path: `decoder.state${index}/buffer`,
+    dtype: 'float32',
+    shape: s.dims,
+    fill: s.dims.some((d) => d === 0) ? 'empty' : 'zeros',
+    index,
+    input_name: s.name,
+    output_name: s.out,
+  }));
+}
+
+function bundleFiles(): { files: Map<string, Uint8Array>; buildMs: number } {
+  const t0 = performance.now();
+  const dtype = device === 'webgpu' ? 'fp32' : 'int8';
+  const role = device === 'webgpu' ? 'fp32' : 'int8';
+  const dir = process.env.SIDETALK_POCKET_FIXTURE ?? 'bench/out/gpu-kit/pocket-fixture';
+  const files = new Map<string, Uint8Array>(
+    readdirSync(dir).map((role) => [role, new Uint8Array(readFileSync(join(dir, role)))]),
+  );
+  const mimi = buildMimiDecoder(POCKET_FULL, dtype);
+  const bundle = JSON.parse(new TextDecoder().decode(files.get('bundle_json'))) as Record<string, unknown>;
+  bundle.mimi_state_manifest = mimiManifestOf(mimi);
+  files.set('bundle_json', new TextEncoder().encode(JSON.stringify(bundle)));
+  files.set(`flow_lm_main.${role}`, buildFlowLmMain(POCKET_FULL, dtype).onnx);
+  files.set(`flow_lm_flow.${role}`, buildFlowLmFlow(POCKET_FULL, dtype).onnx);
+  files.set(`mimi_decoder.${role}`, mimi.onnx);
+  return { files, buildMs: performance.now() - t0 };
+}
+
+interface Call {
+  graph: string;
+  start: number;
+  end: number;
+}
+
+async function main(): Promise<void> {
+  const { files, buildMs } = bundleFiles();
+  const t0 = performance.now();
+  const model = await PocketModel.load({ ort: ort as unknown as OrtLike, files, backend: device });
+  const loadMs = performance.now() - t0;
+  let calls: Call[] = [];
+  for (const [graph, entry] of model.sessions) {
+    const session = entry.session as OrtSessionLike & { run: OrtSessionLike['run'] };
+    const run = session.run.bind(session);
+    session.run = async (feeds) => {
+      const call = { graph, start: performance.now(), end: 0 };
+      calls.push(call);
+      try {
+        return await run(feeds);
+      } finally {
+        call.end = performance.now();
+      }
+    };
+  }
+  const voice = model.voices.values().next().value!;
+  const perRound = [];
+  for (let r = 0; r < rounds; r++) {
+    calls = [];
+    const begin = performance.now();
+    const frameAt: number[] = [];
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    // EOS never decides here (random weights): every chunk runs to its frame limit, so rounds are alike.
+    for await (const _frame of synthesize(model, TEXT, voice, {
+      temperature: 0.7,
+      eosThreshold: Infinity,
+      maxFramesPerChunk: FRAMES,
+      random,
+    })) {
+      frameAt.push(performance.now());
+    }
+    const finish = performance.now();
+    if (frameAt.length < 4) throw new Error(`round ${r}: only ${frameAt.length} frames`);
+    const steady = calls.filter((c) => c.start >= frameAt[0]!);
+    const runMs = steady.reduce((s, c) => s + (c.end - c.start), 0);
+    const loopMs = finish - frameAt[0]!;
+    const frames = frameAt.length - 1;
+    const firstRuns = calls.filter((c) => c.end <= frameAt[0]!);
+    perRound.push({
+      frames: frameAt.length,
+      backend: model.backend,
+      firstAudioMs: r1(frameAt[0]! - begin),
+      firstAudioRunMs: r1(firstRuns.reduce((s, c) => s + (c.end - c.start), 0)),
+      loopMsPerFrame: r1(loopMs / frames),
+      runMsPerFrame: r1(runMs / frames),
+      loopOverRun: Math.round((loopMs / runMs) * 1000) / 1000,
+      timesRealtime: Math.round((80 / (loopMs / frames)) * 100) / 100,
+      runsPerFrame: Math.round((steady.length / frames) * 100) / 100,
+    });
+    console.error(`round ${r}: ${JSON.stringify(perRound.at(-1))}`);
+  }
+  const measured = perRound.slice(1);
+  const result = {
+    bench: 'product-tts-loop',
+    runtime: `onnxruntime-web ${ort.ortVersion} ${device}`,
+    adapter: ort.ortAdapter ? `${ort.ortAdapter.vendor} ${ort.ortAdapter.architecture}` : null,
+    graphs: device === 'webgpu' ? 'fp32, GPU-resident states' : 'int8',
+    buildMs: Math.round(buildMs),
+    loadMs: Math.round(loadMs),
+    medianLoopMsPerFrame: median(measured.map((p) => p.loopMsPerFrame)),
+    medianRunMsPerFrame: median(measured.map((p) => p.runMsPerFrame)),
+    medianLoopOverRun: median(measured.map((p) => p.loopOverRun)),
+    medianFirstAudioMs: median(measured.map((p) => p.firstAudioMs)),
+    medianFirstAudioRunMs: median(measured.map((p) => p.firstAudioRunMs)),
+    medianTimesRealtime: median(measured.map((p) => p.timesRealtime)),
+    perRound,
+  };
+  console.log(JSON.stringify(result, null, 2));
+  if (args.get('out')) writeFileSync(args.get('out')!, JSON.stringify(result, null, 2));
+  await model.release();
+}
+
+await main();
+process.exit(0);
