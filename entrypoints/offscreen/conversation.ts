@@ -1,5 +1,5 @@
 import { draftsAffordable } from '../../core/engine/asr-drafts';
-import { probeVad, type VadProbeResult } from './vad-probe';
+import { ConversationProbes } from './conversation-probes';
 import { loadVadWeights } from './vad-weights';
 import { SileroVadJs } from '../../models/vad/silero-js';
 import { buildPersonaPrompt, greetingFor, speechTextFor } from '../../core/characters/persona-prompt';
@@ -33,8 +33,6 @@ import { VisionService } from './vision';
 import { offscreenTrace } from './turn-trace';
 import { PageSimilarity } from './page-similarity';
 
-/** How long the `hold-model-worker` fault keeps the model worker's thread (a long WASM job, e.g. ASR on the CPU). */
-const MODEL_WORKER_HOLD_MS = 5_000;
 const DEFAULT_MODELS: ModelChoiceValue = { asr: 'moonshine', device: 'auto', language: 'en' };
 const send = (message: unknown) => chrome.runtime.sendMessage(message);
 const emit = (message: unknown) => void send(message).catch(() => undefined);
@@ -84,6 +82,8 @@ export class Conversation {
   /** The mirror the models were last loaded from (undefined: the hub). */
   private baseUrl: string | undefined;
   readonly vision: VisionService;
+  /** For tests, benches and the debug panel (test builds). */
+  readonly probes: ConversationProbes;
 
   constructor(private readonly options: ConversationOptions) {
     this.tts = options.voices.tts;
@@ -112,7 +112,14 @@ export class Conversation {
       void sendRequest(send, 'settings/set', { patch: { handsFree: false } }, 5_000).catch(() => undefined);
     };
     this.ready = this.models.init(chrome.runtime.getURL('/ort/'));
-    this.vadWeights.catch(() => undefined); // seen by whoever listens first (listen, probeVad)
+    this.vadWeights.catch(() => undefined); // seen by whoever listens first (listen, the VAD probe)
+    this.probes = new ConversationProbes({
+      models: this.models,
+      mic: options.mic,
+      vadWeights: this.vadWeights,
+      ready: () => this.ready,
+      language: () => this.language,
+    });
     const similarity = new PageSimilarity({
       embed: (host, texts) => this.models.embed(host, texts),
       modelsReady: options.modelsReady,
@@ -267,43 +274,6 @@ export class Conversation {
     if (this.models.loaded.has('turn') || !(await this.options.modelsReady([TURN_BUNDLE.id], baseUrl))) return;
     const host = baseUrl ?? 'https://huggingface.co';
     await this.models.load(`${host}/`, models.asr, ['turn']).catch(() => undefined);
-  }
-
-  /** Runs the VAD on the live microphone for a while: how much of it was speech (for tests and the debug panel). */
-  async probeVad(durationMs: number): Promise<VadProbeResult> {
-    const vad = new SileroVadJs(await this.vadWeights);
-    return probeVad(this.options.mic, (pcm) => vad.process(pcm), durationMs);
-  }
-
-  /** Live GPU buffers of the model worker's device (soak leak checks). */
-  gpuStats(): Promise<{ backend: 'webgpu' | 'wasm'; buffers: number; bytes: number }> {
-    return this.ready.then(() => this.models.gpuStats());
-  }
-
-  /** The debug probe (test builds): one transcription of `pcm` in the model worker, its text or its error. */
-  async probeAsr(
-    pcm: Float32Array,
-  ): Promise<{ backend: 'webgpu' | 'wasm'; text: string | null; error: string | null; ms: number }> {
-    await this.ready;
-    const t0 = performance.now();
-    const done = (text: string | null, error: string | null) => ({
-      backend: this.models.backend ?? ('wasm' as const),
-      text,
-      error,
-      ms: Math.round(performance.now() - t0),
-    });
-    try {
-      const out = await this.models.transcribe(pcm, AbortSignal.timeout(120_000), this.language);
-      return done(out.text, null);
-    } catch (err) {
-      return done(null, err instanceof Error ? err.message : String(err));
-    }
-  }
-
-  /** Fault injection (debug panel on): the model worker loses its GPU device, or a long job holds its thread. */
-  faultModelWorker(fault: 'lose-gpu' | 'hold'): void {
-    if (fault === 'lose-gpu') this.models.loseDevice();
-    else this.models.holdThread(MODEL_WORKER_HOLD_MS);
   }
 
   private handsFree = false;

@@ -84,7 +84,7 @@ export function testHookHandlers(deps: TestHookDeps): TestHookHandlers {
 
   return {
     'mic/probe': ({ durationMs }) => probeMic(deps.mic, durationMs),
-    'vad/probe': ({ durationMs }) => deps.talk().probeVad(durationMs),
+    'vad/probe': ({ durationMs }) => deps.talk().probes.vad(durationMs),
     // The knob walk (tests/e2e/tunables.e2e.ts) reads what this document and each worker hold now.
     'debug/tunables-live': async ({ context }) => {
       await requireDebugPanel('Reading live tunables');
@@ -94,22 +94,22 @@ export function testHookHandlers(deps: TestHookDeps): TestHookHandlers {
       if (!model) throw new Error('the model worker is not running (start a conversation or a VAD probe first)');
       return model.liveTunables();
     },
-    'debug/gpu-stats': () => deps.conversation()?.gpuStats() ?? { backend: 'wasm' as const, buffers: 0, bytes: 0 },
+    'debug/gpu-stats': () => deps.conversation()?.probes.gpuStats() ?? { backend: 'wasm' as const, buffers: 0, bytes: 0 },
     'debug/asr-probe': async ({ seconds, toneHz }) => {
       await requireDebugPanel('The speech recognition probe');
       const conversation = deps.conversation();
       if (!conversation) throw new Error('no conversation is running');
       const pcm = new Float32Array(Math.round(seconds * 16_000));
       if (toneHz !== null) for (let i = 0; i < pcm.length; i++) pcm[i] = 0.3 * Math.sin((2 * Math.PI * toneHz * i) / 16_000);
-      return conversation.probeAsr(pcm);
+      return conversation.probes.asr(pcm);
     },
     'debug/fault': async ({ fault }) => {
       await requireDebugPanel('Fault injection');
       if (fault === 'lose-gpu') {
         const conversation = deps.conversation();
         if (!conversation) throw new Error('no conversation is running');
-        conversation.faultModelWorker('lose-gpu');
-      } else if (fault === 'hold-model-worker') deps.talk().faultModelWorker('hold');
+        conversation.probes.faultModelWorker('lose-gpu');
+      } else if (fault === 'hold-model-worker') deps.talk().probes.faultModelWorker('hold');
       else endTracks(deps.streams, fault === 'end-mic' ? 'audio' : 'video');
       return {};
     },

@@ -1,0 +1,60 @@
+import type { MicCapture } from '../../models/audio/mic-capture';
+import { SileroVadJs, type SileroWeights } from '../../models/vad/silero-js';
+import type { ModelWorkerClient } from './model-client';
+import { probeVad, type VadProbeResult } from './vad-probe';
+
+/** How long the `hold-model-worker` fault keeps the model worker's thread (a long WASM job, e.g. ASR on the CPU). */
+const MODEL_WORKER_HOLD_MS = 5_000;
+
+export interface ConversationProbeDeps {
+  models: ModelWorkerClient;
+  mic: MicCapture;
+  vadWeights: Promise<SileroWeights>;
+  /** The model worker's initialisation. */
+  ready: () => Promise<unknown>;
+  language: () => string;
+}
+
+/**
+ * What tests, benches and the debug panel ask of a conversation's parts (test builds wire them up,
+ * entrypoints/offscreen/test-hooks.ts): nothing here is on a turn's path.
+ */
+export class ConversationProbes {
+  constructor(private readonly deps: ConversationProbeDeps) {}
+
+  /** Runs the VAD on the live microphone for a while: how much of it was speech. Its own VAD state, not the turn's. */
+  async vad(durationMs: number): Promise<VadProbeResult> {
+    const vad = new SileroVadJs(await this.deps.vadWeights);
+    return probeVad(this.deps.mic, (pcm) => vad.process(pcm), durationMs);
+  }
+
+  /** Live GPU buffers of the model worker's device (soak leak checks). */
+  async gpuStats(): Promise<{ backend: 'webgpu' | 'wasm'; buffers: number; bytes: number }> {
+    await this.deps.ready();
+    return this.deps.models.gpuStats();
+  }
+
+  /** One transcription of `pcm` in the model worker: its text or its error. */
+  async asr(pcm: Float32Array): Promise<{ backend: 'webgpu' | 'wasm'; text: string | null; error: string | null; ms: number }> {
+    await this.deps.ready();
+    const t0 = performance.now();
+    const done = (text: string | null, error: string | null) => ({
+      backend: this.deps.models.backend ?? ('wasm' as const),
+      text,
+      error,
+      ms: Math.round(performance.now() - t0),
+    });
+    try {
+      const out = await this.deps.models.transcribe(pcm, AbortSignal.timeout(120_000), this.deps.language());
+      return done(out.text, null);
+    } catch (err) {
+      return done(null, err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  /** Fault injection (debug panel on): the model worker loses its GPU device, or a long job holds its thread. */
+  faultModelWorker(fault: 'lose-gpu' | 'hold'): void {
+    if (fault === 'lose-gpu') this.deps.models.loseDevice();
+    else this.deps.models.holdThread(MODEL_WORKER_HOLD_MS);
+  }
+}
