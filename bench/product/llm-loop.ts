@@ -8,7 +8,6 @@
  *   node product-llm-loop.mjs [--shape full|tiny] [--device webgpu|wasm] [--tokens 64] [--rounds 4] [--out f.json]
  * Environment: SIDETALK_ORT_DIST, SIDETALK_WEBGPU_MODULE, SIDETALK_THREADS (bench/product/ort-shim.ts).
  */
-import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,22 +18,14 @@ import { LLM_MODEL, WEIGHTS_MANIFEST } from '../../models/registry';
 import { startHubServer } from '../../tests/fixtures/hub/server';
 import { LFM2_1_2B, LFM2_TINY } from '../stages/llm-graph';
 import { writeLlmRepo } from './llm-hub';
+import { mediansAfterFirst, parseArgs, r1, ratio, report, runMs, timeRuns, type TimedCall } from './loop-timing';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
+const args = parseArgs();
 const shapeName = args.get('shape') ?? 'full';
 const device = (args.get('device') ?? 'webgpu') as 'webgpu' | 'wasm';
 const tokens = Number(args.get('tokens') ?? 64);
 const rounds = Number(args.get('rounds') ?? 4);
 const shape = shapeName === 'tiny' ? LFM2_TINY : LFM2_1_2B;
-
-interface Call {
-  start: number;
-  end: number;
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const r1 = (x: number) => Math.round(x * 10) / 10;
 
 async function main(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'sidetalk-llm-hub-'));
@@ -49,19 +40,9 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   const llm = await LlmRuntime.load({ device, warmUp: true });
   const loadMs = performance.now() - t0;
-  const session = (llm.model as unknown as { sessions: Record<string, { run: (f: unknown) => Promise<unknown> }> }).sessions
-    .model!;
-  const run = session.run.bind(session);
-  let calls: Call[] = [];
-  session.run = async (feeds) => {
-    const call = { start: performance.now(), end: 0 };
-    calls.push(call);
-    try {
-      return await run(feeds);
-    } finally {
-      call.end = performance.now();
-    }
-  };
+  const session = (llm.model as unknown as { sessions: Record<string, { run: (f: never) => Promise<unknown> }> }).sessions.model!;
+  let calls: TimedCall[] = [];
+  timeRuns(session, 'model', () => calls);
   const perRound = [];
   for (let r = 0; r < rounds; r++) {
     await llm.resetCache();
@@ -75,7 +56,7 @@ async function main(): Promise<void> {
     const decode = calls.slice(1);
     if (decode.length < 2) throw new Error(`round ${r}: only ${calls.length} model runs (${stats.newTokens} tokens)`);
     const loopMs = (finish - decode[0]!.start) / decode.length;
-    const runMs = decode.reduce((s, c) => s + (c.end - c.start), 0) / decode.length;
+    const decodeRunMs = runMs(decode) / decode.length;
     perRound.push({
       newTokens: stats.newTokens,
       promptTokens: stats.promptTokens,
@@ -84,12 +65,11 @@ async function main(): Promise<void> {
       prefillRunMs: r1(calls[0]!.end - calls[0]!.start),
       prefillToDecodeMs: r1(decode[0]!.start - calls[0]!.end),
       loopMsPerToken: r1(loopMs),
-      runMsPerToken: r1(runMs),
-      loopOverRun: Math.round((loopMs / runMs) * 1000) / 1000,
+      runMsPerToken: r1(decodeRunMs),
+      loopOverRun: ratio(loopMs, decodeRunMs),
     });
     console.error(`round ${r}: ${JSON.stringify(perRound.at(-1))}`);
   }
-  const measured = perRound.slice(1); // the first round pays shader and kernel set-up for the new lengths
   const result = {
     bench: 'product-llm-loop',
     runtime: `onnxruntime-web ${ortVersion} ${device}`,
@@ -99,15 +79,16 @@ async function main(): Promise<void> {
     graph: { buildMs: Math.round(written.graphMs), onnxBytes: written.onnxBytes, dataBytes: written.dataBytes },
     loadMs: Math.round(loadMs),
     tokensPerRound: tokens,
-    medianLoopMsPerToken: median(measured.map((p) => p.loopMsPerToken)),
-    medianRunMsPerToken: median(measured.map((p) => p.runMsPerToken)),
-    medianLoopOverRun: median(measured.map((p) => p.loopOverRun)),
-    medianBeforeFirstRunMs: median(measured.map((p) => p.beforeFirstRunMs)),
-    medianPrefillToDecodeMs: median(measured.map((p) => p.prefillToDecodeMs)),
+    ...mediansAfterFirst(perRound, [
+      'loopMsPerToken',
+      'runMsPerToken',
+      'loopOverRun',
+      'beforeFirstRunMs',
+      'prefillToDecodeMs',
+    ] as const),
     perRound,
   };
-  console.log(JSON.stringify(result, null, 2));
-  if (args.get('out')) writeFileSync(args.get('out')!, JSON.stringify(result, null, 2));
+  report(result, args.get('out'));
   await llm.dispose();
   await hub.close();
   await rm(root, { recursive: true, force: true });

@@ -12,25 +12,22 @@
  *   node product-tts-loop.mjs [--device webgpu|wasm] [--rounds 4] [--out f.json]
  * Environment: SIDETALK_ORT_DIST, SIDETALK_WEBGPU_MODULE, SIDETALK_THREADS (bench/product/ort-shim.ts).
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from './ort-shim';
 import type { StateEntry } from '../../core/tts/bundle-manifest';
 import { PocketModel } from '../../models/tts/pocket/model';
 import { synthesize } from '../../models/tts/pocket/generator';
-import type { OrtLike, OrtSessionLike } from '../../models/tts/pocket/ort-types';
+import type { OrtLike } from '../../models/tts/pocket/ort-types';
+import { mediansAfterFirst, parseArgs, r1, ratio, report, runMs, timeRuns, type TimedCall } from './loop-timing';
 import { buildFlowLmFlow, buildFlowLmMain, buildMimiDecoder, POCKET_FULL, type PocketGraph } from '../stages/pocket-graphs';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
+const args = parseArgs();
 const device = (args.get('device') ?? 'webgpu') as 'webgpu' | 'wasm';
 const rounds = Number(args.get('rounds') ?? 4);
 const TEXT = 'The lighthouse keeper climbed the stairs every evening before dark.';
 /** Frames per text chunk: EOS never fires on random weights, so each chunk runs to this limit. */
 const FRAMES = 48;
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const r1 = (x: number) => Math.round(x * 10) / 10;
 
 /** The decoder graph's states as bundle.json describes states (index order, zero-filled, threaded in → out). */
 function mimiManifestOf(graph: PocketGraph): StateEntry[] {
@@ -65,31 +62,13 @@ function bundleFiles(): { files: Map<string, Uint8Array>; buildMs: number } {
   return { files, buildMs: performance.now() - t0 };
 }
 
-interface Call {
-  graph: string;
-  start: number;
-  end: number;
-}
-
 async function main(): Promise<void> {
   const { files, buildMs } = bundleFiles();
   const t0 = performance.now();
   const model = await PocketModel.load({ ort: ort as unknown as OrtLike, files, backend: device });
   const loadMs = performance.now() - t0;
-  let calls: Call[] = [];
-  for (const [graph, entry] of model.sessions) {
-    const session = entry.session as OrtSessionLike & { run: OrtSessionLike['run'] };
-    const run = session.run.bind(session);
-    session.run = async (feeds) => {
-      const call = { graph, start: performance.now(), end: 0 };
-      calls.push(call);
-      try {
-        return await run(feeds);
-      } finally {
-        call.end = performance.now();
-      }
-    };
-  }
+  let calls: TimedCall[] = [];
+  for (const [graph, entry] of model.sessions) timeRuns(entry.session as never, graph, () => calls);
   const voice = model.voices.values().next().value!;
   const perRound = [];
   for (let r = 0; r < rounds; r++) {
@@ -110,7 +89,7 @@ async function main(): Promise<void> {
     const finish = performance.now();
     if (frameAt.length < 4) throw new Error(`round ${r}: only ${frameAt.length} frames`);
     const steady = calls.filter((c) => c.start >= frameAt[0]!);
-    const runMs = steady.reduce((s, c) => s + (c.end - c.start), 0);
+    const steadyRunMs = runMs(steady);
     const loopMs = finish - frameAt[0]!;
     const frames = frameAt.length - 1;
     const firstRuns = calls.filter((c) => c.end <= frameAt[0]!);
@@ -118,16 +97,15 @@ async function main(): Promise<void> {
       frames: frameAt.length,
       backend: model.backend,
       firstAudioMs: r1(frameAt[0]! - begin),
-      firstAudioRunMs: r1(firstRuns.reduce((s, c) => s + (c.end - c.start), 0)),
+      firstAudioRunMs: r1(runMs(firstRuns)),
       loopMsPerFrame: r1(loopMs / frames),
-      runMsPerFrame: r1(runMs / frames),
-      loopOverRun: Math.round((loopMs / runMs) * 1000) / 1000,
+      runMsPerFrame: r1(steadyRunMs / frames),
+      loopOverRun: ratio(loopMs, steadyRunMs),
       timesRealtime: Math.round((80 / (loopMs / frames)) * 100) / 100,
       runsPerFrame: Math.round((steady.length / frames) * 100) / 100,
     });
     console.error(`round ${r}: ${JSON.stringify(perRound.at(-1))}`);
   }
-  const measured = perRound.slice(1);
   const result = {
     bench: 'product-tts-loop',
     runtime: `onnxruntime-web ${ort.ortVersion} ${device}`,
@@ -135,16 +113,17 @@ async function main(): Promise<void> {
     graphs: device === 'webgpu' ? 'fp32, GPU-resident states' : 'int8',
     buildMs: Math.round(buildMs),
     loadMs: Math.round(loadMs),
-    medianLoopMsPerFrame: median(measured.map((p) => p.loopMsPerFrame)),
-    medianRunMsPerFrame: median(measured.map((p) => p.runMsPerFrame)),
-    medianLoopOverRun: median(measured.map((p) => p.loopOverRun)),
-    medianFirstAudioMs: median(measured.map((p) => p.firstAudioMs)),
-    medianFirstAudioRunMs: median(measured.map((p) => p.firstAudioRunMs)),
-    medianTimesRealtime: median(measured.map((p) => p.timesRealtime)),
+    ...mediansAfterFirst(perRound, [
+      'loopMsPerFrame',
+      'runMsPerFrame',
+      'loopOverRun',
+      'firstAudioMs',
+      'firstAudioRunMs',
+      'timesRealtime',
+    ] as const),
     perRound,
   };
-  console.log(JSON.stringify(result, null, 2));
-  if (args.get('out')) writeFileSync(args.get('out')!, JSON.stringify(result, null, 2));
+  report(result, args.get('out'));
   await model.release();
 }
 
