@@ -28,6 +28,11 @@ export interface ConversationView {
   lines: TranscriptLine[];
   card: Record<string, unknown> | null;
   notice: Notice | null;
+  /**
+   * The notice came while a reply was in flight and that reply has not ended yet: the user caption of that same turn
+   * can arrive after it (the engine starts thinking on a draft before the caption is final), and must not clear it.
+   */
+  noticeHeld: boolean;
 }
 
 export const EMPTY_VIEW: ConversationView = {
@@ -37,6 +42,7 @@ export const EMPTY_VIEW: ConversationView = {
   lines: [],
   card: null,
   notice: null,
+  noticeHeld: false,
 };
 
 const MAX_LINES = 200;
@@ -56,7 +62,8 @@ export function applyEvent(v: ConversationView, event: EventMessage, epoch: numb
     case 'event/engine-state': {
       const { state, detail } = event.payload;
       const listening = state === 'listening' ? true : state === 'idle' ? false : v.listening;
-      return { ...v, state, detail: detail ?? null, listening };
+      const replyOver = state === 'idle' || state === 'listening';
+      return { ...v, state, detail: detail ?? null, listening, noticeHeld: v.noticeHeld && !replyOver };
     }
     case 'event/caption': {
       const { role, text, final, turnId, replaces } = event.payload;
@@ -75,17 +82,20 @@ export function applyEvent(v: ConversationView, event: EventMessage, epoch: numb
       // A notice outlives the rest of the reply it came with (a GPU loss mid-reply must stay readable while the last
       // captions arrive); the user's next turn clears it.
       const newUserTurn = role === 'user' && !v.lines.some((l) => l.key === key) && old < 0;
-      return { ...v, lines: next, notice: newUserTurn ? null : v.notice };
+      return { ...v, lines: next, notice: newUserTurn && !v.noticeHeld ? null : v.notice };
     }
     case 'event/card':
       return { ...v, card: event.payload.card };
     case 'event/notice': {
       const { level, message } = event.payload;
-      if (level === 'info') return { ...v, notice: { level, message: toUserError(message).sentence, action: 'none' } };
+      const noticeHeld = v.state === 'thinking' || v.state === 'speaking';
+      if (level === 'info') {
+        return { ...v, noticeHeld, notice: { level, message: toUserError(message).sentence, action: 'none' } };
+      }
       const user = toUserError(message);
       // The raw text stays in the debug log (docs/onboarding.md, "Errors").
       if (user.detail !== user.sentence) console.warn('[sidetalk] notice:', user.detail);
-      return { ...v, notice: { level, message: user.sentence, action: user.action } };
+      return { ...v, noticeHeld, notice: { level, message: user.sentence, action: user.action } };
     }
     default:
       return v;

@@ -94,6 +94,15 @@ describe('how long a notice stays', () => {
     expect(v.notice?.message).toMatch(/GPU stopped responding/);
   });
 
+  it('stays when the user caption of the turn in flight arrives after it, until that reply ends', () => {
+    // The engine thinks on a draft before the user's caption is final: the caption can trail a mid-reply notice.
+    const held = run([state('thinking'), gpu, state('thinking'), caption('t2', 'user', 'tell me a long story')]);
+    expect(held.notice?.message).toMatch(/GPU stopped responding/);
+    const spoken = run([caption('t2', 'assistant', 'The sea'), state('speaking'), state('idle')], held);
+    expect(spoken.notice?.message).toMatch(/GPU stopped responding/);
+    expect(run([caption('t3', 'user', 'and then?')], spoken).notice).toBeNull();
+  });
+
   it("is cleared by the user's next turn", () => {
     const v = run([
       caption('t1', 'user', 'tell me a story'),
