@@ -6,6 +6,8 @@
  *
  *   npx jiti bench/pipeline-budget.ts [--stages bench/results/<file>.json] [--out bench/results/<file>-budget.json]
  *                                     [--set engine.<knob>=<value> …] [--browser bench/results/<file>-browser-latency.json]
+ *                                     [--product bench/results/<a>-product-loops.json,<b>.json]
+ * `--product` adds profiles whose stage times come from the product's own loops (bench/budget/product-profiles.ts).
  *
  * "As heard" adds the hops between the stages that only the browser has (TTS worker messaging, offscreen → side
  * panel, the player to the first audible sample), measured by bench/browser-latency (default: the newest
@@ -19,6 +21,7 @@ import { resolve } from 'node:path';
 import { engineTunables, setTunable, snapshotTunables } from '../core/tunables';
 import { loadSilero, runScenario, type StageLatency } from '../tests/fixtures/audio/conversation-sim';
 import { scenarios } from './engine/scenarios';
+import { productProfiles } from './budget/product-profiles';
 import type { Stats } from './stages/measure';
 import type { StagesDoc } from './stages/report';
 
@@ -319,7 +322,12 @@ async function main(): Promise<void> {
   const vad = await loadSilero();
   const speculateModes = [true, false];
   const rows: Record<string, unknown>[] = [];
-  for (const p of profiles(doc)) {
+  const stageProfiles = profiles(doc);
+  const drafted = stageProfiles.find((p) => p.asrDrafts);
+  const product = at('--product');
+  if (product && !drafted) throw new Error('--product extends the stage profile with ASR drafts, which this stages file lacks');
+  const extra = product ? productProfiles(drafted!, product.split(','), ASR_SECONDS) : [];
+  for (const p of [...stageProfiles, ...extra]) {
     for (const turnModel of p.endOfTurnMs ? [false, true] : [false]) {
       const t50 = await runProfile(vad, p.p50, speculateModes, turnModel ? p.endOfTurnMs!.p50 : null, p.asrDrafts);
       const t90 = await runProfile(vad, p.p90, speculateModes, turnModel ? p.endOfTurnMs!.p90 : null, p.asrDrafts);

@@ -13,10 +13,21 @@ const results = readdirSync(dir)
   .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Result);
 const machine = readdirSync(dir).includes('machine.txt') ? readFileSync(join(dir, 'machine.txt'), 'utf8') : '';
 writeFileSync(`${out}.json`, JSON.stringify({ machine, results }, null, 2));
-const row = (r: Result) =>
-  r.bench === 'product-llm-loop'
-    ? `| LLM token (LFM2-1.2B-shaped, ${String(r.dtype)}) | ${r.runtime} | ${String(r.medianLoopMsPerToken)} | ${String(r.medianRunMsPerToken)} | **${String(r.medianLoopOverRun)}** | ${r.perRound.length - 1} rounds × ${String(r.tokensPerRound)} tokens |`
-    : `| TTS frame (Pocket-shaped, ${String(r.graphs)}) | ${r.runtime} | ${String(r.medianLoopMsPerFrame)} | ${String(r.medianRunMsPerFrame)} | **${String(r.medianLoopOverRun)}** | ${r.perRound.length - 1} rounds; ${String(r.medianTimesRealtime)}× real time, first audio ${String(r.medianFirstAudioMs)} ms |`;
+type Clip = { seconds: number; full: Record<string, number>; drafted: Record<string, number> };
+const asrRows = (r: Result) =>
+  (r.perClip as Clip[]).flatMap((c) =>
+    (['full', 'drafted'] as const).map((k) => {
+      const m = c[k];
+      const what = k === 'full' ? `${m.tokens} tokens` : `a draft of ${m.draftAccepted} of ${m.tokens} tokens`;
+      return `| ASR ${c.seconds} s clip, ${what} (Moonshine-base-shaped fp32, sessions ${JSON.stringify(r.sessions)}) | ${r.runtime} | ${m.ms} | ${m.runMs} | **${m.loopOverRun}** | ${(r.perClip as Clip[]).length} clips × ${(r.rounds as number) - 1} rounds; encoder ${m.encoderMs} ms, ${m.decoderRuns} decoder runs of ${m.decoderMsPerRun} ms |`;
+    }),
+  );
+const row = (r: Result): string =>
+  r.bench === 'product-asr-loop'
+    ? asrRows(r).join('\n')
+    : r.bench === 'product-llm-loop'
+      ? `| LLM token (LFM2-1.2B-shaped, ${String(r.dtype)}) | ${r.runtime} | ${String(r.medianLoopMsPerToken)} | ${String(r.medianRunMsPerToken)} | **${String(r.medianLoopOverRun)}** | ${r.perRound.length - 1} rounds × ${String(r.tokensPerRound)} tokens |`
+      : `| TTS frame (Pocket-shaped, ${String(r.graphs)}) | ${r.runtime} | ${String(r.medianLoopMsPerFrame)} | ${String(r.medianRunMsPerFrame)} | **${String(r.medianLoopOverRun)}** | ${r.perRound.length - 1} rounds; ${String(r.medianTimesRealtime)}× real time, first audio ${String(r.medianFirstAudioMs)} ms |`;
 const md = [
   '# Product loops against the raw runtime',
   '',

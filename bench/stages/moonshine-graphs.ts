@@ -51,7 +51,11 @@ export function encoderFrames(samples: number): number {
   return Math.floor((t2 - 3) / 2) + 1;
 }
 
-export function buildMoonshineEncoder(m: MoonshineShape, act: Act, seed = 21): GraphFiles {
+/**
+ * `crossOutputs` false gives the published encoder's contract (`last_hidden_state` only), as the product loads it
+ * (bench/product/asr-graphs.ts puts the cross K/V in the merged decoder's first step, where transformers.js runs it).
+ */
+export function buildMoonshineEncoder(m: MoonshineShape, act: Act, seed = 21, crossOutputs = true): GraphFiles {
   const g = new G({ name: 'moonshine_encoder', act, seed });
   const { d, heads } = m;
   const hd = d / heads;
@@ -95,7 +99,7 @@ export function buildMoonshineEncoder(m: MoonshineShape, act: Act, seed = 21): G
   x = g.layerNorm(x, d, 1e-5);
   g.op('Identity', [x], {}, 'last_hidden_state');
   g.output('last_hidden_state', act, [1, 'T', d]);
-  for (let l = 0; l < m.decLayers; l++) {
+  for (let l = 0; l < (crossOutputs ? m.decLayers : 0); l++) {
     for (const kv of ['key', 'value']) {
       g.op('Identity', [g.transpose(split(g.linear(x, d, d, 'float')), [0, 2, 1, 3])], {}, `cross.${l}.${kv}`);
       g.output(`cross.${l}.${kv}`, act, [1, heads, 'T', hd]);

@@ -19,6 +19,7 @@ import { AbortSignalCriteria } from '../llm/abort-criteria';
 import { ASR_MODELS, asrDtypeMap, type AsrModelSpec } from '../registry';
 import { TokenLogProbRecorder } from './token-logprob-recorder';
 import { verifyDraft, type DraftVerdict } from './draft-check';
+import { asrSessionDevices, type AsrSessionDevices } from './session-devices';
 
 export type AsrFamily = 'moonshine' | 'whisper';
 export type AsrDevice = 'webgpu' | 'wasm' | 'cpu';
@@ -32,6 +33,8 @@ export interface AsrLoadOptions {
   onProgress?: (event: unknown) => void;
   /** Transcribe 1 s of silence after loading so the first utterance does not pay kernel compilation. */
   warmUp?: boolean;
+  /** False runs every session on `device` (the product-loop bench's comparison); default: session-devices.ts. */
+  splitSessions?: boolean;
 }
 
 export interface TranscribeOptions {
@@ -104,7 +107,8 @@ export class AsrRuntime {
   private constructor(
     private readonly asr: AutomaticSpeechRecognitionPipeline,
     readonly spec: AsrModelSpec,
-    readonly device: AsrDevice,
+    /** What each session runs on (session-devices.ts). */
+    readonly devices: AsrSessionDevices,
   ) {
     // generate() keeps only the last row of each pass; the draft check needs every row of the prompt pass.
     const model = asr.model as unknown as { forward: (inputs: unknown) => Promise<ForwardOutput> };
@@ -126,15 +130,16 @@ export class AsrRuntime {
     const revision = options.revision ?? spec.revision;
     const tokenizer = await loadPinnedTokenizer(repo, revision);
     const processor = await loadPinnedSpeechProcessor(repo, revision, spec.family, tokenizer);
+    const devices = asrSessionDevices(spec.family, options.device, options.splitSessions ?? true);
     const model = await AutoModelForSpeechSeq2Seq.from_pretrained(repo, {
       revision,
-      device: options.device,
+      device: devices,
       // Explicit per session: WebGPU would default to fp32 everywhere (docs/models.md).
       dtype: asrDtypeMap(spec) as Record<string, 'fp32' | 'q4'>,
       ...(options.onProgress ? { progress_callback: options.onProgress } : {}),
     });
     const asr = new AutomaticSpeechRecognitionPipeline({ task: 'automatic-speech-recognition', model, tokenizer, processor });
-    const runtime = new AsrRuntime(asr, spec, options.device);
+    const runtime = new AsrRuntime(asr, spec, devices);
     if (options.warmUp ?? true) await runtime.transcribe(new Float32Array(SAMPLE_RATE));
     return runtime;
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the product-loop benches (bench/product/) on the GPU machine (device `run`, carry ["bench/out/gpu-kit"]);
 # results go to $OUT. Each bench runs on WebGPU (dawn.node), then on WASM; arguments after the script go to each.
-#   [BENCH=llm-loop|tts-loop] [DEVICES='webgpu wasm'] bash scripts/bench/product-run.sh [--tokens 64] [--rounds 4]
+#   [BENCH=llm-loop|tts-loop|asr-loop] [DEVICES='webgpu wasm'] (asr-loop also takes webgpu-all) bash scripts/bench/product-run.sh [--tokens 64] [--rounds 4]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/bench/gpu-setup.sh
@@ -11,7 +11,7 @@ rc=0
 for bench in /tmp/kit/product-${BENCH:-*}.mjs; do
   name=$(basename "$bench" .mjs)
   for device in ${DEVICES:-webgpu wasm}; do
-    if [ "$device" = webgpu ]; then export SIDETALK_WEBGPU_MODULE=/tmp/kit/webgpu/index.js; else unset SIDETALK_WEBGPU_MODULE; fi
+    if [ "${device#webgpu}" != "$device" ]; then export SIDETALK_WEBGPU_MODULE=/tmp/kit/webgpu/index.js; else unset SIDETALK_WEBGPU_MODULE; fi
     echo "== $name $device"
     timeout "${TIMEOUT_S:-240}" "$NODE" "$bench" --device "$device" --out "$OUT/$name-$device.json" "$@" \
       > "$OUT/$name-$device.stdout" 2> "$OUT/$name-$device.stderr" || { echo "exit $?"; rc=1; }

@@ -1,0 +1,68 @@
+/**
+ * Budget profiles whose stage times come from the product's own loops (bench/product/, results merged by
+ * bench/product/report.ts) instead of the stage graphs: the ASR call (`AsrRuntime`, full and with a draft, 2 s clip),
+ * the LLM's time per token (`LlmRuntime`) and the TTS's first audio (`PocketModel` + `synthesize`). What no product
+ * loop measures yet (the LLM's first token over a cached 500-token prefix, the end-of-turn question, the bytes for
+ * the bandwidth floor) is kept from the stage profile they extend. p90 = the slowest measured round after the first.
+ */
+import { readFileSync } from 'node:fs';
+import type { StageLatency } from '../../tests/fixtures/audio/conversation-sim';
+import type { Profile } from '../pipeline-budget';
+
+type Loop = Record<string, unknown> & { bench: string; runtime: string; perRound?: Record<string, number>[] };
+interface AsrClip {
+  seconds: number;
+  full: { ms: number };
+  drafted: { ms: number };
+  rounds: { full: { ms: number }[]; drafted: { ms: number }[] };
+}
+
+const slowest = (xs: number[]) => Math.round(Math.max(...xs.slice(1)));
+
+function find(loops: Loop[], bench: string, runtime: RegExp): Loop {
+  const hit = loops.find((l) => l.bench === bench && runtime.test(l.runtime));
+  if (!hit) throw new Error(`--product: no ${bench} result on ${runtime.source}`);
+  return hit;
+}
+
+/** `files`: results JSONs of bench/product/report.ts (`{ results: [...] }`). */
+export function productProfiles(base: Profile, files: string[], asrSeconds: number): Profile[] {
+  const loops = files.flatMap((f) => (JSON.parse(readFileSync(f, 'utf8')) as { results: Loop[] }).results);
+  const asr = find(loops, 'product-asr-loop', /webgpu$/);
+  const clip = (asr.perClip as AsrClip[]).find((c) => c.seconds === asrSeconds);
+  if (!clip) throw new Error(`--product: no ${asrSeconds} s clip in the ASR loop`);
+  const llm = find(loops, 'product-llm-loop', /webgpu$/);
+  const tokenP90 = slowest(llm.perRound!.map((r) => r.loopMsPerToken!));
+  const stage = (tts: Loop): { p50: StageLatency; p90: StageLatency } => ({
+    p50: {
+      ...base.p50,
+      asrMs: Math.round(clip.full.ms),
+      asrDraftedMs: Math.round(clip.drafted.ms),
+      llmTokenMs: Math.round(llm.medianLoopMsPerToken as number),
+      ttsMs: Math.round(tts.medianFirstAudioMs as number),
+    },
+    p90: {
+      ...base.p90,
+      asrMs: slowest(clip.rounds.full.map((r) => r.ms)),
+      asrDraftedMs: slowest(clip.rounds.drafted.map((r) => r.ms)),
+      llmTokenMs: tokenP90,
+      ttsMs: slowest(tts.perRound!.map((r) => r.firstAudioMs!)),
+    },
+  });
+  const ttsWasm = find(loops, 'product-tts-loop', /wasm$/);
+  const ttsGpu = find(loops, 'product-tts-loop', /webgpu$/);
+  return [
+    {
+      ...base,
+      ...stage(ttsWasm),
+      name: 'product loops, TTS WASM (H200)',
+      what: `ASR ${JSON.stringify(asr.sessions)}, LLM WebGPU, Pocket TTS WASM int8 4 threads: the product's own loops; ASR drafts on`,
+    },
+    {
+      ...base,
+      ...stage(ttsGpu),
+      name: 'product loops, TTS WebGPU (H200)',
+      what: 'as above with Pocket TTS on WebGPU, GPU-resident states',
+    },
+  ];
+}
