@@ -4,6 +4,7 @@
  * draft token is kept only where it is the decoder's own greedy choice. So the result is what greedy decoding from
  * the start would give, with one pass for the whole verified prefix instead of one step per token.
  */
+import { logSoftmaxAt } from './log-softmax';
 
 export interface DraftVerdict {
   /** Leading draft tokens the decoder itself would have chosen. */
@@ -14,13 +15,10 @@ export interface DraftVerdict {
   logProbs: number[];
 }
 
-function argmaxAndLogProb(row: Float32Array, pick?: number): { best: number; logProb: number } {
+function argmaxAndLogProb(row: Float32Array): { best: number; logProb: number } {
   let best = 0;
   for (let i = 1; i < row.length; i++) if (row[i]! > row[best]!) best = i;
-  const max = row[best]!;
-  let sum = 0;
-  for (const x of row) sum += Math.exp(x - max);
-  return { best, logProb: row[pick ?? best]! - max - Math.log(sum) };
+  return { best, logProb: logSoftmaxAt(row, best, row[best]!) };
 }
 
 /**

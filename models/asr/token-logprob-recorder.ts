@@ -5,14 +5,7 @@
  * from the row kept from step t; the last token is resolved from the output ids by finish().
  */
 import { LogitsProcessor, type Tensor } from '@huggingface/transformers';
-
-function logSoftmaxAt(row: Float32Array, index: number): number {
-  let max = -Infinity;
-  for (const x of row) if (x > max) max = x;
-  let sum = 0;
-  for (const x of row) sum += Math.exp(x - max);
-  return row[index]! - max - Math.log(sum);
-}
+import { logSoftmaxAt } from './log-softmax';
 
 export class TokenLogProbRecorder extends LogitsProcessor {
   private lastRow: Float32Array | null = null;
