@@ -13,15 +13,10 @@
  *   node product-asr-loop.mjs [--shape full|tiny] [--device webgpu|webgpu-all|wasm] [--seconds 1,2,5] [--rounds 4] [--out f.json]
  * Environment: SIDETALK_ORT_DIST, SIDETALK_WEBGPU_MODULE, SIDETALK_THREADS (bench/product/ort-shim.ts).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { env } from '@huggingface/transformers';
 import { ortAdapter, ortVersion } from './ort-shim';
+import { serveLocalHub } from './local-hub';
 import { AsrRuntime, type Transcript } from '../../models/asr/asr-runtime';
-import { WEIGHTS_MANIFEST } from '../../models/registry';
 import { setTunable } from '../../core/tunables';
-import { startHubServer } from '../../tests/fixtures/hub/server';
 import { MOONSHINE_BASE, MOONSHINE_TINY } from '../stages/moonshine-graphs';
 import { writeMoonshineHub } from './asr-hub';
 import { parseArgs, r1, ratio, report, runMs, timeRuns, type TimedCall } from './loop-timing';
@@ -69,15 +64,7 @@ async function main(): Promise<void> {
     const set = setTunable(path, value);
     if (!set.ok) throw new Error(`${path}: ${set.error}`);
   }
-  const root = await mkdtemp(join(tmpdir(), 'sidetalk-asr-hub-'));
-  const written = await writeMoonshineHub(root, shape);
-  const revisions = Object.fromEntries(Object.values(WEIGHTS_MANIFEST.repos).map((r) => [r.id, r.commit]));
-  const hub = await startHubServer({ root, revisions });
-  env.allowLocalModels = false;
-  env.allowRemoteModels = true;
-  env.useBrowserCache = false;
-  env.remoteHost = `${hub.url}/`;
-  env.remotePathTemplate = '{model}/resolve/{revision}/';
+  const { written, close } = await serveLocalHub((root) => writeMoonshineHub(root, shape));
   const t0 = performance.now();
   const asr = await AsrRuntime.load({ family: 'moonshine', device, warmUp: true, splitSessions: deviceArg !== 'webgpu-all' });
   const loadMs = performance.now() - t0;
@@ -156,8 +143,7 @@ async function main(): Promise<void> {
   };
   report(result, args.get('out'));
   await asr.dispose();
-  await hub.close();
-  await rm(root, { recursive: true, force: true });
+  await close();
 }
 
 await main();

@@ -8,14 +8,10 @@
  *   node product-llm-loop.mjs [--shape full|tiny] [--device webgpu|wasm] [--tokens 64] [--rounds 4] [--out f.json]
  * Environment: SIDETALK_ORT_DIST, SIDETALK_WEBGPU_MODULE, SIDETALK_THREADS (bench/product/ort-shim.ts).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { env } from '@huggingface/transformers';
 import { ortAdapter, ortVersion } from './ort-shim';
+import { serveLocalHub } from './local-hub';
 import { LlmRuntime } from '../../models/llm/llm-runtime';
-import { LLM_MODEL, WEIGHTS_MANIFEST } from '../../models/registry';
-import { startHubServer } from '../../tests/fixtures/hub/server';
+import { LLM_MODEL } from '../../models/registry';
 import { LFM2_1_2B, LFM2_TINY } from '../stages/llm-graph';
 import { writeLlmRepo } from './llm-hub';
 import { mediansAfterFirst, parseArgs, r1, ratio, report, runMs, timeRuns, type TimedCall } from './loop-timing';
@@ -28,15 +24,7 @@ const rounds = Number(args.get('rounds') ?? 4);
 const shape = shapeName === 'tiny' ? LFM2_TINY : LFM2_1_2B;
 
 async function main(): Promise<void> {
-  const root = await mkdtemp(join(tmpdir(), 'sidetalk-llm-hub-'));
-  const written = await writeLlmRepo(root, shape);
-  const revisions = Object.fromEntries(Object.values(WEIGHTS_MANIFEST.repos).map((r) => [r.id, r.commit]));
-  const hub = await startHubServer({ root, revisions });
-  env.allowLocalModels = false;
-  env.allowRemoteModels = true;
-  env.useBrowserCache = false;
-  env.remoteHost = `${hub.url}/`;
-  env.remotePathTemplate = '{model}/resolve/{revision}/';
+  const { written, close } = await serveLocalHub((root) => writeLlmRepo(root, shape));
   const t0 = performance.now();
   const llm = await LlmRuntime.load({ device, warmUp: true });
   const loadMs = performance.now() - t0;
@@ -90,8 +78,7 @@ async function main(): Promise<void> {
   };
   report(result, args.get('out'));
   await llm.dispose();
-  await hub.close();
-  await rm(root, { recursive: true, force: true });
+  await close();
 }
 
 await main();
