@@ -1,9 +1,11 @@
 /**
  * Budget profiles whose stage times come from the product's own loops (bench/product/, results merged by
  * bench/product/report.ts) instead of the stage graphs: the ASR call (`AsrRuntime`, full and with a draft, 2 s clip),
- * the LLM's time per token (`LlmRuntime`) and the TTS's first audio (`PocketModel` + `synthesize`). What no product
- * loop measures yet (the LLM's first token over a cached 500-token prefix, the end-of-turn question, the bytes for
- * the bandwidth floor) is kept from the stage profile they extend. p90 = the slowest measured round after the first.
+ * the LLM's first token and time per token (`LlmRuntime`) and the TTS's first audio (`PocketModel` + `synthesize`).
+ * The LLM's first token is its whole prompt of 56 tokens prefilled without a cache (the loop resets it each round):
+ * an upper bound for a turn whose history is cached, which prefills only the new turn. What no product loop measures
+ * (the end-of-turn question, the bytes for the bandwidth floor) is kept from the stage profile they extend.
+ * p90 = the slowest measured round after the first.
  */
 import { readFileSync } from 'node:fs';
 import type { StageLatency } from '../../tests/fixtures/audio/conversation-sim';
@@ -33,11 +35,14 @@ export function productProfiles(base: Profile, files: string[], asrSeconds: numb
   if (!clip) throw new Error(`--product: no ${asrSeconds} s clip in the ASR loop`);
   const llm = find(loops, 'product-llm-loop', /webgpu$/);
   const tokenP90 = slowest(llm.perRound!.map((r) => r.loopMsPerToken!));
+  const firstToken = llm.perRound!.map((r) => r.beforeFirstRunMs! + r.prefillRunMs!);
+  const firstTokenP50 = Math.round([...firstToken.slice(1)].sort((a, b) => a - b)[Math.floor((firstToken.length - 1) / 2)]!);
   const stage = (tts: Loop): { p50: StageLatency; p90: StageLatency } => ({
     p50: {
       ...base.p50,
       asrMs: Math.round(clip.full.ms),
       asrDraftedMs: Math.round(clip.drafted.ms),
+      llmFirstTokenMs: firstTokenP50,
       llmTokenMs: Math.round(llm.medianLoopMsPerToken as number),
       ttsMs: Math.round(tts.medianFirstAudioMs as number),
     },
@@ -45,6 +50,7 @@ export function productProfiles(base: Profile, files: string[], asrSeconds: numb
       ...base.p90,
       asrMs: slowest(clip.rounds.full.map((r) => r.ms)),
       asrDraftedMs: slowest(clip.rounds.drafted.map((r) => r.ms)),
+      llmFirstTokenMs: slowest(firstToken),
       llmTokenMs: tokenP90,
       ttsMs: slowest(tts.perRound!.map((r) => r.firstAudioMs!)),
     },
