@@ -16,10 +16,10 @@ import {
 import { loadPinnedSpeechProcessor, loadPinnedTokenizer } from '../pinned-hub';
 import { asrTunables } from '../../core/tunables';
 import { AbortSignalCriteria } from '../llm/abort-criteria';
-import { ASR_MODELS, asrDtypeMap, type AsrModelSpec } from '../registry';
+import { ASR_MODELS, type AsrModelSpec } from '../registry';
 import { TokenLogProbRecorder } from './token-logprob-recorder';
 import { verifyDraft, type DraftVerdict } from './draft-check';
-import { asrSessionDevices, type AsrSessionDevices } from './session-devices';
+import { asrSessionOptions, type AsrSessionDevices } from './session-devices';
 
 export type AsrFamily = 'moonshine' | 'whisper';
 export type AsrDevice = 'webgpu' | 'wasm' | 'cpu';
@@ -130,12 +130,12 @@ export class AsrRuntime {
     const revision = options.revision ?? spec.revision;
     const tokenizer = await loadPinnedTokenizer(repo, revision);
     const processor = await loadPinnedSpeechProcessor(repo, revision, spec.family, tokenizer);
-    const devices = asrSessionDevices(spec.family, options.device, options.splitSessions ?? true);
+    const { device: devices, dtype } = asrSessionOptions(spec, options.device, options.splitSessions ?? true);
     const model = await AutoModelForSpeechSeq2Seq.from_pretrained(repo, {
       revision,
       device: devices,
       // Explicit per session: WebGPU would default to fp32 everywhere (docs/models.md).
-      dtype: asrDtypeMap(spec) as Record<string, 'fp32' | 'q4'>,
+      dtype: dtype as Record<string, 'fp32' | 'q4'>,
       ...(options.onProgress ? { progress_callback: options.onProgress } : {}),
     });
     const asr = new AutomaticSpeechRecognitionPipeline({ task: 'automatic-speech-recognition', model, tokenizer, processor });
