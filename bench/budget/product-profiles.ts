@@ -9,7 +9,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { StageLatency } from '../../tests/fixtures/audio/conversation-sim';
-import type { Profile } from '../pipeline-budget';
+import type { Profile } from './stage-profiles';
+import { medianAfterFirst } from '../product/loop-timing';
 
 type Loop = Record<string, unknown> & { bench: string; runtime: string; perRound?: Record<string, number>[] };
 interface AsrClip {
@@ -36,7 +37,7 @@ export function productProfiles(base: Profile, files: string[], asrSeconds: numb
   const llm = find(loops, 'product-llm-loop', /webgpu$/);
   const tokenP90 = slowest(llm.perRound!.map((r) => r.loopMsPerToken!));
   const firstToken = llm.perRound!.map((r) => r.beforeFirstRunMs! + r.prefillRunMs!);
-  const firstTokenP50 = Math.round([...firstToken.slice(1)].sort((a, b) => a - b)[Math.floor((firstToken.length - 1) / 2)]!);
+  const firstTokenP50 = Math.round(medianAfterFirst(firstToken));
   const stage = (tts: Loop): { p50: StageLatency; p90: StageLatency } => ({
     p50: {
       ...base.p50,

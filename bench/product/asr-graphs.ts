@@ -130,20 +130,8 @@ export function buildMoonshineMergedDecoder(m: MoonshineShape, seed = 22): Graph
   };
   const thenBranch = branch(false, 'then');
   const elseBranch = branch(true, 'else');
-  const ifNode = g.opN(
-    'If',
-    ['use_cache_branch'],
-    outputs.length,
-    {},
-    undefined,
-    outputs.map((v) => v.name),
-  );
-  const node = g.nodes.at(-1)!;
-  node.attribute = [
-    { name: 'then_branch', type: 5, g: thenBranch },
-    { name: 'else_branch', type: 5, g: elseBranch },
-  ];
-  if (ifNode.length !== outputs.length) throw new Error('If outputs');
+  const names = outputs.map((v) => v.name);
+  g.opN('If', ['use_cache_branch'], names.length, { then_branch: thenBranch, else_branch: elseBranch }, undefined, names);
   // Count what one step runs (a branch), not the two top-level nodes.
   return { ...g.build(), nodes: thenBranch.node.length };
 }

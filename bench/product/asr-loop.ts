@@ -19,7 +19,7 @@ import { AsrRuntime, type Transcript } from '../../models/asr/asr-runtime';
 import { setTunable } from '../../core/tunables';
 import { MOONSHINE_BASE, MOONSHINE_TINY } from '../stages/moonshine-graphs';
 import { writeMoonshineHub } from './asr-hub';
-import { parseArgs, r1, ratio, report, runMs, timeRuns, type TimedCall } from './loop-timing';
+import { medianAfterFirst, parseArgs, r1, ratio, report, runMs, timeRuns, type TimedCall } from './loop-timing';
 
 const args = parseArgs();
 const shapeName = args.get('shape') ?? 'full';
@@ -106,13 +106,7 @@ async function main(): Promise<void> {
       if (b.t.text !== a.t.text) throw new Error(`${seconds} s: the drafted transcript differs from the full one`);
       console.error(`${seconds} s round ${r}: full ${JSON.stringify(a.m)} drafted ${JSON.stringify(b.m)}`);
     }
-    const med = (xs: Measured[], k: keyof Measured) => {
-      const v = xs
-        .slice(1)
-        .map((x) => x[k])
-        .sort((p, q) => p - q);
-      return v[Math.floor(v.length / 2)]!;
-    };
+    const med = (xs: Measured[], k: keyof Measured) => medianAfterFirst(xs.map((x) => x[k]));
     const summary = (xs: Measured[]) => ({
       ms: med(xs, 'ms'),
       runMs: med(xs, 'runMs'),

@@ -32,11 +32,17 @@ export const runMs = (calls: readonly TimedCall[]): number => calls.reduce((s, c
 export const r1 = (x: number): number => Math.round(x * 10) / 10;
 export const ratio = (a: number, b: number): number => Math.round((a / b) * 1000) / 1000;
 
-/** Per key, the median over the rounds after the first (which pays kernel and shader set-up for the new shapes). */
+/** The median over the rounds after the first (which pays kernel and shader set-up for the new shapes). */
+export function medianAfterFirst(xs: readonly number[]): number {
+  const measured = xs.slice(1).sort((a, b) => a - b);
+  return measured[Math.floor(measured.length / 2)]!;
+}
+
+/** Per key, `medianAfterFirst` of the rounds' values, as `median<Key>`. */
 export function mediansAfterFirst<K extends string>(rounds: Record<K, number>[], keys: readonly K[]): Record<string, number> {
-  const measured = rounds.slice(1);
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  return Object.fromEntries(keys.map((k) => [`median${k[0]!.toUpperCase()}${k.slice(1)}`, median(measured.map((r) => r[k]))]));
+  return Object.fromEntries(
+    keys.map((k) => [`median${k[0]!.toUpperCase()}${k.slice(1)}`, medianAfterFirst(rounds.map((r) => r[k]))]),
+  );
 }
 
 export function report(result: object, out: string | undefined): void {
