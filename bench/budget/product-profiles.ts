@@ -22,8 +22,9 @@ interface AsrClip {
 
 const slowest = (xs: number[]) => Math.round(Math.max(...xs.slice(1)));
 
+/** The last matching result: a later file on the command line replaces an earlier one's measurement. */
 function find(loops: Loop[], bench: string, runtime: RegExp): Loop {
-  const hit = loops.find((l) => l.bench === bench && runtime.test(l.runtime));
+  const hit = loops.findLast((l) => l.bench === bench && runtime.test(l.runtime));
   if (!hit) throw new Error(`--product: no ${bench} result on ${runtime.source}`);
   return hit;
 }
@@ -69,7 +70,7 @@ export function productProfiles(base: Profile, files: string[], asrSeconds: numb
       ...base,
       ...stage(ttsGpu),
       name: 'product loops, TTS WebGPU (H200)',
-      what: 'as above with Pocket TTS on WebGPU, GPU-resident states',
+      what: `as above with Pocket TTS on WebGPU, GPU-resident states${ttsGpu.gpuInputs ? ', voice and fresh Mimi states uploaded once' : ''}`,
     },
   ];
 }

@@ -27,7 +27,37 @@ const row = (r: Result): string =>
     ? asrRows(r).join('\n')
     : r.bench === 'product-llm-loop'
       ? `| LLM token (LFM2-1.2B-shaped, ${String(r.dtype)}) | ${r.runtime} | ${String(r.medianLoopMsPerToken)} | ${String(r.medianRunMsPerToken)} | **${String(r.medianLoopOverRun)}** | ${r.perRound.length - 1} rounds × ${String(r.tokensPerRound)} tokens |`
-      : `| TTS frame (Pocket-shaped, ${String(r.graphs)}) | ${r.runtime} | ${String(r.medianLoopMsPerFrame)} | ${String(r.medianRunMsPerFrame)} | **${String(r.medianLoopOverRun)}** | ${r.perRound.length - 1} rounds; ${String(r.medianTimesRealtime)}× real time, first audio ${String(r.medianFirstAudioMs)} ms |`;
+      : ttsRows(r).join('\n');
+/** The TTS loop; on WebGPU also the same loop with host-array voice and Mimi states (before gpu-inputs.ts). */
+function ttsRows(r: Result): string[] {
+  const rounds = r.perRound.length - 1;
+  const rows = [
+    `| TTS frame (Pocket-shaped, ${String(r.graphs)}${r.gpuInputs ? ', voice and fresh Mimi states uploaded once' : ''}) | ${r.runtime} | ${String(r.medianLoopMsPerFrame)} | ${String(r.medianRunMsPerFrame)} | **${String(r.medianLoopOverRun)}** | ${rounds} rounds; ${String(r.medianTimesRealtime)}× real time, first audio ${String(r.medianFirstAudioMs)} ms |`,
+  ];
+  const h = r.hostInputs as Record<string, number> | undefined;
+  if (h) {
+    const firstAudioRatio = Math.round(((r.medianFirstAudioMs as number) / h.medianFirstAudioMs!) * 100) / 100;
+    rows.push(
+      `| TTS frame (same, voice and Mimi states handed over as host arrays every chunk) | ${r.runtime} | ${h.medianLoopMsPerFrame} | ${h.medianRunMsPerFrame} | **${h.medianLoopOverRun}** | ${rounds} rounds, same run; ${h.medianTimesRealtime}× real time, first audio ${h.medianFirstAudioMs} ms (uploaded once / host arrays: **${firstAudioRatio}**) |`,
+    );
+  }
+  return rows;
+}
+type Probe = { fromVoice: Record<string, number>; continued: Record<string, number>; step: number; splitMaxAbsDiff: number };
+const probes = results.filter((r) => r.prefillProbe);
+const probeTable = probes.length
+  ? [
+      '',
+      'Text prefill cost by length (median of 5; host-array voice states; `continued` = after 8 tokens already prefilled):',
+      '',
+      '| runtime | prefill from the voice, n = 1 / 2 / 4 / 8 / 16 tokens (ms) | continued, same n (ms) | one step (ms) | 16 vs 8+8: max abs diff |',
+      '|---|---|---|---|---|',
+      ...probes.map((r) => {
+        const p = r.prefillProbe as Probe;
+        return `| ${r.runtime} | ${Object.values(p.fromVoice).join(' / ')} | ${Object.values(p.continued).join(' / ')} | ${p.step} | ${p.splitMaxAbsDiff.toPrecision(2)} |`;
+      }),
+    ]
+  : [];
 const md = [
   '# Product loops against the raw runtime',
   '',
@@ -41,6 +71,7 @@ const md = [
   '',
   'Medians over the rounds after the first (which pays kernel and shader set-up). "session.run ms" is the time inside the',
   "model's own `session.run` calls made by the product's loop in the same steps; the ratio is the loop's overhead.",
+  ...probeTable,
   '',
 ].join('\n');
 writeFileSync(`${out}.md`, md);

@@ -20,6 +20,7 @@ import { PocketModel } from '../../models/tts/pocket/model';
 import { synthesize } from '../../models/tts/pocket/generator';
 import type { OrtLike } from '../../models/tts/pocket/ort-types';
 import { mediansAfterFirst, parseArgs, r1, ratio, report, runMs, timeRuns, type TimedCall } from './loop-timing';
+import { probePrefill } from './tts-prefill-probe';
 import { buildFlowLmFlow, buildFlowLmMain, buildMimiDecoder, POCKET_FULL, type PocketGraph } from '../stages/pocket-graphs';
 
 const args = parseArgs();
@@ -62,15 +63,24 @@ function bundleFiles(): { files: Map<string, Uint8Array>; buildMs: number } {
   return { files, buildMs: performance.now() - t0 };
 }
 
-async function main(): Promise<void> {
-  const { files, buildMs } = bundleFiles();
-  const t0 = performance.now();
-  const model = await PocketModel.load({ ort: ort as unknown as OrtLike, files, backend: device });
-  const loadMs = performance.now() - t0;
+interface Round {
+  frames: number;
+  backend: string;
+  firstAudioMs: number;
+  firstAudioRunMs: number;
+  loopMsPerFrame: number;
+  runMsPerFrame: number;
+  loopOverRun: number;
+  timesRealtime: number;
+  runsPerFrame: number;
+}
+
+/** `rounds` syntheses of TEXT with the product's loop, each session's runs timed where the loop calls them. */
+async function measure(model: PocketModel): Promise<Round[]> {
   let calls: TimedCall[] = [];
   for (const [graph, entry] of model.sessions) timeRuns(entry.session as never, graph, () => calls);
   const voice = model.voices.values().next().value!;
-  const perRound = [];
+  const perRound: Round[] = [];
   for (let r = 0; r < rounds; r++) {
     calls = [];
     const begin = performance.now();
@@ -106,25 +116,43 @@ async function main(): Promise<void> {
     });
     console.error(`round ${r}: ${JSON.stringify(perRound.at(-1))}`);
   }
+  return perRound;
+}
+
+const KEYS = ['loopMsPerFrame', 'runMsPerFrame', 'loopOverRun', 'firstAudioMs', 'firstAudioRunMs', 'timesRealtime'] as const;
+
+async function main(): Promise<void> {
+  const { files, buildMs } = bundleFiles();
+  const t0 = performance.now();
+  const model = await PocketModel.load({ ort: ort as unknown as OrtLike, files, backend: device });
+  const loadMs = performance.now() - t0;
+  const perRound = await measure(model);
+  const voice = model.voices.values().next().value!;
+  const prefillProbe = await probePrefill(model, voice);
+  const gpuInputs = model.gpuInputs !== null;
+  await model.release();
+  // The same loop with every chunk handing ORT host arrays for the voice and Mimi's fresh states (the product before
+  // models/tts/pocket/gpu-inputs.ts), in the same run.
+  let hostInputs: Record<string, number> | undefined;
+  if (device === 'webgpu') {
+    const plain = await PocketModel.load({ ort: ort as unknown as OrtLike, files, backend: device, gpuInputs: false });
+    hostInputs = mediansAfterFirst(await measure(plain), KEYS);
+    await plain.release();
+  }
   const result = {
     bench: 'product-tts-loop',
     runtime: `onnxruntime-web ${ort.ortVersion} ${device}`,
     adapter: ort.ortAdapter ? `${ort.ortAdapter.vendor} ${ort.ortAdapter.architecture}` : null,
     graphs: device === 'webgpu' ? 'fp32, GPU-resident states' : 'int8',
+    gpuInputs,
     buildMs: Math.round(buildMs),
     loadMs: Math.round(loadMs),
-    ...mediansAfterFirst(perRound, [
-      'loopMsPerFrame',
-      'runMsPerFrame',
-      'loopOverRun',
-      'firstAudioMs',
-      'firstAudioRunMs',
-      'timesRealtime',
-    ] as const),
+    ...mediansAfterFirst(perRound, KEYS),
     perRound,
+    ...(hostInputs ? { hostInputs } : {}),
+    prefillProbe,
   };
   report(result, args.get('out'));
-  await model.release();
 }
 
 await main();

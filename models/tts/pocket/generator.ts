@@ -10,7 +10,17 @@ import { maxFramesForTokens } from '../../../core/tts/text-prep';
 import type { HostTensor } from '../../../core/tts/tensor-data';
 import { ttsTunables } from '../../../core/tunables';
 import type { PocketModel, Voice } from './model';
-import { freshStates, releaseStates, stateData, threadStates, toOrt, voiceToFlowHostStates, type Feeds } from './state';
+import type { StateEntry } from '../../../core/tts/bundle-manifest';
+import {
+  freshHostState,
+  freshStates,
+  releaseStates,
+  stateData,
+  threadStates,
+  toOrt,
+  voiceToFlowHostStates,
+  type Feeds,
+} from './state';
 
 export interface AudioFrame {
   /** 1920 samples of 24 kHz mono PCM. */
@@ -68,17 +78,29 @@ function gaussian(random: () => number): number {
 
 const voiceStateCache = new WeakMap<Map<string, HostTensor>, HostTensor[]>();
 
-/** Voice prefix → flow-LM feeds; the host arrays are built once per voice, ORT never writes into its inputs. */
+/**
+ * Voice prefix → flow-LM feeds. ORT never writes into its inputs, so they are built once per voice: on the GPU when
+ * the flow LM runs there (gpu-inputs.ts), else as host arrays.
+ */
 function voiceFeeds(model: PocketModel, voice: Voice): Feeds {
-  let host = voiceStateCache.get(voice.tensors);
-  if (!host) {
-    host = voiceToFlowHostStates(model.bundle.flow_lm_state_manifest, voice.tensors);
-    voiceStateCache.set(voice.tensors, host);
-  }
+  const manifest = model.bundle.flow_lm_state_manifest;
+  const host = () => voiceToFlowHostStates(manifest, voice.tensors);
+  if (model.gpuInputs) return model.gpuInputs.feeds(voice.tensors, inputNames(manifest), host);
+  let states = voiceStateCache.get(voice.tensors);
+  if (!states) voiceStateCache.set(voice.tensors, (states = host()));
   const feeds: Feeds = {};
-  model.bundle.flow_lm_state_manifest.forEach((e, i) => (feeds[e.input_name] = toOrt(model.ort, host![i]!)));
+  manifest.forEach((e, i) => (feeds[e.input_name] = toOrt(model.ort, states[i]!)));
   return feeds;
 }
+
+/** Mimi's states at the start of a chunk: the manifest's fills (uploaded once on WebGPU). */
+function freshMimiFeeds(model: PocketModel): Feeds {
+  const manifest = model.bundle.mimi_state_manifest;
+  if (model.gpuInputs) return model.gpuInputs.feeds(manifest, inputNames(manifest), () => manifest.map(freshHostState));
+  return freshStates(model.ort, manifest);
+}
+
+const inputNames = (manifest: readonly StateEntry[]) => manifest.map((e) => e.input_name);
 
 async function stepOfFeeds(model: PocketModel, feeds: Feeds): Promise<number> {
   const e = model.bundle.flow_lm_state_manifest.find((m) => m.key === 'step');
@@ -146,7 +168,7 @@ export async function* synthesize(
           .session('flow_lm_main')
           .run({ sequence: emptySeq, text_embeddings: te, ...voiceFeeds(model, voice) });
         flow = threadStates(bundle.flow_lm_state_manifest, prefill);
-        mimi = mimiAtStart ?? freshStates(ort, bundle.mimi_state_manifest);
+        mimi = mimiAtStart ?? freshMimiFeeds(model);
         const room = cacheCapacity(model) - (await stepOfFeeds(model, flow));
         const maxFrames = Math.min(
           maxFramesForTokens(chunk.ids.length, bundle.frame_rate, opts.maxFramesPerChunk ?? t.maxFramesPerChunk),

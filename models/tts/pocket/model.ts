@@ -10,6 +10,7 @@ import { SentencePieceTokenizer } from '../../../core/tts/sentencepiece';
 import type { HostTensor } from '../../../core/tts/tensor-data';
 import { parseVoicesBin } from '../../../core/tts/voices-bin';
 import { parseVoiceSafetensors } from '../../../core/tts/voice-safetensors';
+import { GpuInputs, ortGpuUpload } from './gpu-inputs';
 import type { GraphName, OrtLike, OrtSessionLike } from './ort-types';
 
 /**
@@ -41,6 +42,8 @@ export interface LoadOptions {
   sessionOptions?: Partial<Record<TtsBackend, object>>;
   /** Replaces ORT session creation (tests use it to model a broken accelerator with a real NaN graph). */
   sessionFactory?: SessionFactory;
+  /** On WebGPU, upload voices and fresh decoder states once instead of per chunk (default true; gpu-inputs.ts). */
+  gpuInputs?: boolean;
 }
 
 export class PocketLoadError extends Error {
@@ -60,6 +63,8 @@ function graphFile(files: BundleFiles, graph: GraphName, backend: TtsBackend): s
 export class PocketModel {
   readonly sessions = new Map<GraphName, { session: OrtSessionLike; backend: TtsBackend; file: string }>();
   readonly voices = new Map<string, Voice>();
+  /** Large constant inputs kept on the GPU while the heavy graphs run there (gpu-inputs.ts); null on WASM. */
+  gpuInputs: GpuInputs | null = null;
 
   private constructor(
     readonly ort: OrtLike,
@@ -104,6 +109,10 @@ export class PocketModel {
     const backend = opts.backend ?? 'wasm';
     for (const g of REQUIRED_GRAPHS) await model.openGraph(g, WEBGPU_GRAPHS.includes(g) ? backend : 'wasm');
     if (graphFile(files, 'mimi_encoder', 'wasm')) await model.openGraph('mimi_encoder', 'wasm');
+    if (model.backend === 'webgpu' && opts.gpuInputs !== false) {
+      const upload = await ortGpuUpload(opts.ort);
+      if (upload) model.gpuInputs = new GpuInputs(opts.ort, upload);
+    }
     return model;
   }
 
@@ -157,10 +166,14 @@ export class PocketModel {
 
   /** Mid-session fallback: reopen every WebGPU graph on WASM (int8 where available). */
   async switchToWasm(): Promise<void> {
+    this.gpuInputs?.dispose();
+    this.gpuInputs = null;
     for (const g of WEBGPU_GRAPHS) if (this.sessions.get(g)?.backend === 'webgpu') await this.openGraph(g, 'wasm');
   }
 
   async release(): Promise<void> {
+    this.gpuInputs?.dispose();
+    this.gpuInputs = null;
     for (const { session } of this.sessions.values()) await session.release?.();
     this.sessions.clear();
   }

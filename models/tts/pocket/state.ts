@@ -32,14 +32,24 @@ export function freshStates(ort: OrtLike, manifest: readonly StateEntry[]): Feed
   return feeds;
 }
 
+/** GPU tensors that outlive any one synthesis (a voice's states uploaded once, models/tts/pocket/gpu-inputs.ts). */
+const pinned = new WeakSet<object>();
+
+/** Marks a tensor as owned by a cache: `releaseStates` leaves it alone; only its cache disposes it. */
+export function pin<T extends object>(t: T): T {
+  pinned.add(t);
+  return t;
+}
+
 /**
  * Frees the GPU-resident tensors of `states` (WebGPU sessions keep state outputs on the GPU, and ORT leaves freeing
- * them to their owner: one flow-LM step holds ~49 MB of KV cache). CPU tensors are left to the garbage collector.
+ * them to their owner: one flow-LM step holds ~49 MB of KV cache). CPU tensors are left to the garbage collector,
+ * pinned ones to their cache.
  */
 export function releaseStates(states: Feeds): void {
   for (const t of Object.values(states)) {
     const g = t as { location?: string; dispose?: () => void };
-    if (g.location === 'gpu-buffer') g.dispose?.();
+    if (g.location === 'gpu-buffer' && !pinned.has(t)) g.dispose?.();
   }
 }
 
