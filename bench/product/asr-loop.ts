@@ -13,7 +13,10 @@
  *   node product-asr-loop.mjs [--shape full|tiny] [--device webgpu|webgpu-all|wasm] [--seconds 1,2,5] [--rounds 4] [--out f.json]
  * Environment: SIDETALK_ORT_DIST, SIDETALK_WEBGPU_MODULE, SIDETALK_THREADS (bench/product/ort-shim.ts).
  */
+import * as ort from './ort-shim';
 import { ortAdapter, ortVersion } from './ort-shim';
+import { probePause } from './pause-probe';
+import type { OrtLike } from '../../models/ort-like';
 import { serveLocalHub } from './local-hub';
 import { AsrRuntime, type Transcript } from '../../models/asr/asr-runtime';
 import { setTunable } from '../../core/tunables';
@@ -119,6 +122,18 @@ async function main(): Promise<void> {
     });
     perClip.push({ seconds, full: summary(full), drafted: summary(drafted), rounds: { full, drafted } });
   }
+  // The pause: the end-of-turn question and the speculative transcription of the 2 s clip (else the first), together.
+  const pauseSeconds = secondsList.includes(2) ? 2 : secondsList[0]!;
+  const pauseAudio = clip(pauseSeconds);
+  const ids = (await asr.transcribe(pauseAudio)).ids;
+  const pause = await probePause(
+    ort as unknown as OrtLike,
+    device,
+    asr,
+    pauseAudio,
+    ids.slice(0, Math.max(0, ids.length - 2)),
+    rounds,
+  );
   const result = {
     bench: 'product-asr-loop',
     runtime: `onnxruntime-web ${ortVersion} ${deviceArg}`,
@@ -134,6 +149,7 @@ async function main(): Promise<void> {
     loadMs: Math.round(loadMs),
     rounds,
     perClip,
+    pause,
   };
   report(result, args.get('out'));
   await asr.dispose();

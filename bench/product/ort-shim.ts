@@ -11,6 +11,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadOrt } from '../stages/ort-env';
+import { serializeRuns } from '../../models/workers/run-lane';
 
 Object.defineProperty(process, 'release', { value: { ...process.release, name: 'sidetalk-bench' }, configurable: true });
 
@@ -26,6 +27,9 @@ const loaded = await loadOrt({
 // Set before transformers.js initialises, which would otherwise point the WASM files at a CDN (the extension points
 // them at its own /ort/ folder, models/gpu/runtime.ts).
 loaded.ort.env.wasm.wasmPaths = `${pathToFileURL(distDir).href}/`;
+
+// One run at a time, as the extension's workers set it up (models/workers/ort-setup.ts, run-lane.ts).
+serializeRuns(loaded.ort.InferenceSession as never);
 
 export const ortAdapter = loaded.adapter;
 export const ortVersion = loaded.version;

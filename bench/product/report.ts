@@ -22,9 +22,18 @@ const asrRows = (r: Result) =>
       return `| ASR ${c.seconds} s clip, ${what} (Moonshine-base-shaped fp32, sessions ${JSON.stringify(r.sessions)}) | ${r.runtime} | ${m.ms} | ${m.runMs} | **${m.loopOverRun}** | ${(r.perClip as Clip[]).length} clips × ${(r.rounds as number) - 1} rounds; encoder ${m.encoderMs} ms, ${m.decoderRuns} decoder runs of ${m.decoderMsPerRun} ms |`;
     }),
   );
+type Pause = { seconds: number; turnDevice: string; turnAloneMs: number; asrAloneMs: number; turnWithAsrMs: number; asrWithTurnMs: number };
+/** The pause: the end-of-turn question and the drafted transcription, alone and started together (pause-probe.ts). */
+const pauseRow = (r: Result): string[] => {
+  const p = r.pause as Pause | undefined;
+  if (!p) return [];
+  return [
+    `| pause (${p.seconds} s clip): end-of-turn question on ${p.turnDevice} + drafted transcription | ${r.runtime} | alone ${p.turnAloneMs} / ${p.asrAloneMs} | together ${p.turnWithAsrMs} / ${p.asrWithTurnMs} | **${Math.round((p.turnWithAsrMs / p.turnAloneMs) * 100) / 100} / ${Math.round((p.asrWithTurnMs / p.asrAloneMs) * 100) / 100}** | question / transcription, ms from the common start; ratio = together / alone |`,
+  ];
+};
 const row = (r: Result): string =>
   r.bench === 'product-asr-loop'
-    ? asrRows(r).join('\n')
+    ? [...asrRows(r), ...pauseRow(r)].join('\n')
     : r.bench === 'product-llm-loop'
       ? `| LLM token (LFM2-1.2B-shaped, ${String(r.dtype)}) | ${r.runtime} | ${String(r.medianLoopMsPerToken)} | ${String(r.medianRunMsPerToken)} | **${String(r.medianLoopOverRun)}** | ${r.perRound.length - 1} rounds × ${String(r.tokensPerRound)} tokens |`
       : ttsRows(r).join('\n');

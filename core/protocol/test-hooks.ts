@@ -60,12 +60,20 @@ export function testHookRequests() {
      */
     'debug/asr-probe': {
       target: 'offscreen',
-      payload: z.object({ seconds: z.number().min(0.2).max(10), toneHz: z.number().min(20).max(8000).nullable() }).strict(),
+      payload: z
+        .object({
+          seconds: z.number().min(0.2).max(10),
+          toneHz: z.number().min(20).max(8000).nullable(),
+          /** Ask the end-of-turn model about the same clip at the same moment, as the engine does at a pause. */
+          withTurnCheck: z.boolean().optional(),
+        })
+        .strict(),
       result: z.object({
         backend: z.enum(['webgpu', 'wasm']),
         text: z.string().nullable(),
         error: z.string().nullable(),
         ms: z.number(),
+        turn: z.object({ probability: z.number().nullable(), error: z.string().nullable() }).optional(),
       }),
     },
     /** Fault injection for reliability tests; refused unless the user turned the debug panel on. */

@@ -6,6 +6,14 @@ import { probeVad, type VadProbeResult } from './vad-probe';
 /** How long the `hold-model-worker` fault keeps the model worker's thread (a long WASM job, e.g. ASR on the CPU). */
 const MODEL_WORKER_HOLD_MS = 5_000;
 
+export interface AsrProbeResult {
+  backend: 'webgpu' | 'wasm';
+  text: string | null;
+  error: string | null;
+  ms: number;
+  turn?: { probability: number | null; error: string | null };
+}
+
 export interface ConversationProbeDeps {
   models: ModelWorkerClient;
   mic: MicCapture;
@@ -34,22 +42,31 @@ export class ConversationProbes {
     return this.deps.models.gpuStats();
   }
 
-  /** One transcription of `pcm` in the model worker: its text or its error. */
-  async asr(pcm: Float32Array): Promise<{ backend: 'webgpu' | 'wasm'; text: string | null; error: string | null; ms: number }> {
+  /**
+   * One transcription of `pcm` in the model worker: its text or its error. With `withTurnCheck`, the end-of-turn model
+   * is asked about the same clip first and in the same moment, as the engine does when a pause begins.
+   */
+  async asr(pcm: Float32Array, withTurnCheck = false): Promise<AsrProbeResult> {
     await this.deps.ready();
     const t0 = performance.now();
-    const done = (text: string | null, error: string | null) => ({
+    const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+    const turn = withTurnCheck
+      ? this.deps.models.endOfTurn(pcm, AbortSignal.timeout(120_000)).then(
+          (probability) => ({ probability, error: null }),
+          (err: unknown) => ({ probability: null, error: message(err) }),
+        )
+      : null;
+    const asr = this.deps.models.transcribe(pcm, AbortSignal.timeout(120_000), this.deps.language()).then(
+      (out) => ({ text: out.text, error: null }),
+      (err: unknown) => ({ text: null, error: message(err) }),
+    );
+    const [heard, asked] = await Promise.all([asr, turn]);
+    return {
       backend: this.deps.models.backend ?? ('wasm' as const),
-      text,
-      error,
+      ...heard,
       ms: Math.round(performance.now() - t0),
-    });
-    try {
-      const out = await this.deps.models.transcribe(pcm, AbortSignal.timeout(120_000), this.deps.language());
-      return done(out.text, null);
-    } catch (err) {
-      return done(null, err instanceof Error ? err.message : String(err));
-    }
+      ...(asked ? { turn: asked } : {}),
+    };
   }
 
   /** Fault injection (debug panel on): the model worker loses its GPU device, or a long job holds its thread. */

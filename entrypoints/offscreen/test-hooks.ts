@@ -95,13 +95,13 @@ export function testHookHandlers(deps: TestHookDeps): TestHookHandlers {
       return model.liveTunables();
     },
     'debug/gpu-stats': () => deps.conversation()?.probes.gpuStats() ?? { backend: 'wasm' as const, buffers: 0, bytes: 0 },
-    'debug/asr-probe': async ({ seconds, toneHz }) => {
+    'debug/asr-probe': async ({ seconds, toneHz, withTurnCheck }) => {
       await requireDebugPanel('The speech recognition probe');
       const conversation = deps.conversation();
       if (!conversation) throw new Error('no conversation is running');
       const pcm = new Float32Array(Math.round(seconds * 16_000));
       if (toneHz !== null) for (let i = 0; i < pcm.length; i++) pcm[i] = 0.3 * Math.sin((2 * Math.PI * toneHz * i) / 16_000);
-      return conversation.probes.asr(pcm);
+      return conversation.probes.asr(pcm, withTurnCheck ?? false);
     },
     'debug/fault': async ({ fault }) => {
       await requireDebugPanel('Fault injection');

@@ -5,5 +5,9 @@
  * and list no devices at all: "Unsupported device: webgpu. Should be one of: .")
  */
 import * as ort from 'onnxruntime-web/webgpu';
+import { serializeRuns } from './run-lane';
+
+// Before any session exists: transformers.js, Smart Turn and the detector all run through this instance.
+serializeRuns(ort.InferenceSession as never);
 
 export const sharedOrtInstance = ort;

@@ -17,7 +17,13 @@ let session: ExtensionSession;
 let fixtures: FixtureHub;
 let panel: Page;
 
-type Probe = { backend: 'webgpu' | 'wasm'; text: string | null; error: string | null; ms: number };
+type Probe = {
+  backend: 'webgpu' | 'wasm';
+  text: string | null;
+  error: string | null;
+  ms: number;
+  turn?: { probability: number | null; error: string | null };
+};
 const SECONDS = 1.5;
 const LETTERS = ' abcdefghijklmnopqrstuvwxyz';
 /** The fixture Moonshine's transcript of the probe's clip: its rule reads the clip's mean |sample| (reference.ts). */
@@ -33,8 +39,8 @@ function reference(toneHz: number | null): string {
     .join('')
     .trim();
 }
-const probe = (toneHz: number | null) =>
-  sendFromPage<Reply<Probe>>(panel, request('debug/asr-probe', 'offscreen', { seconds: SECONDS, toneHz }));
+const probe = (toneHz: number | null, withTurnCheck = false) =>
+  sendFromPage<Reply<Probe>>(panel, request('debug/asr-probe', 'offscreen', { seconds: SECONDS, toneHz, withTurnCheck }));
 
 beforeAll(async () => {
   fixtures = await startFixtureHub();
@@ -64,6 +70,29 @@ describe('speech recognition on WebGPU', () => {
     expect(tone).toMatchObject({ ok: true, data: { backend: 'webgpu', error: null, text: reference(440) } });
     expect(silence).toMatchObject({ ok: true, data: { backend: 'webgpu', error: null, text: reference(null) } });
     expect(reference(440)).not.toBe(reference(null));
+    await panel.getByTestId('orb').click();
+  });
+
+  it('a pause: the end-of-turn question and the transcription started together both answer, the transcript unchanged', async () => {
+    // Both models run on this worker's one WebGPU instance; two runs at once there corrupted the runtime's memory
+    // ("memory access out of bounds") until every run went through one lane (models/workers/run-lane.ts).
+    await panel.getByTestId('orb').click();
+    await poll(
+      () => probe(440),
+      (r) => r.ok && r.data.error !== 'speech recognition is not loaded',
+      90_000,
+      1000,
+    );
+    const results: Reply<Probe>[] = [];
+    for (let i = 0; i < 6; i++) results.push(await probe(i % 2 ? null : 440, true));
+    console.log(`[asr] with the end-of-turn question: ${JSON.stringify(results)}`);
+    results.forEach((r, i) => {
+      expect(r).toMatchObject({ ok: true, data: { backend: 'webgpu', error: null, text: reference(i % 2 ? null : 440) } });
+      const turn = r.ok ? r.data.turn : undefined;
+      expect(turn?.error).toBeNull();
+      expect(turn?.probability).toBeGreaterThanOrEqual(0);
+      expect(turn?.probability).toBeLessThanOrEqual(1);
+    });
     await panel.getByTestId('orb').click();
   });
 });

@@ -8,6 +8,7 @@
 import * as ortWeb from 'onnxruntime-web/webgpu'; // same build (and wasm file) as the model worker
 import type { OrtLike } from './ort-types';
 import { PocketWorkerHost } from './worker-host';
+import { serializeRuns } from '../../workers/run-lane';
 
 // The project's tsconfig has no "webworker" lib; declare the few members of the worker scope used here.
 declare const self: {
@@ -19,6 +20,8 @@ declare const self: {
 
 const shared = (globalThis as Record<symbol, unknown>)[Symbol.for('onnxruntime')] as OrtLike | undefined;
 const ort = (shared ?? ortWeb) as unknown as OrtLike & { env?: { wasm?: { numThreads?: number; wasmPaths?: unknown } } };
+// A clone's graphs may run while a sentence is spoken: one run at a time on this instance (run-lane.ts).
+serializeRuns((ort as unknown as { InferenceSession: never }).InferenceSession);
 if (ort.env?.wasm) {
   // Measured on the H200 host (bench/results/2026-11-29-h200.md): one thread gives 0.5–0.7× real time, four give
   // 1.1×, so playback would run dry on one. Threads need cross-origin isolation (the extension has it); the session
