@@ -67,7 +67,10 @@ export function productProfiles(base: Profile, files: string[], asrSeconds: numb
     p90: {
       ...base.p90,
       asrMs: slowest(clip.rounds.full.map((r) => r.ms)),
-      asrDraftedMs: drafted(slowest(clip.rounds.drafted.map((r) => r.ms)), pause && Math.max(...pauseRounds.map((r) => r.asrWithTurnMs))),
+      asrDraftedMs: drafted(
+        slowest(clip.rounds.drafted.map((r) => r.ms)),
+        pause && Math.max(...pauseRounds.map((r) => r.asrWithTurnMs)),
+      ),
       llmFirstTokenMs: slowest(firstToken),
       llmTokenMs: tokenP90,
       ttsMs: slowest(tts.perRound!.map((r) => r.firstAudioMs!)),

@@ -49,7 +49,12 @@ export async function probePause(
       turn.completeProbability(audio).then(() => (turnWithAsrMs = performance.now() - t0)),
       asr.transcribe(audio, { draft }).then(() => (asrWithTurnMs = performance.now() - t0)),
     ]);
-    perRound.push({ turnAloneMs: r1(turnAloneMs), asrAloneMs: r1(asrAloneMs), turnWithAsrMs: r1(turnWithAsrMs), asrWithTurnMs: r1(asrWithTurnMs) });
+    perRound.push({
+      turnAloneMs: r1(turnAloneMs),
+      asrAloneMs: r1(asrAloneMs),
+      turnWithAsrMs: r1(turnWithAsrMs),
+      asrWithTurnMs: r1(asrWithTurnMs),
+    });
     console.error(`pause round ${r}: ${JSON.stringify(perRound.at(-1))}`);
   }
   await turn.release();

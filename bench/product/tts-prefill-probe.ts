@@ -36,7 +36,11 @@ export async function probePrefill(model: PocketModel, voice: Voice): Promise<Pr
   const host = voiceToFlowHostStates(manifest, voice.tensors);
   const voiceFeeds = (): Feeds => Object.fromEntries(manifest.map((e, i) => [e.input_name, toOrt(ort, host[i]!)]));
   const ids = (n: number, from = 0) =>
-    new ort.Tensor('int64', BigInt64Array.from({ length: n }, (_, i) => BigInt(5 + ((from + i) * 37) % 200)), [1, n]);
+    new ort.Tensor(
+      'int64',
+      BigInt64Array.from({ length: n }, (_, i) => BigInt(5 + (((from + i) * 37) % 200))),
+      [1, n],
+    );
   const D = bundle.latent_dim;
   const emptySeq = new ort.Tensor('float32', new Float32Array(0), [1, 0, D]);
   const emptyText = new ort.Tensor('float32', new Float32Array(0), [1, 0, bundle.conditioning_dim]);

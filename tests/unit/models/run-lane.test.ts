@@ -21,7 +21,10 @@ function sessionClass() {
       return this.name;
     }
   }
-  return { Session: Session as unknown as { new (name: string): { run(ms: number, fail?: boolean): Promise<string> }; prototype: never }, spans };
+  return {
+    Session: Session as unknown as { new (name: string): { run(ms: number, fail?: boolean): Promise<string> }; prototype: never },
+    spans,
+  };
 }
 
 const overlaps = (spans: { start: number; end: number }[]) =>

@@ -86,7 +86,13 @@ describe('GPU-resident constant inputs for the voice loop', () => {
 
   it('releaseStates frees GPU outputs but never a pinned input', () => {
     const disposed: string[] = [];
-    const gpu = (name: string) => ({ type: 'float32', dims: [1], data: null, location: 'gpu-buffer', dispose: () => disposed.push(name) });
+    const gpu = (name: string) => ({
+      type: 'float32',
+      dims: [1],
+      data: null,
+      location: 'gpu-buffer',
+      dispose: () => disposed.push(name),
+    });
     const states: Feeds = { output: gpu('output'), input: pin(gpu('input')) };
     releaseStates(states);
     expect(disposed).toEqual(['output']);
