@@ -4,6 +4,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { PauseProbe } from './pause-probe';
 
 const dir = process.argv[2]!;
 const out = process.argv[process.argv.indexOf('--out') + 1]!;
@@ -22,14 +23,7 @@ const asrRows = (r: Result) =>
       return `| ASR ${c.seconds} s clip, ${what} (Moonshine-base-shaped fp32, sessions ${JSON.stringify(r.sessions)}) | ${r.runtime} | ${m.ms} | ${m.runMs} | **${m.loopOverRun}** | ${(r.perClip as Clip[]).length} clips × ${(r.rounds as number) - 1} rounds; encoder ${m.encoderMs} ms, ${m.decoderRuns} decoder runs of ${m.decoderMsPerRun} ms |`;
     }),
   );
-type Pause = {
-  seconds: number;
-  turnDevice: string;
-  turnAloneMs: number;
-  asrAloneMs: number;
-  turnWithAsrMs: number;
-  asrWithTurnMs: number;
-};
+type Pause = Omit<PauseProbe, 'rounds'>;
 /** The pause: the end-of-turn question and the drafted transcription, alone and started together (pause-probe.ts). */
 const pauseRow = (r: Result): string[] => {
   const p = r.pause as Pause | undefined;
