@@ -40,5 +40,5 @@ export interface GpuLike {
 }
 
 /** GPUBufferUsage / GPUMapMode bits (WebGPU spec constants). */
-export const BUFFER_USAGE = { MAP_READ: 0x0001, COPY_SRC: 0x0004, COPY_DST: 0x0008 } as const;
+export const BUFFER_USAGE = { MAP_READ: 0x0001, COPY_SRC: 0x0004, COPY_DST: 0x0008, STORAGE: 0x0080 } as const;
 export const MAP_MODE_READ = 0x0001;

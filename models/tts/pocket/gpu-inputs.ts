@@ -8,14 +8,13 @@
  * Only large float32 tensors move; step counters and flags stay on the host (ORT copies those few bytes itself).
  */
 import type { HostTensor } from '../../../core/tts/tensor-data';
-import type { GpuBufferLike, GpuDeviceLike } from '../../gpu/webgpu-types';
+import { BUFFER_USAGE, type GpuBufferLike, type GpuDeviceLike } from '../../gpu/webgpu-types';
 import type { OrtLike, OrtTensorLike } from './ort-types';
 import { pin, toOrt, type Feeds } from './state';
 
 /** Smaller tensors are cheaper to copy than to keep: below this they stay host arrays. */
 const MIN_UPLOAD_BYTES = 64 * 1024;
-/** GPUBufferUsage STORAGE | COPY_SRC | COPY_DST (WebGPU spec constants). */
-const STORAGE_COPY = 0x0080 | 0x0004 | 0x0008;
+const STORAGE_COPY = BUFFER_USAGE.STORAGE | BUFFER_USAGE.COPY_SRC | BUFFER_USAGE.COPY_DST;
 /** Voices kept uploaded at once (the character's voice, a preview, one more); the oldest is freed first. */
 const MAX_ENTRIES = 3;
 
@@ -64,17 +63,17 @@ export class GpuInputs {
     const gpu: { dispose(): void }[] = [];
     const feeds: Feeds = {};
     host().forEach((t, i) => {
-      const large = t.dtype === 'float32' && t.data.byteLength >= MIN_UPLOAD_BYTES;
-      const tensor = large ? pin(this.upload(t)) : toOrt(this.ort, t);
-      if (large) gpu.push(tensor as unknown as { dispose(): void });
-      feeds[names[i]!] = tensor;
+      if (t.dtype !== 'float32' || t.data.byteLength < MIN_UPLOAD_BYTES) return void (feeds[names[i]!] = toOrt(this.ort, t));
+      const uploaded = pin(this.upload(t));
+      gpu.push(uploaded);
+      feeds[names[i]!] = uploaded;
     });
     this.entries.set(key, { feeds, gpu });
     while (this.entries.size > MAX_ENTRIES) this.evict(this.entries.keys().next().value!);
     return { ...feeds };
   }
 
-  /** Uploaded bytes' owners alive now (tests and the soak check count them). */
+  /** Keys with uploads alive now. */
   get size(): number {
     return this.entries.size;
   }
