@@ -14,12 +14,16 @@ export interface WrittenLlm {
   dataBytes: number;
 }
 
-export async function writeLlmRepo(root: string, shape: LlmShape): Promise<WrittenLlm> {
-  const onnxName = `model${dtypeSuffix(LLM_MODEL.dtype)}.onnx`;
+export async function writeLlmRepo(
+  root: string,
+  shape: LlmShape,
+  dtype: LlmDtype = LLM_MODEL.dtype as LlmDtype,
+): Promise<WrittenLlm> {
+  const onnxName = `model${dtypeSuffix(dtype)}.onnx`;
   const t0 = performance.now();
-  const graph = buildLlmGraph(shape, LLM_MODEL.dtype as LlmDtype, { external: `${onnxName}_data` });
+  const graph = buildLlmGraph(shape, dtype, { external: `${onnxName}_data` });
   const graphMs = performance.now() - t0;
   if (!graph.external) throw new Error('the LLM graph has no external data');
-  await writeRepoFiles(root, { ...shape, intermediate: shape.ff }, { onnx: graph.onnx, data: graph.external.data });
+  await writeRepoFiles(root, { ...shape, intermediate: shape.ff }, { onnx: graph.onnx, data: graph.external.data }, dtype);
   return { graphMs, onnxBytes: graph.onnx.length, dataBytes: graph.external.data.length };
 }

@@ -5,14 +5,16 @@
  * the model is timed where transformers.js calls it, so the loop's time per decode token is compared with the
  * runtime's own time per token, measured in the same steps. Bundled by bench/product/rolldown.config.mjs.
  *
- *   node product-llm-loop.mjs [--shape full|tiny] [--device webgpu|wasm] [--tokens 64] [--rounds 4] [--out f.json]
+ *   node product-llm-loop.mjs [--shape full|tiny] [--device webgpu|wasm] [--dtype q4|q4f16] [--tokens 64] [--rounds 4]
+ *     [--out f.json]
+ * `--dtype` defaults to the pinned bundle's (models/registry.ts); q4f16 is the hub's half-precision variant.
  * Environment: SIDETALK_ORT_DIST, SIDETALK_WEBGPU_MODULE, SIDETALK_THREADS (bench/product/ort-shim.ts).
  */
 import { ortAdapter, ortVersion } from './ort-shim';
 import { serveLocalHub } from './local-hub';
 import { LlmRuntime } from '../../models/llm/llm-runtime';
 import { LLM_MODEL } from '../../models/registry';
-import { LFM2_1_2B, LFM2_TINY } from '../stages/llm-graph';
+import { LFM2_1_2B, LFM2_TINY, type LlmDtype } from '../stages/llm-graph';
 import { writeLlmRepo } from './llm-hub';
 import { mediansAfterFirst, parseArgs, r1, ratio, report, runMs, timeRuns, type TimedCall } from './loop-timing';
 
@@ -22,11 +24,12 @@ const device = (args.get('device') ?? 'webgpu') as 'webgpu' | 'wasm';
 const tokens = Number(args.get('tokens') ?? 64);
 const rounds = Number(args.get('rounds') ?? 4);
 const shape = shapeName === 'tiny' ? LFM2_TINY : LFM2_1_2B;
+const dtype = (args.get('dtype') ?? LLM_MODEL.dtype) as LlmDtype;
 
 async function main(): Promise<void> {
-  const { written, close } = await serveLocalHub((root) => writeLlmRepo(root, shape));
+  const { written, close } = await serveLocalHub((root) => writeLlmRepo(root, shape, dtype));
   const t0 = performance.now();
-  const llm = await LlmRuntime.load({ device, warmUp: true });
+  const llm = await LlmRuntime.load({ device, dtype, warmUp: true });
   const loadMs = performance.now() - t0;
   const session = (llm.model as unknown as { sessions: Record<string, { run: (f: never) => Promise<unknown> }> }).sessions.model!;
   let calls: TimedCall[] = [];
@@ -63,7 +66,7 @@ async function main(): Promise<void> {
     runtime: `onnxruntime-web ${ortVersion} ${device}`,
     adapter: ortAdapter ? `${ortAdapter.vendor} ${ortAdapter.architecture} ${ortAdapter.description ?? ''}`.trim() : null,
     shape: shapeName,
-    dtype: LLM_MODEL.dtype,
+    dtype,
     graph: { buildMs: Math.round(written.graphMs), onnxBytes: written.onnxBytes, dataBytes: written.dataBytes },
     loadMs: Math.round(loadMs),
     tokensPerRound: tokens,

@@ -6,7 +6,9 @@
  * It also makes transformers.js take its browser path in Node: its web build decides "Node" from
  * `process.release.name` and would then look for onnxruntime-node. Settings come from the environment:
  * SIDETALK_ORT_DIST (the dist folder), SIDETALK_WEBGPU_MODULE (the `webgpu` package's index.js; absent: WASM only),
- * SIDETALK_THREADS (WASM threads, default 4).
+ * SIDETALK_THREADS (WASM threads, default 4), SIDETALK_DAWN_TOGGLES (';'-separated dawn.node toggles, e.g.
+ * `enable-dawn-features=vulkan_enable_f16_on_nvidia`, which Dawn needs before it offers shader-f16 on NVIDIA's Vulkan
+ * driver; default none).
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,6 +24,7 @@ const loaded = await loadOrt({
   webgpu: Boolean(webgpuModule),
   webgpuModule,
   numThreads: Number(process.env.SIDETALK_THREADS ?? 4),
+  dawnToggles: (process.env.SIDETALK_DAWN_TOGGLES ?? '').split(';').filter(Boolean),
 });
 
 // Set before transformers.js initialises, which would otherwise point the WASM files at a CDN (the extension points

@@ -23,13 +23,19 @@ const asrRows = (r: Result) =>
       return `| ASR ${c.seconds} s clip, ${what} (Moonshine-base-shaped fp32, sessions ${JSON.stringify(r.sessions)}) | ${r.runtime} | ${m.ms} | ${m.runMs} | **${m.loopOverRun}** | ${(r.perClip as Clip[]).length} clips × ${(r.rounds as number) - 1} rounds; encoder ${m.encoderMs} ms, ${m.decoderRuns} decoder runs of ${m.decoderMsPerRun} ms |`;
     }),
   );
-type Pause = Omit<PauseProbe, 'rounds'>;
+/** Older results lack the ASR-first timing. */
+type Pause = Omit<PauseProbe, 'rounds' | 'asrLeadMs'> & { asrLeadMs?: number };
 /** The pause: the end-of-turn question and the drafted transcription, alone and started together (pause-probe.ts). */
 const pauseRow = (r: Result): string[] => {
   const p = r.pause as Pause | undefined;
   if (!p) return [];
   return [
     `| pause (${p.seconds} s clip): end-of-turn question on ${p.turnDevice} + drafted transcription | ${r.runtime} | alone ${p.turnAloneMs} / ${p.asrAloneMs} | together ${p.turnWithAsrMs} / ${p.asrWithTurnMs} | **${Math.round((p.turnWithAsrMs / p.turnAloneMs) * 100) / 100} / ${Math.round((p.asrWithTurnMs / p.asrAloneMs) * 100) / 100}** | question / transcription, ms from the common start; ratio = together / alone |`,
+    ...(p.asrLeadMs === undefined
+      ? []
+      : [
+          `| pause (${p.seconds} s clip): drafted transcription started ${p.asrLeadMs} ms before the question | ${r.runtime} | alone ${p.turnAloneMs} / ${p.asrAloneMs} | ASR first ${p.turnAfterAsrMs} / ${p.asrLeadingMs} | **${Math.round((p.turnAfterAsrMs / p.turnAloneMs) * 100) / 100} / ${Math.round((p.asrLeadingMs / p.asrAloneMs) * 100) / 100}** | question / transcription, each from its own start; ratio = ASR first / alone |`,
+        ]),
   ];
 };
 const row = (r: Result): string =>
