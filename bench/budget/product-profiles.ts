@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import type { StageLatency } from '../../tests/fixtures/audio/conversation-sim';
 import type { Profile } from './stage-profiles';
 import { medianAfterFirst } from '../product/loop-timing';
+import { engineTunables } from '../../core/tunables';
 
 type Loop = Record<string, unknown> & { bench: string; runtime: string; perRound?: Record<string, number>[] };
 interface AsrClip {
@@ -24,7 +25,26 @@ interface AsrClip {
 interface PauseTimes {
   turnWithAsrMs: number;
   asrWithTurnMs: number;
-  rounds: { turnWithAsrMs: number; asrWithTurnMs: number }[];
+  /** Absent in results from before the ASR-first timing. */
+  asrLeadMs?: number;
+  turnAfterAsrMs?: number;
+  asrLeadingMs?: number;
+  rounds: { turnWithAsrMs: number; asrWithTurnMs: number; turnAfterAsrMs?: number; asrLeadingMs?: number }[];
+}
+
+/**
+ * Which of the probe's two orders the engine runs with the current tunables: with drafts on, the transcription starts
+ * `turnCheckMs − earlyTentativeEndpointMs` before the question (core/engine/duplex-engine.ts, `mayStartSpeculation`).
+ * The probe's ASR-first timing is used when that lead is the probe's; no lead is "together"; any other lead is refused
+ * rather than guessed.
+ */
+function pauseOrder(pause: PauseTimes): { turn: 'turnWithAsrMs' | 'turnAfterAsrMs'; asr: 'asrWithTurnMs' | 'asrLeadingMs' } {
+  const lead = engineTunables.turnCheckMs - Math.min(engineTunables.earlyTentativeEndpointMs, engineTunables.tentativeEndpointMs);
+  if (lead <= 0) return { turn: 'turnWithAsrMs', asr: 'asrWithTurnMs' };
+  if (pause.asrLeadMs === lead && pause.turnAfterAsrMs !== undefined) return { turn: 'turnAfterAsrMs', asr: 'asrLeadingMs' };
+  throw new Error(
+    `--product: the engine starts ASR ${lead} ms before the question; the pause probe measured ${pause.asrLeadMs ?? 'no'} lead`,
+  );
 }
 
 const slowest = (xs: number[]) => Math.round(Math.max(...xs.slice(1)));
@@ -47,19 +67,21 @@ export function productProfiles(base: Profile, files: string[], asrSeconds: numb
   const firstToken = llm.perRound!.map((r) => r.beforeFirstRunMs! + r.prefillRunMs!);
   const firstTokenP50 = Math.round(medianAfterFirst(firstToken));
   // The pause as the engine runs it (bench/product/pause-probe.ts): the end-of-turn question and the speculative
-  // transcription started together, each slowed by the other. A drafted transcription is charged the slower of its
+  // transcription, together or the transcription first (`pauseOrder`), each slowed by the other. A drafted transcription is charged the slower of its
   // two measures (drafts during speech run alone).
   const pause = asr.pause as PauseTimes | undefined;
   const pauseRounds = pause?.rounds.slice(1) ?? [];
+  const order = pause && pauseOrder(pause);
   const drafted = (ms: number, together: number | undefined) => Math.round(Math.max(ms, together ?? 0));
-  const endOfTurnMs = pause
-    ? { p50: Math.round(pause.turnWithAsrMs), p90: Math.round(Math.max(...pauseRounds.map((r) => r.turnWithAsrMs))) }
-    : base.endOfTurnMs;
+  const endOfTurnMs =
+    pause && order
+      ? { p50: Math.round(pause[order.turn]!), p90: Math.round(Math.max(...pauseRounds.map((r) => r[order.turn]!))) }
+      : base.endOfTurnMs;
   const stage = (tts: Loop): { p50: StageLatency; p90: StageLatency } => ({
     p50: {
       ...base.p50,
       asrMs: Math.round(clip.full.ms),
-      asrDraftedMs: drafted(clip.drafted.ms, pause?.asrWithTurnMs),
+      asrDraftedMs: drafted(clip.drafted.ms, order && pause?.[order.asr]),
       llmFirstTokenMs: firstTokenP50,
       llmTokenMs: Math.round(llm.medianLoopMsPerToken as number),
       ttsMs: Math.round(tts.medianFirstAudioMs as number),
@@ -69,7 +91,7 @@ export function productProfiles(base: Profile, files: string[], asrSeconds: numb
       asrMs: slowest(clip.rounds.full.map((r) => r.ms)),
       asrDraftedMs: drafted(
         slowest(clip.rounds.drafted.map((r) => r.ms)),
-        pause && Math.max(...pauseRounds.map((r) => r.asrWithTurnMs)),
+        order && Math.max(...pauseRounds.map((r) => r[order.asr]!)),
       ),
       llmFirstTokenMs: slowest(firstToken),
       llmTokenMs: tokenP90,

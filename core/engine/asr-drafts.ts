@@ -56,6 +56,11 @@ export class AsrDrafts {
     private readonly report: (r: DraftReport) => void = () => undefined,
   ) {}
 
+  /** Drafts run for this session: the speech models are on a hardware GPU and have kept up so far. */
+  get active(): boolean {
+    return T.asrDraftEveryMs > 0 && !this.tooSlow && this.affordable();
+  }
+
   /** Every frame: a draft still running after its interval is cancelled (its partial tokens still make a draft). */
   onFrame(): void {
     if (!this.controller || this.now() - this.startedAt <= T.asrDraftEveryMs) return;
@@ -65,7 +70,7 @@ export class AsrDrafts {
 
   /** During speech: a new draft once enough voiced audio came since the last one and none is in flight. */
   onSpeech(voicedFrames: number, audio: () => Float32Array): void {
-    if (this.job || this.tooSlow || T.asrDraftEveryMs <= 0 || !this.affordable()) return;
+    if (this.job || !this.active) return;
     if ((voicedFrames - this.voicedAtLast) * FRAME_MS < T.asrDraftEveryMs) return;
     this.voicedAtLast = voicedFrames;
     const epoch = this.epoch;

@@ -194,10 +194,7 @@ export class DuplexEngine extends TurnKeeper {
       this.discardSpeculation();
     }
     const quiet = now - this.tracker.lastVoiceAt;
-    // The end-of-turn question goes to the model worker first: speculative ASR queued ahead of it would delay the
-    // answer that ends the turn (the worker runs one model at a time on WASM).
-    const turnAsked = !this.endOfTurn.enabled || this.endOfTurn.askedFor(this.tracker.silenceStart);
-    if (real && !this.speculation && this.options.speculate !== false && quiet >= T.tentativeEndpointMs && turnAsked) {
+    if (real && !this.speculation && this.options.speculate !== false && this.mayStartSpeculation(quiet)) {
       this.startSpeculation(now);
     }
     const spec = this.speculation;
@@ -207,6 +204,17 @@ export class DuplexEngine extends TurnKeeper {
     this.stageOf(this.upcomingId(), 'discarded', { reason: 'noise', voicedFrames: this.tracker.voicedFrames });
     this.discardSpeculation(false);
     this.resetUtterance();
+  }
+
+  /**
+   * On the CPU the end-of-turn question goes to the model worker first: speculative ASR queued ahead of it would delay
+   * the answer that ends the turn (the worker runs one model at a time). Where drafts run (a hardware GPU), model runs
+   * are short and the transcription starts earlier, question or not (docs/turn-taking.md, "Speculation").
+   */
+  private mayStartSpeculation(quiet: number): boolean {
+    if (this.drafts.active) return quiet >= Math.min(T.earlyTentativeEndpointMs, T.tentativeEndpointMs);
+    const turnAsked = !this.endOfTurn.enabled || this.endOfTurn.askedFor(this.tracker.silenceStart);
+    return quiet >= T.tentativeEndpointMs && turnAsked;
   }
 
   private endpointWindow(): number {

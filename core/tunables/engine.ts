@@ -28,6 +28,13 @@ export const engineTunables = registerTunables(
      */
     tentativeEndpointMs: 160,
     /**
+     * Where ASR drafts run (the speech models on a hardware GPU, keeping up), the speculative ASR starts after this much
+     * quiet without waiting for the end-of-turn question: model runs there are tens of ms, so a question queued behind
+     * one waits little (H200 pause probe: 18.6 ms against 15.9 alone with the transcription 64 ms ahead), while the
+     * transcript arrives 64 ms sooner (docs/turn-taking.md, "Speculation").
+     */
+    earlyTentativeEndpointMs: 96,
+    /**
      * Trailing silence from which the LLM may start speculatively (held unspoken) on a complete-sounding transcript.
      * Later than the ASR: Silero dips for a frame or two inside phrases, and an LLM started on "I want" is real work
      * thrown away; a dip inside a phrase rarely lasts six frames.
@@ -107,6 +114,7 @@ export const engineTunables = registerTunables(
     minVoicedFrames: { min: 1, max: 50, integer: true },
     minSpeechMs: { min: 0, max: 3000 },
     tentativeEndpointMs: { min: 32, max: 2000 },
+    earlyTentativeEndpointMs: { min: 32, max: 2000 },
     speculativeReplyMs: { min: 32, max: 2000 },
     asrDraftEveryMs: { min: 0, max: 10_000 },
     endpointCompleteMs: { min: 96, max: 5000 },

@@ -56,6 +56,46 @@ describe('endpointing with an end-of-turn model', () => {
     expect(without.transcribeCalls[0]!.at - eos).toBeLessThan(T.turnCheckMs);
   });
 
+  it('where drafts run (a hardware GPU), the transcription starts before the question, at earlyTentativeEndpointMs', async () => {
+    const t = new TrackBuilder().pause(600).say('What is the capital of France?').pause(300);
+    const run = () =>
+      runScenario(vad, { user: t.build(), segments: t.segments, endOfTurn: { latencyMs: MODEL_MS }, asrDrafts: true });
+    const early = await run();
+    const eos = early.first('end-of-speech');
+    const tentative = early.marks('tentative-endpoint')[0]!;
+    expect(tentative.silenceMs).toBeGreaterThanOrEqual(T.earlyTentativeEndpointMs);
+    expect(tentative.silenceMs).toBeLessThan(T.earlyTentativeEndpointMs + FRAME_MS);
+    expect(tentative.at).toBeLessThan(early.endOfTurnCalls[0]!.at);
+    const speculative = early.transcribeCalls.filter((c) => c.at >= eos);
+    expect(speculative).toHaveLength(1);
+    expect(speculative[0]!.at).toBeLessThan(early.endOfTurnCalls[0]!.at);
+    expect(early.respondCalls.map((c) => c.text)).toEqual(['What is the capital of France?']);
+    // The same turn with the question first: its transcript comes the difference later.
+    const lead = T.tentativeEndpointMs - T.earlyTentativeEndpointMs;
+    setTunable('engine.earlyTentativeEndpointMs', T.tentativeEndpointMs);
+    const questionFirst = await run();
+    expect(questionFirst.first('transcript') - early.first('transcript')).toBeGreaterThanOrEqual(lead - FRAME_MS);
+  });
+
+  it('a recognizer too slow for drafts goes back to the question first', async () => {
+    const t = new TrackBuilder().pause(600).say('What is the capital of France?').pause(1200);
+    const r = await runScenario(vad, {
+      user: t.build(),
+      segments: t.segments,
+      endOfTurn: { latencyMs: MODEL_MS },
+      asrDrafts: true,
+      latency: { asrMs: 900 },
+    });
+    expect(r.marks('asr-draft')[0]).toMatchObject({ slow: true });
+    const asked = r.endOfTurnCalls[0]!.at;
+    const tentative = r.marks('tentative-endpoint');
+    expect(tentative.length).toBeGreaterThan(0);
+    for (const mark of tentative) expect(mark.at).toBeGreaterThanOrEqual(asked);
+    const speculative = r.transcribeCalls.filter((c) => c.at >= r.first('end-of-speech'));
+    expect(speculative.length).toBeGreaterThan(0);
+    for (const call of speculative) expect(call.at).toBeGreaterThanOrEqual(asked);
+  });
+
   it('a mid-thought pause ("…and", 900 ms) is not taken as the end, and the turn holds both halves', async () => {
     const t = new TrackBuilder()
       .pause(500)
