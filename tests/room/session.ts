@@ -339,7 +339,8 @@ async function follow(
   }
   if (process.env.ROOM_DEBUG) {
     const all = await marksAfter(panel, before);
-    const keep = all.filter((m) => m.fields && ['echo-path', 'speech-start', 'barge-in'].includes(m.name));
+    const names = ['echo-path', 'speech-start', 'barge-tentative', 'barge-released', 'barge-in'];
+    const keep = all.filter((m) => m.fields && names.includes(m.name));
     console.log('ROOM marks', JSON.stringify(keep.map((m) => ({ name: m.name, turnId: m.turnId, ...m.fields }))));
   }
   return { turnId, ...early, interrupted, echoRms, residualRms, residualPeakRms, ...(followUp ? { followUp } : {}) };
