@@ -43,6 +43,7 @@ export function summarise(rows: RoomRow[]) {
     replies: silent.length,
     falseBargeIns: silent.reduce((n, r) => n + r.falseBargeIns, 0),
     phantomOnsets: silent.reduce((n, r) => n + r.phantomOnsets, 0),
+    falseDucks: silent.reduce((n, r) => n + (r.falseDucks ?? 0), 0),
     repliesWithFalseBargeIn: silent.filter((r) => r.falseBargeIns > 0).length,
     interruptions: over.length,
     /** Talked-over replies that had already ended when the user spoke (a false barge-in, an onset from the echo, …). */
@@ -70,13 +71,14 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     `| replies with the user silent | ${s.replies} |`,
     `| false barge-ins (replies with one) | ${s.falseBargeIns} (${s.repliesWithFalseBargeIn}) |`,
     `| phantom user onsets (speech-start while silent) | ${s.phantomOnsets} |`,
+    `| reply ducked while the user was silent | ${s.falseDucks} |`,
     `| interruptions / missed / reply already ended when the user spoke | ${s.interruptions} / ${s.missedBargeIns} / ${s.preempted} |`,
     `| voice onset → speakers silent, p50 / p90 (n) | ${f(s.onsetToSilentMs.p50)} / ${f(s.onsetToSilentMs.p90)} ms (${s.onsetToSilentMs.n}) |`,
     `| engine onset → barge decision, p50 / p90 | ${f(s.engineOnsetToDecisionMs.p50)} / ${f(s.engineOnsetToDecisionMs.p90)} ms |`,
     `| ERLE of Chrome's canceller, min / p50 / max | ${f(s.erleDb.min, 1)} / ${f(s.erleDb.p50, 1)} / ${f(s.erleDb.max, 1)} dB |`,
     `| loudest residual frame (RMS) | ${s.residualPeakRms.toExponential(1)} |`,
     '',
-    '| level (asked / at mic) | reverb | overdrive | delay (first room) | echo RMS | residual RMS (peak frame) | ERLE | false barge-ins | phantom onsets | interruption | onset → silent |',
+    '| level (asked / at mic) | reverb | overdrive | delay (first room) | echo RMS | residual RMS (peak frame) | ERLE | false barge-ins | phantom onsets | interruption (missed: longest onset run, frames) | onset → silent |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
@@ -86,7 +88,7 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
       `| ${r.levelDb} / ${f(r.echoLevelDb, 1)} dB | ${r.acoustics.reverb || 'none'} | ${r.acoustics.overdrive || 'none'} | ` +
         `${f(r.roomDelayMs)} ms | ${r.silent.echoRms.toExponential(1)} | ${r.silent.residualRms.toExponential(1)} (${r.silent.residualPeakRms.toExponential(1)}) | ` +
         `${f(erleDb(r.silent), 1)} dB | ${all.reduce((n, x) => n + x.falseBargeIns, 0)} | ${all.reduce((n, x) => n + x.phantomOnsets, 0)} | ` +
-        `${i?.preempted ? 'reply had ended' : i?.detected ? 'stopped' : 'missed'} | ${(i?.stopLatencyMs ?? 1) <= 0 ? 'gap at onset' : `${f(i?.stopLatencyMs)} ms`} |`,
+        `${i?.preempted ? 'reply had ended' : i?.detected ? 'stopped' : 'missed'}${i?.detected || i?.longestRun === undefined ? '' : ` (${i.longestRun})`} | ${(i?.stopLatencyMs ?? 1) <= 0 ? 'gap at onset' : `${f(i?.stopLatencyMs)} ms`} |`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -42,6 +42,11 @@ export class BargeDetector {
   private coupling = 0;
   private run = 0;
   private runStart = 0;
+  /** Frames under the gate bridged inside the current run (at most `bargeGapFrames` in a row). */
+  private gap = 0;
+  /** This reply's voiced frames over the gate and its longest onset run: how close it came to a duck (trace). */
+  private overGateFrames = 0;
+  private longestRun = 0;
   /** Speech over the reply that ducked it and is not decided yet: its onset, voiced frames, and quiet run since. */
   private tentative: { onsetAt: number; voiced: number; quiet: number } | null = null;
   /** The loudest voiced frame of this reply over the gate (a trace of how close the echo came to a barge). */
@@ -58,8 +63,11 @@ export class BargeDetector {
     this.calibFrames = 0;
     this.coupling = 0;
     this.run = 0;
+    this.gap = 0;
     this.tentative = null;
     this.peakOverGate = 0;
+    this.overGateFrames = 0;
+    this.longestRun = 0;
     this.replyPeak = 0;
   }
 
@@ -111,6 +119,8 @@ export class BargeDetector {
     return {
       ...(e ? { delayMs: e.delayMs, coupling: e.coupling, correlation: e.correlation } : {}),
       peakOverGate: this.peakOverGate,
+      overGateFrames: this.overGateFrames,
+      longestRun: this.longestRun,
     };
   }
 
@@ -164,21 +174,26 @@ export class BargeDetector {
     if (audible && !this.calibrated) {
       this.coupling = Math.max(this.coupling, micRms / playback);
       this.calibFrames++;
-      this.run = 0;
+      this.run = this.gap = 0;
       return NONE;
     }
     const gate = this.threshold(now, capturedAt);
     if (prob > engineTunables.vadOn) this.peakOverGate = Math.max(this.peakOverGate, micRms / gate);
     const candidate = prob > engineTunables.vadOn && micRms > gate;
+    if (candidate) this.overGateFrames++;
     if (this.tentative) return this.decide(this.tentative, candidate);
     if (!candidate) {
-      this.run = 0;
+      // A short hole inside a run is bridged (it does not count towards the run); a longer one ends the run.
+      if (this.run > 0 && this.gap < engineTunables.bargeGapFrames) this.gap++;
+      else this.run = this.gap = 0;
       return NONE;
     }
     if (this.run === 0) this.runStart = now - FRAME_MS;
     this.run++;
+    this.gap = 0;
+    this.longestRun = Math.max(this.longestRun, this.run);
     if (this.run < engineTunables.bargeFrames) return NONE;
-    this.run = 0;
+    this.run = this.gap = 0;
     const onsetAt = this.runStart;
     if (engineTunables.bargeConfirmFrames <= engineTunables.bargeFrames) return { kind: 'barge', onsetAt };
     this.tentative = { onsetAt, voiced: engineTunables.bargeFrames, quiet: 0 };

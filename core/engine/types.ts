@@ -162,7 +162,15 @@ export interface TurnStageFields {
    * The reply's playback ended: the echo path as learned then (docs/echo.md), and the loudest voiced microphone frame
    * over the barge gate during the reply (above 1 would have been a barge candidate).
    */
-  'echo-path': { delayMs?: number; coupling?: number; correlation?: number; peakOverGate: number };
+  'echo-path': {
+    delayMs?: number;
+    coupling?: number;
+    correlation?: number;
+    peakOverGate: number;
+    /** Voiced frames over the gate during the reply, and the longest onset run they made (bridged gaps included). */
+    overGateFrames?: number;
+    longestRun?: number;
+  };
   /** Terminal: exactly one of done, failed, interrupted per turn. */
   done: Record<never, never>;
   failed: Record<never, never>;

@@ -77,6 +77,12 @@ export const engineTunables = registerTunables(
     /** … with P(speech) > vadOn for this many consecutive frames (5 × 32 ms = 160 ms). */
     bargeFrames: 5,
     /**
+     * Frames under the gate that an onset run may bridge (0: every hole restarts the run). Chrome's echo suppressor and
+     * the gaps between syllables chop a voice over the reply, but bridging one frame changed nothing measurable in the
+     * room sweep (docs/echo.md, "Bridging a hole"), so it is off.
+     */
+    bargeGapFrames: 0,
+    /**
      * … which only lowers the reply's volume to `bargeDuckGain`; it interrupts once this many frames were voiced over
      * the gate (14 × 32 ms ≈ 450 ms), and a burst that goes quiet for `bargeReleaseFrames` first was a backchannel
      * ("mm-hm", "yeah", a cough): the reply goes on at full volume (docs/echo.md, "Backchannels").
@@ -132,6 +138,7 @@ export const engineTunables = registerTunables(
     bargeMinRms: { min: 0, max: 1 },
     bargeRatio: { min: 1, max: 20 },
     bargeFrames: { min: 1, max: 50, integer: true },
+    bargeGapFrames: { min: 0, max: 10, integer: true },
     bargeConfirmFrames: { min: 1, max: 100, integer: true },
     bargeReleaseFrames: { min: 1, max: 100, integer: true },
     bargeDuckGain: { min: 0, max: 1 },

@@ -127,6 +127,8 @@ export interface ReplyResult {
   /** Barge-ins and user speech onsets while the reply played and the user was silent (both must be 0). */
   falseBargeIns: number;
   phantomOnsets: number;
+  /** Times the reply was lowered for speech over it (a duck) while the user was silent (absent in older results). */
+  falseDucks?: number;
   /** Talked over: whether the engine barged in, its own onset → decision time, and voice onset → speakers silent. */
   interrupted?: {
     detected: boolean;
@@ -135,6 +137,8 @@ export interface ReplyResult {
     engineLatencyMs?: number;
     stopLatencyMs?: number;
     voiceAt: number;
+    /** The longest onset run over the gate after the voice (`echo-path` trace; absent in older results). */
+    longestRun?: number;
   };
   /** RMS of the echo at the microphone (the room's monitor: no processing) while the reply played, user silent. */
   echoRms: number;
@@ -233,6 +237,7 @@ async function follow(
   const silentMarks = (marks: EngineMark[]) => ({
     falseBargeIns: marks.filter((m) => m.name === 'barge-in').length,
     phantomOnsets: marks.filter((m) => m.name === 'speech-start').length,
+    falseDucks: marks.filter((m) => m.name === 'barge-tentative').length,
   });
 
   if (!say) {
@@ -314,9 +319,11 @@ async function follow(
       .catch((e: unknown) => String(e));
     console.log('ROOM panel audio latency (s)', JSON.stringify(latency));
   }
+  const runs = after.filter((m) => m.name === 'echo-path').map((m) => Number(m.fields?.longestRun ?? 0));
   const interrupted = {
     detected,
     preempted,
+    longestRun: Math.max(0, ...runs),
     engineLatencyMs: barge && onset ? barge.at - onset.at : undefined,
     stopLatencyMs: detected && stoppedAt !== null ? stoppedAt - voiceAt : undefined,
     voiceAt,
