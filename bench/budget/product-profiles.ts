@@ -13,6 +13,7 @@ import type { StageLatency } from '../../tests/fixtures/audio/conversation-sim';
 import type { Profile } from './stage-profiles';
 import { medianAfterFirst } from '../product/loop-timing';
 import { engineTunables } from '../../core/tunables';
+import { speculativeAsrQuietMs } from '../../core/engine/speculation';
 
 type Loop = Record<string, unknown> & { bench: string; runtime: string; perRound?: Record<string, number>[] };
 interface AsrClip {
@@ -34,12 +35,12 @@ interface PauseTimes {
 
 /**
  * Which of the probe's two orders the engine runs with the current tunables: with drafts on, the transcription starts
- * `turnCheckMs − earlyTentativeEndpointMs` before the question (core/engine/duplex-engine.ts, `mayStartSpeculation`).
+ * `turnCheckMs − speculativeAsrQuietMs(true)` before the question (core/engine/speculation.ts).
  * The probe's ASR-first timing is used when that lead is the probe's; no lead is "together"; any other lead is refused
  * rather than guessed.
  */
 function pauseOrder(pause: PauseTimes): { turn: 'turnWithAsrMs' | 'turnAfterAsrMs'; asr: 'asrWithTurnMs' | 'asrLeadingMs' } {
-  const lead = engineTunables.turnCheckMs - Math.min(engineTunables.earlyTentativeEndpointMs, engineTunables.tentativeEndpointMs);
+  const lead = engineTunables.turnCheckMs - speculativeAsrQuietMs(true);
   if (lead <= 0) return { turn: 'turnWithAsrMs', asr: 'asrWithTurnMs' };
   if (pause.asrLeadMs === lead && pause.turnAfterAsrMs !== undefined) return { turn: 'turnAfterAsrMs', asr: 'asrLeadingMs' };
   throw new Error(

@@ -20,7 +20,7 @@ import { TurnKeeper, type ActiveTurn } from './turn-keeper';
 import type { MicFrame, PlaybackEvent, Transcript } from './types';
 import { UtteranceTracker } from './utterance-tracker';
 import { EndOfTurnCheck, endpointWindow } from './end-of-turn-check';
-import { newSpeculation, type Speculation } from './speculation';
+import { newSpeculation, speculativeAsrQuietMs, type Speculation } from './speculation';
 import { isBackchannelBurst } from './backchannel';
 
 export class DuplexEngine extends TurnKeeper {
@@ -212,9 +212,9 @@ export class DuplexEngine extends TurnKeeper {
    * are short and the transcription starts earlier, question or not (docs/turn-taking.md, "Speculation").
    */
   private mayStartSpeculation(quiet: number): boolean {
-    if (this.drafts.active) return quiet >= Math.min(T.earlyTentativeEndpointMs, T.tentativeEndpointMs);
-    const turnAsked = !this.endOfTurn.enabled || this.endOfTurn.askedFor(this.tracker.silenceStart);
-    return quiet >= T.tentativeEndpointMs && turnAsked;
+    const drafts = this.drafts.active;
+    if (quiet < speculativeAsrQuietMs(drafts)) return false;
+    return drafts || !this.endOfTurn.enabled || this.endOfTurn.askedFor(this.tracker.silenceStart);
   }
 
   private endpointWindow(): number {

@@ -3,6 +3,7 @@
  * endpoint is decided (docs/turn-taking.md, "Speculation"). It becomes the turn at the endpoint or is discarded when
  * the user goes on.
  */
+import { engineTunables as T } from '../tunables';
 import type { ReplyRunner } from './reply-runner';
 import type { Turn } from './turn';
 import type { Transcript } from './types';
@@ -33,4 +34,12 @@ export function newSpeculation(turn: Turn, voicedFrames: number): Speculation {
     triedReply: false,
     voicedFrames,
   };
+}
+
+/**
+ * Quiet after the last voiced frame from which the speculative ASR may start: `earlyTentativeEndpointMs` where ASR
+ * drafts run (a hardware GPU, before the end-of-turn question), else `tentativeEndpointMs`.
+ */
+export function speculativeAsrQuietMs(draftsActive: boolean): number {
+  return draftsActive ? Math.min(T.earlyTentativeEndpointMs, T.tentativeEndpointMs) : T.tentativeEndpointMs;
 }
