@@ -37,6 +37,9 @@ export function summarise(rows: RoomRow[]) {
   const stops = over.flatMap((o) =>
     o.interrupted?.stopLatencyMs !== undefined && o.interrupted.stopLatencyMs > 0 ? [o.interrupted.stopLatencyMs] : [],
   );
+  const lowered = over.flatMap((o) =>
+    o.interrupted?.loweredLatencyMs !== undefined && o.interrupted.loweredLatencyMs > 0 ? [o.interrupted.loweredLatencyMs] : [],
+  );
   const engine = over.flatMap((o) => (o.interrupted?.engineLatencyMs !== undefined ? [o.interrupted.engineLatencyMs] : []));
   const erle = rows.map((r) => erleDb(r.silent)).filter(Number.isFinite);
   return {
@@ -49,6 +52,7 @@ export function summarise(rows: RoomRow[]) {
     /** Talked-over replies that had already ended when the user spoke (a false barge-in, an onset from the echo, …). */
     preempted: over.filter((o) => o.interrupted?.preempted).length,
     missedBargeIns: over.filter((o) => !o.interrupted?.detected && !o.interrupted?.preempted).length,
+    onsetToLoweredMs: { p50: quantile(lowered, 0.5), p90: quantile(lowered, 0.9), n: lowered.length },
     onsetToSilentMs: { p50: quantile(stops, 0.5), p90: quantile(stops, 0.9), n: stops.length },
     engineOnsetToDecisionMs: { p50: quantile(engine, 0.5), p90: quantile(engine, 0.9), n: engine.length },
     erleDb: { min: quantile(erle, 0), p50: quantile(erle, 0.5), max: quantile(erle, 1) },
@@ -58,6 +62,9 @@ export function summarise(rows: RoomRow[]) {
 }
 
 const f = (x: number | null | undefined, d = 0) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(d));
+
+/** A stop time for the table: none (missed, or an older result), or ≤ 0 when the voice began in a gap of the reply. */
+const latency = (ms: number | undefined) => (ms === undefined ? '–' : ms <= 0 ? 'gap at onset' : `${f(ms)} ms`);
 
 export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta: Record<string, unknown>): string {
   const lines = [
@@ -73,13 +80,14 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     `| phantom user onsets (speech-start while silent) | ${s.phantomOnsets} |`,
     `| reply ducked while the user was silent | ${s.falseDucks} |`,
     `| interruptions / missed / reply already ended when the user spoke | ${s.interruptions} / ${s.missedBargeIns} / ${s.preempted} |`,
+    `| voice onset → reply lowered ≥ 10 dB (duck or cut), p50 / p90 (n) | ${f(s.onsetToLoweredMs.p50)} / ${f(s.onsetToLoweredMs.p90)} ms (${s.onsetToLoweredMs.n}) |`,
     `| voice onset → speakers silent, p50 / p90 (n) | ${f(s.onsetToSilentMs.p50)} / ${f(s.onsetToSilentMs.p90)} ms (${s.onsetToSilentMs.n}) |`,
     `| engine onset → barge decision, p50 / p90 | ${f(s.engineOnsetToDecisionMs.p50)} / ${f(s.engineOnsetToDecisionMs.p90)} ms |`,
     `| ERLE of Chrome's canceller, min / p50 / max | ${f(s.erleDb.min, 1)} / ${f(s.erleDb.p50, 1)} / ${f(s.erleDb.max, 1)} dB |`,
     `| loudest residual frame (RMS) | ${s.residualPeakRms.toExponential(1)} |`,
     '',
-    '| level (asked / at mic) | reverb | overdrive | delay (first room) | echo RMS | residual RMS (peak frame) | ERLE | false barge-ins | phantom onsets | interruption (missed: longest onset run, frames) | onset → silent |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| level (asked / at mic) | reverb | overdrive | delay (first room) | echo RMS | residual RMS (peak frame) | ERLE | false barge-ins | phantom onsets | interruption (missed: longest onset run, frames) | onset → lowered | onset → silent |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
     const all = silentReplies(r);
@@ -88,7 +96,7 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
       `| ${r.levelDb} / ${f(r.echoLevelDb, 1)} dB | ${r.acoustics.reverb || 'none'} | ${r.acoustics.overdrive || 'none'} | ` +
         `${f(r.roomDelayMs)} ms | ${r.silent.echoRms.toExponential(1)} | ${r.silent.residualRms.toExponential(1)} (${r.silent.residualPeakRms.toExponential(1)}) | ` +
         `${f(erleDb(r.silent), 1)} dB | ${all.reduce((n, x) => n + x.falseBargeIns, 0)} | ${all.reduce((n, x) => n + x.phantomOnsets, 0)} | ` +
-        `${i?.preempted ? 'reply had ended' : i?.detected ? 'stopped' : 'missed'}${i?.detected || i?.longestRun === undefined ? '' : ` (${i.longestRun})`} | ${(i?.stopLatencyMs ?? 1) <= 0 ? 'gap at onset' : `${f(i?.stopLatencyMs)} ms`} |`,
+        `${i?.preempted ? 'reply had ended' : i?.detected ? 'stopped' : 'missed'}${i?.detected || i?.longestRun === undefined ? '' : ` (${i.longestRun})`} | ${latency(i?.loweredLatencyMs)} | ${latency(i?.stopLatencyMs)} |`,
     );
   }
   return `${lines.join('\n')}\n`;

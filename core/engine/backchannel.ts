@@ -100,6 +100,26 @@ export function isOwnEcho(text: string, spoken: string): boolean {
   return words.filter((w) => said.has(w)).length >= (2 * words.length) / 3;
 }
 
+/** The reply's last words an echo of its end can hold: ≈ 4 s of speech, longer than any echo delay measured. */
+const ECHO_TAIL_WORDS = 12;
+
+/**
+ * An utterance that opened just after a reply (within the longest echo delay and the room's reverb) and says the
+ * reply's own last words is that reply's echo, not the user: the canceller lets the end of a reply through once the
+ * far end falls silent (docs/echo.md, "The echo of the reply's end"). Its words must be a run of the reply's last
+ * words, in order, at least two of them (one for a one-word reply): a question that reuses the reply's words ("what
+ * was at the top of the tower?") adds words of its own.
+ */
+export function isEchoOfReplyEnd(text: string, spoken: string): boolean {
+  const heard = wordsOf(text);
+  const tail = wordsOf(spoken).slice(-ECHO_TAIL_WORDS);
+  if (heard.length < Math.min(2, tail.length) || heard.length > tail.length) return false;
+  for (let at = 0; at + heard.length <= tail.length; at++) {
+    if (heard.every((w, i) => tail[at + i] === w)) return true;
+  }
+  return false;
+}
+
 /**
  * What ASR hears in the burst decides (a backchannel, or the reply's own words echoed, let it go on); a burst ASR
  * cannot read (it failed, or was cancelled with the reply) is left

@@ -21,7 +21,7 @@ import type { MicFrame, PlaybackEvent, Transcript } from './types';
 import { UtteranceTracker } from './utterance-tracker';
 import { EndOfTurnCheck, endpointWindow } from './end-of-turn-check';
 import { newSpeculation, speculativeAsrQuietMs, type Speculation } from './speculation';
-import { isBackchannelBurst } from './backchannel';
+import { isBackchannelBurst, isEchoOfReplyEnd } from './backchannel';
 
 export class DuplexEngine extends TurnKeeper {
   private readonly tracker = new UtteranceTracker();
@@ -42,6 +42,8 @@ export class DuplexEngine extends TurnKeeper {
   private frameLagMs = 0;
   /** When the current mic frame was heard: the echo path's clock. */
   private frameAt = 0;
+  /** How long after the last audible playback the current utterance opened (Infinity: not right after a reply). */
+  private onsetAfterAudibleMs = Infinity;
 
   start(): void {
     this.micOn = true;
@@ -175,6 +177,7 @@ export class DuplexEngine extends TurnKeeper {
       return this.maybeDeliverBackground(now);
     }
     const event = this.tracker.onFrame(now, frame.pcm, frame.prob);
+    if (event.kind === 'onset') this.onsetAfterAudibleMs = now - this.lastAudibleAt;
     if (event.kind === 'onset')
       this.stageOf(this.upcomingId(), 'speech-start', this.barge.onsetTrace(this.frameLagMs, now - this.lastAudibleAt), event.at);
     if (event.kind === 'resume' || event.kind === 'onset') this.staleHint = null;
@@ -321,6 +324,8 @@ export class DuplexEngine extends TurnKeeper {
     this.tracker.reset();
     const active = this.newTurn(turn, now);
     active.saved = saved;
+    active.echoSuspect = this.onsetAfterAudibleMs < T.echoMaxDelayMs + T.echoDecayMs;
+    this.onsetAfterAudibleMs = Infinity;
     const replaces = this.mergedFrom;
     this.mergedFrom = null;
     this.setState('thinking');
@@ -349,6 +354,11 @@ export class DuplexEngine extends TurnKeeper {
     const text = transcript?.text.trim() ?? '';
     if (!transcript || isNonSpeechTranscript(text)) {
       turn.stage('discarded', { reason: 'empty' });
+      return this.finish(active);
+    }
+    if (!typed && active.echoSuspect && isEchoOfReplyEnd(text, this.lastSpoken)) {
+      spec?.replyController?.abort();
+      turn.stage('discarded', { reason: 'own-echo' });
       return this.finish(active);
     }
     if (!typed && !this.acceptable(transcript)) {
@@ -434,6 +444,7 @@ export class DuplexEngine extends TurnKeeper {
 
   private bargeIn(active: ActiveTurn, onsetAt: number, now: number, level: number): void {
     const { turn } = active;
+    this.onsetAfterAudibleMs = Infinity; // the user spoke over the reply: what follows is theirs
     turn.stage('barge-onset', {}, onsetAt);
     turn.stage('barge-in', { latencyMs: now - onsetAt });
     turn.cancel('barge-in');

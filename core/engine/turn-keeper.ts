@@ -50,6 +50,8 @@ export interface ActiveTurn {
   historyIndex: number | null;
   /** Pushed to history as the assistant's words when the line completes. */
   recordAsAssistant: boolean;
+  /** The utterance opened while the last reply's echo may still have been arriving (docs/echo.md). */
+  echoSuspect?: boolean;
 }
 
 export abstract class TurnKeeper {
@@ -64,6 +66,8 @@ export abstract class TurnKeeper {
   protected background: BackgroundJob | null = null;
   protected lastProgressAt = 0;
   protected mergesLeft = 1;
+  /** What the last reply that played to its end said: an utterance right after it may be its echo. */
+  protected lastSpoken = '';
   /** Hands-free on: the mic feeds frames. Typed turns work with it off, and the engine rests in 'idle' after them. */
   protected micOn = false;
 
@@ -172,6 +176,7 @@ export abstract class TurnKeeper {
     if (this.active !== active) return;
     const spoken = active.reply?.spoken ?? '';
     if (spoken && active.recordAsAssistant) this.history.push({ role: 'assistant', text: spoken });
+    if (spoken) this.lastSpoken = spoken;
     active.turn.finish(active.outcome === 'failed' ? 'failed' : 'done', {});
     this.afterTurn();
   }

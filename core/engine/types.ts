@@ -150,7 +150,7 @@ export interface TurnStageFields {
   'barge-released': { voicedFrames: number };
   'barge-onset': Record<never, never>;
   'barge-in': { latencyMs: number };
-  discarded: { reason: 'noise' | 'empty'; voicedFrames?: number };
+  discarded: { reason: 'noise' | 'empty' | 'own-echo'; voicedFrames?: number };
   clarify: { confidence: number };
   'holding-line': Record<never, never>;
   'background-start': Record<never, never>;

@@ -22,7 +22,7 @@ import {
 } from '../e2e/harness';
 import { RIG_RATE, startRig, type Acoustics, type Recording, type Rig } from './rig';
 import { assistantSpeech, USER_LEAD_S } from './speech';
-import { activeRms, rms } from './signal';
+import { activeRms, endOfLastLoud, rms } from './signal';
 
 /** Five sentences, each `FRAMES_PER_SENTENCE` × 80 ms of speech from the fixture TTS: 7 s of reply, more with gaps. */
 export const REPLY =
@@ -31,6 +31,8 @@ export const REPLY =
 const FRAMES_PER_SENTENCE = 18;
 /** Digital silence on the speakers' monitor (nothing playing) is exactly 0; this is far below any speech. */
 const SILENT_RMS = 1e-4;
+/** A reply is "lowered" once it stays this far below its level before the voice: the duck (−20 dB) or the cut. */
+const LOWERED_DB = 10;
 
 export interface RoomSession {
   rig: Rig;
@@ -136,6 +138,8 @@ export interface ReplyResult {
     preempted: boolean;
     engineLatencyMs?: number;
     stopLatencyMs?: number;
+    /** Voice onset → the speakers stayed `LOWERED_DB` below the reply's level before it (the duck; absent in older results). */
+    loweredLatencyMs?: number;
     voiceAt: number;
     /** The longest onset run over the gate after the voice (`echo-path` trace; absent in older results). */
     longestRun?: number;
@@ -301,6 +305,10 @@ async function follow(
   const detected = !preempted && barge !== undefined;
   await sleep(1500);
   const stoppedAt = silentFrom(room.speakers, voiceAt - 300, Date.now());
+  // Up to the silence (a later reply, the interruption's own, must not count as the talked-over one being loud).
+  const level = activeRms(room.speakers.between(voiceAt - 1000, voiceAt));
+  const afterVoice = room.speakers.between(voiceAt, stoppedAt ?? Date.now());
+  const loweredAt = voiceAt + (endOfLastLoud(afterVoice, level * 10 ** (-LOWERED_DB / 20)) / RIG_RATE) * 1000;
   if (process.env.ROOM_DEBUG) {
     // The speakers' and the room's level in 100 ms steps around the voice (dB; '.' below −60 dB).
     const envelope = (rec: Recording) =>
@@ -326,6 +334,7 @@ async function follow(
     longestRun: Math.max(0, ...runs),
     engineLatencyMs: barge && onset ? barge.at - onset.at : undefined,
     stopLatencyMs: detected && stoppedAt !== null ? stoppedAt - voiceAt : undefined,
+    loweredLatencyMs: detected ? Math.round(loweredAt - voiceAt) : undefined,
     voiceAt,
   };
   // Before the voice: the user was silent.

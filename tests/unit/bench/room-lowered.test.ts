@@ -1,0 +1,50 @@
+/**
+ * The room sweep's "voice onset → reply lowered" (tests/room/signal.ts `endOfLastLoud`): the time the speakers stayed
+ * below the reply's own level, on a speech-like signal with pauses between words, ducked by 20 dB or cut.
+ */
+import { describe, expect, it } from 'vitest';
+import { RIG_RATE } from '../../room/rig';
+import { activeRms, endOfLastLoud } from '../../room/signal';
+
+/** Words of 180 ms (a 220 Hz tone whose level wanders ±4 dB) with 120 ms pauses, `seconds` long. */
+function speech(seconds: number): Float32Array {
+  const s = new Float32Array(Math.round(seconds * RIG_RATE));
+  for (let i = 0; i < s.length; i++) {
+    const t = i / RIG_RATE;
+    const inWord = t % 0.3 < 0.18;
+    const wander = 10 ** ((4 * Math.sin(2 * Math.PI * 0.7 * t)) / 20);
+    s[i] = inWord ? 0.1 * wander * Math.sin(2 * Math.PI * 220 * t) : 0;
+  }
+  return s;
+}
+
+const ms = (samples: number) => (samples / RIG_RATE) * 1000;
+const floorBelow = (s: Float32Array, db: number) => activeRms(s.subarray(0, RIG_RATE)) * 10 ** (-db / 20);
+
+describe('when the reply was lowered, from the speakers', () => {
+  it('a duck of 20 dB at 1.23 s: lowered at the duck, whatever the pauses between words', () => {
+    const s = speech(3);
+    const duckAt = Math.round(1.23 * RIG_RATE);
+    for (let i = duckAt; i < s.length; i++) s[i]! *= 0.1;
+    const end = ms(endOfLastLoud(s, floorBelow(s, 10)));
+    expect(end).toBeGreaterThan(1180);
+    expect(end).toBeLessThanOrEqual(1280);
+  });
+
+  it('a reply that kept playing is never lowered: the last loud window is at its end', () => {
+    const s = speech(3);
+    expect(ms(endOfLastLoud(s, floorBelow(s, 10)))).toBeGreaterThan(2800);
+  });
+
+  it('a cut inside a pause: lowered at the last word before it', () => {
+    const s = speech(3);
+    s.fill(0, Math.round(1.5 * RIG_RATE)); // the word at 1.5 s never plays; the one at 1.2–1.38 s did
+    const end = ms(endOfLastLoud(s, floorBelow(s, 10)));
+    expect(end).toBeGreaterThan(1300);
+    expect(end).toBeLessThanOrEqual(1400);
+  });
+
+  it('nothing loud after the voice (it began in a gap of the reply): 0', () => {
+    expect(endOfLastLoud(new Float32Array(RIG_RATE), 1e-3)).toBe(0);
+  });
+});

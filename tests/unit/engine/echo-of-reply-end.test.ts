@@ -1,0 +1,93 @@
+/**
+ * The echo of a reply's end is not the user (docs/echo.md, "The echo of the reply's end"). In the room rig Chrome's
+ * canceller suppressed the echo while the reply played and let its late tail through once the far end stopped, louder
+ * than the coupling learned during the reply: that tail opened an utterance after the reply. Here the simulated
+ * microphone does the same (suppressed echo while the player sounds, ten times more once it is silent, 1.1 s late),
+ * real Silero hears it, and the oracle ASR hears the reply's own words in it (word-timed voice).
+ */
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isEchoOfReplyEnd } from '../../../core/engine/backchannel';
+import { resetTunables } from '../../../core/tunables';
+import { loadSilero, runScenario } from '../../fixtures/audio/conversation-sim';
+import { TrackBuilder } from '../../fixtures/audio/make-audio';
+import type { SileroVadJs as SileroVad } from '../../../models/vad/silero-js';
+
+let vad: SileroVad;
+beforeAll(async () => {
+  vad = await loadSilero();
+});
+afterEach(() => resetTunables('engine'));
+
+const REPLY = 'The harbour was quiet that night. The keeper climbed the stairs and lit the lamp at the top of the tower.';
+
+/** The user asks; the reply's echo comes back 1.1 s late, suppressed while it plays and loud once it stops. */
+async function lateTail(then?: { afterMs: number; say: string }) {
+  const t = new TrackBuilder().pause(500).say('Tell me about the lighthouse.');
+  if (then) t.pause(then.afterMs).say(then.say);
+  t.pause(200);
+  return runScenario(vad, {
+    user: t.build(),
+    segments: t.segments,
+    echoGain: 0.03,
+    echoGainWhenSilent: 0.6,
+    echoDelayMs: 1100,
+    wordTimedVoice: true,
+    tailMs: then ? 6000 : 12_000,
+    reply: (turn) => (turn.text.includes('lighthouse') ? REPLY : 'Okay.'),
+  });
+}
+
+describe("the echo of the reply's end", () => {
+  it('opens an utterance after the reply, but it is heard as the reply’s own words and dropped: no turn, no reply', async () => {
+    const r = await lateTail();
+    const ended = r.playback.find((p) => p.event.type === 'ended')!.at;
+    // The scenario does what it says: the late tail got past the energy hold and opened an utterance.
+    expect(r.marks('speech-start').filter((m) => m.at > ended).length).toBeGreaterThan(0);
+    const echoTurn = r.transcribeCalls.find((c) => c.at > ended && !c.aborted);
+    expect(echoTurn?.text).toMatch(/tower/);
+    expect(r.marks('discarded').map((m) => m.reason)).toContain('own-echo');
+    // Only the question got a reply (the echo's speculative one was dropped unheard).
+    expect(new Set(r.speaks.map((s) => s.turnId)).size).toBe(1);
+    expect(r.engine.messages.filter((m) => m.role === 'user')).toHaveLength(1);
+    expect(r.events.filter((e) => e.type === 'caption' && e.role === 'user' && e.final)).toHaveLength(1);
+  });
+
+  it('the user speaking right after the reply, over that tail, is a turn', async () => {
+    // The reply ends ≈ 12.1 s into the run (the scenario above): the question begins just after it, in the late tail.
+    const r = await lateTail({ afterMs: 10_300, say: 'What was at the top of the tower?' });
+    const ended = r.playback.find((p) => p.event.type === 'ended')!;
+    expect(ended.event).not.toHaveProperty('interrupted', true);
+    const users = r.engine.messages.filter((m) => m.role === 'user').map((m) => m.text);
+    expect(users).toEqual(['Tell me about the lighthouse.', 'What was at the top of the tower?']);
+    // Both got their reply, and the second reply's own echo ("Okay.") became no turn either.
+    expect(new Set(r.speaks.map((s) => s.turnId)).size).toBe(2);
+    // It began within the time the echo may still arrive (delay plus reverb), so the rule was in play.
+    const onset = r.marks('speech-start').find((m) => m.at > ended.at)!.at;
+    expect(onset - ended.at).toBeLessThan(1100);
+  });
+
+  it('the same words said once the echo is over are a turn (the rule holds only right after a reply)', async () => {
+    const r = await lateTail({ afterMs: 14_300, say: 'The top of the tower.' });
+    const users = r.engine.messages.filter((m) => m.role === 'user').map((m) => m.text);
+    expect(users).toEqual(['Tell me about the lighthouse.', 'The top of the tower.']);
+  });
+});
+
+describe('isEchoOfReplyEnd', () => {
+  const spoken = REPLY;
+  it('the last words of the reply are its echo', () => {
+    expect(isEchoOfReplyEnd('the top of the tower', spoken)).toBe(true);
+  });
+  it('words from the reply’s beginning are not: an echo comes back from its end', () => {
+    expect(isEchoOfReplyEnd('the harbour was quiet', spoken)).toBe(false);
+  });
+  it('a question that reuses the reply’s words adds its own: not an echo', () => {
+    expect(isEchoOfReplyEnd('what was at the top of the tower', spoken)).toBe(false);
+    expect(isEchoOfReplyEnd('tower', spoken)).toBe(false);
+    expect(isEchoOfReplyEnd('the tower top', spoken)).toBe(false);
+  });
+  it('a one-word reply: its one word is its echo', () => {
+    expect(isEchoOfReplyEnd('Okay.', 'Okay.')).toBe(true);
+    expect(isEchoOfReplyEnd('Sure.', 'Okay.')).toBe(false);
+  });
+});
