@@ -40,6 +40,10 @@ export function summarise(rows: RoomRow[]) {
   const lowered = over.flatMap((o) =>
     o.interrupted?.loweredLatencyMs !== undefined && o.interrupted.loweredLatencyMs > 0 ? [o.interrupted.loweredLatencyMs] : [],
   );
+  const spread = (pick: (i: NonNullable<ReplyResult['interrupted']>) => number | undefined) => {
+    const xs = over.flatMap((o) => (o.interrupted && pick(o.interrupted) !== undefined ? [pick(o.interrupted)!] : []));
+    return { p50: quantile(xs, 0.5), p90: quantile(xs, 0.9), n: xs.length };
+  };
   const engine = over.flatMap((o) => (o.interrupted?.engineLatencyMs !== undefined ? [o.interrupted.engineLatencyMs] : []));
   const erle = rows.map((r) => erleDb(r.silent)).filter(Number.isFinite);
   return {
@@ -52,6 +56,10 @@ export function summarise(rows: RoomRow[]) {
     /** Talked-over replies that had already ended when the user spoke (a false barge-in, an onset from the echo, …). */
     preempted: over.filter((o) => o.interrupted?.preempted).length,
     missedBargeIns: over.filter((o) => !o.interrupted?.detected && !o.interrupted?.preempted).length,
+    /** Where the time to lowered went (wall clock; absent in older results). */
+    voiceToEngineOnsetMs: spread((i) => i.voiceToEngineOnsetMs),
+    voiceToDuckMs: spread((i) => i.voiceToDuckMs),
+    duckToLoweredMs: spread((i) => i.duckToLoweredMs),
     onsetToLoweredMs: { p50: quantile(lowered, 0.5), p90: quantile(lowered, 0.9), n: lowered.length },
     onsetToSilentMs: { p50: quantile(stops, 0.5), p90: quantile(stops, 0.9), n: stops.length },
     engineOnsetToDecisionMs: { p50: quantile(engine, 0.5), p90: quantile(engine, 0.9), n: engine.length },
@@ -72,6 +80,7 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     '',
     `Command: \`${String(meta.command)}\` · machine: ${String(meta.machine)} · ${String(meta.wallSeconds)} s`,
     `Rig: ${String(meta.rig)}`,
+    ...(meta.incomplete ? [`**Incomplete:** ${String(meta.incomplete)}`] : []),
     '',
     '| measure | value |',
     '|---|---|',
@@ -81,6 +90,7 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     `| reply ducked while the user was silent | ${s.falseDucks} |`,
     `| interruptions / missed / reply already ended when the user spoke | ${s.interruptions} / ${s.missedBargeIns} / ${s.preempted} |`,
     `| voice onset → reply lowered ≥ 10 dB (duck or cut), p50 / p90 (n) | ${f(s.onsetToLoweredMs.p50)} / ${f(s.onsetToLoweredMs.p90)} ms (${s.onsetToLoweredMs.n}) |`,
+    `| of which: voice → the engine's onset / → duck decided / duck → speakers lowered, p50 (n) | ${f(s.voiceToEngineOnsetMs?.p50)} (${s.voiceToEngineOnsetMs?.n ?? 0}) / ${f(s.voiceToDuckMs?.p50)} (${s.voiceToDuckMs?.n ?? 0}) / ${f(s.duckToLoweredMs?.p50)} (${s.duckToLoweredMs?.n ?? 0}) ms |`,
     `| voice onset → speakers silent, p50 / p90 (n) | ${f(s.onsetToSilentMs.p50)} / ${f(s.onsetToSilentMs.p90)} ms (${s.onsetToSilentMs.n}) |`,
     `| engine onset → barge decision, p50 / p90 | ${f(s.engineOnsetToDecisionMs.p50)} / ${f(s.engineOnsetToDecisionMs.p90)} ms |`,
     `| ERLE of Chrome's canceller, min / p50 / max | ${f(s.erleDb.min, 1)} / ${f(s.erleDb.p50, 1)} / ${f(s.erleDb.max, 1)} dB |`,

@@ -13,7 +13,7 @@
 import { cpus } from 'node:os';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { db, echoGainDb, userRms } from '../../tests/room/levels';
-import { openRoom, reply, type ReplyResult } from '../../tests/room/session';
+import { openRoom, reply } from '../../tests/room/session';
 import { activeRms } from '../../tests/room/signal';
 import { INTERRUPTIONS, userPhrase } from '../../tests/room/speech';
 import { markdown, summarise, type RoomRow } from './report';
@@ -55,18 +55,27 @@ async function main(): Promise<void> {
   const room = await openRoom({ ...first.acoustics, gainDb: echoGainDb(first.acoustics, first.levelDb) }, TUNABLES);
   const rows: RoomRow[] = [];
   const startedAt = Date.now();
+  // A failure in one room (the browser lost its page, a message went unanswered) ends the sweep, but the rooms done
+  // so far are still written, marked incomplete.
+  let stoppedBy: string | undefined;
   try {
     for (const [n, r] of rooms.entries()) {
-      await room.rig.setRoom({ ...r.acoustics, gainDb: echoGainDb(r.acoustics, r.levelDb) });
-      const from = Date.now();
-      const silent = await reply(room);
-      const echoLevelDb = db(activeRms(room.room.between(from, Date.now()))) - db(userRms());
-      const over: ReplyResult = await reply(room, { wav: userPhrase(n % INTERRUPTIONS.length), afterMs: 2500 });
-      rows.push({ ...r, roomDelayMs: room.rig.roomDelayMs, echoLevelDb, silent, over });
-      console.error(
-        `${((Date.now() - startedAt) / 1000).toFixed(0)} s: level ${r.levelDb} reverb ${r.acoustics.reverb} overdrive ${r.acoustics.overdrive}: ` +
-          JSON.stringify({ echoLevelDb: echoLevelDb.toFixed(1), silent, over }),
-      );
+      try {
+        await room.rig.setRoom({ ...r.acoustics, gainDb: echoGainDb(r.acoustics, r.levelDb) });
+        const from = Date.now();
+        const silent = await reply(room);
+        const echoLevelDb = db(activeRms(room.room.between(from, Date.now()))) - db(userRms());
+        const over = await reply(room, { wav: userPhrase(n % INTERRUPTIONS.length), afterMs: 2500 });
+        rows.push({ ...r, roomDelayMs: room.rig.roomDelayMs, echoLevelDb, silent, over });
+        console.error(
+          `${((Date.now() - startedAt) / 1000).toFixed(0)} s: level ${r.levelDb} reverb ${r.acoustics.reverb} overdrive ${r.acoustics.overdrive}: ` +
+            JSON.stringify({ echoLevelDb: echoLevelDb.toFixed(1), silent, over }),
+        );
+      } catch (e) {
+        stoppedBy = `level ${r.levelDb} reverb ${r.acoustics.reverb} overdrive ${r.acoustics.overdrive}: ${e instanceof Error ? e.message : String(e)}`;
+        console.error(e);
+        break;
+      }
     }
   } finally {
     await room.close();
@@ -78,6 +87,7 @@ async function main(): Promise<void> {
     rig: `PulseAudio null sinks; room = sox delay ${DELAY_S} s [reverb R] [overdrive D] gain G; user phrases peak ${-6} dBFS`,
     wallSeconds: Math.round((Date.now() - startedAt) / 1000),
     tunables: TUNABLES,
+    ...(stoppedBy ? { incomplete: `${rows.length} of ${rooms.length} rooms; stopped at ${stoppedBy}` } : {}),
     command:
       `npx jiti bench/room/run.ts --levels ${LEVELS.join(',')} --reverbs ${REVERBS.join(',')} --overdrive ${OVERDRIVE.join(',')}` +
       (tunablesAt >= 0 ? ` --tunables ${process.argv[tunablesAt + 1]}` : ''),

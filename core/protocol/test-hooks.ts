@@ -90,6 +90,8 @@ export function testHookRequests() {
         z.object({
           name: z.string(),
           at: z.number(),
+          /** `at` on the wall clock (ms since the epoch). */
+          wallAt: z.number(),
           turnId: z.string(),
           /** The stage's numeric and boolean fields (e.g. a speech start's capture lag). */
           fields: z.record(z.string(), z.union([z.number(), z.boolean()])).optional(),

@@ -4,6 +4,8 @@ import type { TurnEvent } from '../../core/engine/types';
 export interface TurnMark {
   name: string;
   at: number;
+  /** The same moment on the wall clock (ms since the epoch), to line marks up with recordings made outside the browser. */
+  wallAt: number;
   turnId: string;
   /** The stage's plain numeric and boolean fields (e.g. a speech start's capture lag). */
   fields?: Record<string, number | boolean>;
@@ -20,6 +22,8 @@ export class TurnMarks {
     this.marks.push({
       name: event.stage,
       at: event.at,
+      // The engine's clock is this document's performance.now().
+      wallAt: Math.round(performance.timeOrigin + event.at),
       turnId: event.turnId,
       ...(Object.keys(fields).length > 0 ? { fields } : {}),
     });

@@ -192,6 +192,8 @@ export async function downloadModels(page: Page, hubUrl: string, bundleIds: stri
 export interface EngineMark {
   name: string;
   at: number;
+  /** `at` on the wall clock (Date.now()'s scale). */
+  wallAt: number;
   turnId: string;
   fields?: Record<string, number | boolean>;
 }

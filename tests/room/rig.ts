@@ -61,6 +61,21 @@ export class Recording {
     return new Float32Array(all.buffer.slice(all.byteOffset, all.byteOffset + (all.length & ~3)));
   }
 
+  /** The newest `ms` of samples (only the last blocks are copied: cheap enough to poll). */
+  newest(ms: number): Float32Array {
+    const end = this.bytes & ~3;
+    const want = Math.round((ms / 1000) * RIG_RATE) * 4;
+    const parts: Buffer[] = [];
+    let first = this.bytes; // stream offset of the first byte of `parts`
+    for (let i = this.chunks.length - 1; i >= 0 && this.bytes - first < want + 4; i--) {
+      parts.unshift(this.chunks[i]!);
+      first -= this.chunks[i]!.length;
+    }
+    const start = Math.max(first + ((4 - (first % 4)) % 4), end - want);
+    const all = Buffer.concat(parts).subarray(start - first, end - first);
+    return new Float32Array(all.buffer.slice(all.byteOffset, all.byteOffset + all.length));
+  }
+
   /** Samples between two wall-clock times. */
   between(from: number, to: number): Float32Array {
     const s = this.samples();

@@ -138,6 +138,14 @@ export interface ReplyResult {
     preempted: boolean;
     engineLatencyMs?: number;
     stopLatencyMs?: number;
+    /**
+     * Where that time went, on the wall clock (the engine's marks against the rig's recordings): voice onset → the
+     * onset the engine found in the microphone frames (capture path and the onset run); → the duck it decided; the
+     * duck → the speakers lowered (the way to the side panel and out of the player). Absent in older results.
+     */
+    voiceToEngineOnsetMs?: number;
+    voiceToDuckMs?: number;
+    duckToLoweredMs?: number;
     /** Voice onset → the speakers stayed `LOWERED_DB` below the reply's level before it (the duck; absent in older results). */
     loweredLatencyMs?: number;
     voiceAt: number;
@@ -224,7 +232,7 @@ async function follow(
   // the voice keeps its time. The recording's newest samples, not a wall-clock window: its blocks arrive late when
   // this process is busy.
   if (!say) {
-    const echoing = () => activeRms(room.room.samples().slice(-RIG_RATE / 5)) > 1e-4;
+    const echoing = () => activeRms(room.room.newest(200)) > 1e-4;
     for (const end = Date.now() + 2000; !echoing() && Date.now() < end;) await sleep(20);
   }
   const probeFrom = Date.now();
@@ -286,8 +294,15 @@ async function follow(
 
   await sleep(Math.max(0, audibleAt + say.afterMs - Date.now()));
   // On a busy machine the voice worker can fall behind real time and the reply has gaps between sentences: talk over
-  // sound, not over a gap (the newest 100 ms of the speakers' recording).
-  const playing = () => activeRms(room.speakers.samples().slice(-RIG_RATE / 10)) > 1e-3;
+  // sound, not over a gap. Best just after a sentence began (silence, then sound in the newest 100 ms of the speakers'
+  // recording): each sentence lasts 1.4 s, so the voice lands inside it. Else whenever the reply sounds.
+  const newestRms = (ms: number, skipMs = 0) => {
+    const s = room.speakers.newest(ms + skipMs);
+    return rms(s.subarray(0, s.length - Math.round((skipMs / 1000) * RIG_RATE)));
+  };
+  const playing = () => newestRms(100) > 1e-3;
+  const began = () => playing() && newestRms(200, 100) < SILENT_RMS;
+  for (const end = Date.now() + 4000; !began() && Date.now() < end;) await sleep(10);
   for (const end = Date.now() + 5000; !playing() && Date.now() < end;) await sleep(10);
   const beforeVoice = await marksAfter(panel, before);
   const preempted = beforeVoice.some((m) => m.turnId === turnId && TERMINAL.has(m.name));
@@ -327,6 +342,7 @@ async function follow(
       .catch((e: unknown) => String(e));
     console.log('ROOM panel audio latency (s)', JSON.stringify(latency));
   }
+  const duck = after.find((m) => m.turnId === turnId && m.name === 'barge-tentative' && m.wallAt >= voiceAt - 500);
   const runs = after.filter((m) => m.name === 'echo-path').map((m) => Number(m.fields?.longestRun ?? 0));
   const interrupted = {
     detected,
@@ -335,6 +351,9 @@ async function follow(
     engineLatencyMs: barge && onset ? barge.at - onset.at : undefined,
     stopLatencyMs: detected && stoppedAt !== null ? stoppedAt - voiceAt : undefined,
     loweredLatencyMs: detected ? Math.round(loweredAt - voiceAt) : undefined,
+    voiceToEngineOnsetMs: onset ? Math.round(onset.wallAt - voiceAt) : undefined,
+    voiceToDuckMs: duck ? Math.round(duck.wallAt - voiceAt) : undefined,
+    duckToLoweredMs: duck && detected && loweredAt > voiceAt ? Math.round(loweredAt - duck.wallAt) : undefined,
     voiceAt,
   };
   // Before the voice: the user was silent.

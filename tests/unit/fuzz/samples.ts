@@ -148,7 +148,7 @@ export const RESULT_SAMPLES: Partial<Record<RequestType, unknown>> = {
   'weights/download': { queued: ['llm'] },
   'weights/delete': { freedBytes: 0 },
   'weights/snapshot': snapshot,
-  'conversation/marks': [{ name: 'done', at: 1.5, turnId: 't2' }],
+  'conversation/marks': [{ name: 'done', at: 1.5, wallAt: 1_796_000_000_000, turnId: 't2' }],
   'debug/turn-trace': {
     clocks: [{ panelId: 'p1', offsetMs: -47_000, rttMs: 2 }],
     stamps: [{ name: 'panel-chunk', turnId: 't2', at: 1.5, context: 'panel', index: 0, info: { streamStarted: 1 } }],
