@@ -55,6 +55,11 @@ export function summarise(rows: RoomRow[]) {
     interruptions: over.length,
     /** Talked-over replies that had already ended when the user spoke (a false barge-in, an onset from the echo, …). */
     preempted: over.filter((o) => o.interrupted?.preempted).length,
+    /** Talked-over replies whose barge-in run began before the voice did: their own echo had started it. */
+    startedByEcho: {
+      n: over.filter((o) => o.interrupted?.voiceToEngineOnsetMs !== undefined).length,
+      early: over.filter((o) => (o.interrupted?.voiceToEngineOnsetMs ?? 0) < 0).length,
+    },
     missedBargeIns: over.filter((o) => !o.interrupted?.detected && !o.interrupted?.preempted).length,
     /** Where the time to lowered went (wall clock; absent in older results). */
     voiceToEngineOnsetMs: spread((i) => i.voiceToEngineOnsetMs),
@@ -90,6 +95,7 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     `| reply ducked while the user was silent | ${s.falseDucks} |`,
     `| interruptions / missed / reply already ended when the user spoke | ${s.interruptions} / ${s.missedBargeIns} / ${s.preempted} |`,
     `| voice onset → reply lowered ≥ 10 dB (duck or cut), p50 / p90 (n) | ${f(s.onsetToLoweredMs.p50)} / ${f(s.onsetToLoweredMs.p90)} ms (${s.onsetToLoweredMs.n}) |`,
+    `| talked-over replies whose barge-in run began before the voice (their echo started it) | ${s.startedByEcho.n ? `${s.startedByEcho.early} of ${s.startedByEcho.n}` : '–'} |`,
     `| of which: voice → the engine's onset / → duck decided / duck → speakers lowered, p50 (n) | ${f(s.voiceToEngineOnsetMs?.p50)} (${s.voiceToEngineOnsetMs?.n ?? 0}) / ${f(s.voiceToDuckMs?.p50)} (${s.voiceToDuckMs?.n ?? 0}) / ${f(s.duckToLoweredMs?.p50)} (${s.duckToLoweredMs?.n ?? 0}) ms |`,
     `| voice onset → speakers silent, p50 / p90 (n) | ${f(s.onsetToSilentMs.p50)} / ${f(s.onsetToSilentMs.p90)} ms (${s.onsetToSilentMs.n}) |`,
     `| engine onset → barge decision, p50 / p90 | ${f(s.engineOnsetToDecisionMs.p50)} / ${f(s.engineOnsetToDecisionMs.p90)} ms |`,

@@ -22,8 +22,9 @@ export class TurnMarks {
     this.marks.push({
       name: event.stage,
       at: event.at,
-      // The engine's clock is this document's performance.now().
-      wallAt: Math.round(performance.timeOrigin + event.at),
+      // The engine's clock is this document's performance.now(); the wall clock is read now, not derived from
+      // performance.timeOrigin, which drifts from Date.now() over a long-lived document.
+      wallAt: Math.round(Date.now() - (performance.now() - event.at)),
       turnId: event.turnId,
       ...(Object.keys(fields).length > 0 ? { fields } : {}),
     });
