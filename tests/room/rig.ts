@@ -48,10 +48,12 @@ export class Recording {
   constructor(env: NodeJS.ProcessEnv, source: string) {
     this.proc = spawn('parec', ['-d', source, ...RAW], { env, stdio: ['ignore', 'pipe', 'ignore'] });
     this.proc.stdout!.on('data', (b: Buffer) => {
-      // The first block's samples were captured just before it arrived.
-      if (this.bytes === 0) this.startedAt = Date.now() - (b.length / 4 / RIG_RATE) * 1000;
+      // A block arrives after its samples were captured, late by however busy this process was: the earliest start
+      // any block implies is the closest to the truth (the first block alone was up to a second late under load).
       this.chunks.push(b);
       this.bytes += b.length;
+      const start = Date.now() - (this.bytes / 4 / RIG_RATE) * 1000;
+      this.startedAt = this.startedAt === 0 ? start : Math.min(this.startedAt, start);
     });
   }
 
@@ -97,7 +99,8 @@ export interface Rig {
   /** Speakers → microphone delay of the first room, measured when the rig started (ms). */
   readonly roomDelayMs: number;
   /** Plays a WAV into the room as the user's voice; resolves with the wall-clock time its first sample sounded. */
-  say(wav: string): Promise<{ startedAt: number; done: Promise<void> }>;
+  /** `spawnedAt`: when paplay was started; `startedAt`: when its sound should begin, by the start-up measured once. */
+  say(wav: string): Promise<{ spawnedAt: number; startedAt: number; done: Promise<void> }>;
   record(source: 'speakers.monitor' | 'room.monitor'): Recording;
   close(): Promise<void>;
 }
@@ -215,7 +218,7 @@ export async function startRig(room: Acoustics): Promise<Rig> {
         p.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`paplay exited ${code}`)))),
       );
       await new Promise((r) => p.once('spawn', r));
-      return { startedAt: spawnedAt + startLatency, done };
+      return { spawnedAt, startedAt: spawnedAt + startLatency, done };
     },
     record: (source) => new Recording(env, source),
     async close() {

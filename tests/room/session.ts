@@ -21,8 +21,8 @@ import {
   type ExtensionSession,
 } from '../e2e/harness';
 import { RIG_RATE, startRig, type Acoustics, type Recording, type Rig } from './rig';
-import { assistantSpeech, USER_LEAD_S } from './speech';
-import { activeRms, endOfLastLoud, rms } from './signal';
+import { assistantSpeech, phraseStart, USER_LEAD_S } from './speech';
+import { activeRms, bestMatch, endOfLastLoud, findTemplate, rms } from './signal';
 
 /** Five sentences, each `FRAMES_PER_SENTENCE` × 80 ms of speech from the fixture TTS: 7 s of reply, more with gaps. */
 export const REPLY =
@@ -33,6 +33,11 @@ const FRAMES_PER_SENTENCE = 18;
 const SILENT_RMS = 1e-4;
 /** A reply is "lowered" once it stays this far below its level before the voice: the duck (−20 dB) or the cut. */
 const LOWERED_DB = 10;
+/**
+ * The phrase's waveform against the room's recording (the voice plus the reply's echo, up to 10 dB under it, with
+ * reverb and overdrive): 0.48 where it was, 0.26 at best where it was not (the wrong window, 2026-12-03).
+ */
+const VOICE_MIN_CORRELATION = 0.35;
 
 export interface RoomSession {
   rig: Rig;
@@ -144,6 +149,8 @@ export interface ReplyResult {
      * duck → the speakers lowered (the way to the side panel and out of the player). Absent in older results.
      */
     voiceToEngineOnsetMs?: number;
+    /** The voice's onset was found in the room's recording (else: paplay's start plus the phrase's lead). */
+    voiceFound?: boolean;
     voiceToDuckMs?: number;
     duckToLoweredMs?: number;
     /** Voice onset → the speakers stayed `LOWERED_DB` below the reply's level before it (the duck; absent in older results). */
@@ -306,8 +313,7 @@ async function follow(
   for (const end = Date.now() + 5000; !playing() && Date.now() < end;) await sleep(10);
   const beforeVoice = await marksAfter(panel, before);
   const preempted = beforeVoice.some((m) => m.turnId === turnId && TERMINAL.has(m.name));
-  const { startedAt, done } = await rig.say(say.wav);
-  const voiceAt = startedAt + USER_LEAD_S * 1000;
+  const { spawnedAt, startedAt, done } = await rig.say(say.wav);
   await done;
   const after = await poll(
     () => marksAfter(panel, before),
@@ -319,6 +325,15 @@ async function follow(
   const onset = after.find((m) => m.turnId === turnId && m.name === 'barge-onset');
   const detected = !preempted && barge !== undefined;
   await sleep(1500);
+  // When the voice began: found in the room's recording (paplay's start-up varies by up to a second under load).
+  const searchFrom = spawnedAt;
+  const found = findTemplate(room.room.between(searchFrom, spawnedAt + 4000), phraseStart(say.wav), VOICE_MIN_CORRELATION);
+  if (process.env.ROOM_DEBUG) {
+    const m = bestMatch(room.room.between(searchFrom, spawnedAt + 4000), phraseStart(say.wav));
+    const expected = startedAt + USER_LEAD_S * 1000 - spawnedAt;
+    console.log('ROOM voice match', JSON.stringify({ ...m, afterSpawnMs: (m.index / RIG_RATE) * 1000, expected }));
+  }
+  const voiceAt = found >= 0 ? searchFrom + (found / RIG_RATE) * 1000 : startedAt + USER_LEAD_S * 1000;
   const stoppedAt = silentFrom(room.speakers, voiceAt - 300, Date.now());
   // Up to the silence (a later reply, the interruption's own, must not count as the talked-over one being loud).
   const level = activeRms(room.speakers.between(voiceAt - 1000, voiceAt));
@@ -352,6 +367,7 @@ async function follow(
     stopLatencyMs: detected && stoppedAt !== null ? stoppedAt - voiceAt : undefined,
     loweredLatencyMs: detected ? Math.round(loweredAt - voiceAt) : undefined,
     voiceToEngineOnsetMs: onset ? Math.round(onset.wallAt - voiceAt) : undefined,
+    voiceFound: found >= 0,
     voiceToDuckMs: duck ? Math.round(duck.wallAt - voiceAt) : undefined,
     duckToLoweredMs: duck && detected && loweredAt > voiceAt ? Math.round(loweredAt - duck.wallAt) : undefined,
     voiceAt,

@@ -36,3 +36,46 @@ export function endOfLastLoud(s: Float32Array, floor: number, windowMs = 50): nu
   }
   return end;
 }
+
+/** 48 kHz → 8 kHz by averaging each six samples (enough of a low-pass to find a voice by its waveform). */
+function to8k(s: Float32Array): Float32Array {
+  const out = new Float32Array(Math.floor(s.length / 6));
+  for (let i = 0; i < out.length; i++) {
+    let sum = 0;
+    for (let j = 0; j < 6; j++) sum += s[i * 6 + j]!;
+    out[i] = sum / 6;
+  }
+  return out;
+}
+
+/**
+ * Where `template` (a known sound, e.g. the user's phrase) lies in the recording `s`, as a sample index of `s`: the
+ * lag of the largest normalised cross-correlation at 8 kHz. Other sound in the recording (the reply's echo) does not
+ * correlate with it. -1 when no lag reaches `minCorrelation`.
+ */
+export function findTemplate(s: Float32Array, template: Float32Array, minCorrelation = 0.5): number {
+  const m = bestMatch(s, template);
+  return m.correlation >= minCorrelation ? m.index : -1;
+}
+
+/** The best normalised cross-correlation of `template` in `s` at 8 kHz, and where (a sample index of `s`). */
+export function bestMatch(s: Float32Array, template: Float32Array): { index: number; correlation: number } {
+  const x = to8k(s);
+  const t = to8k(template);
+  const n = t.length;
+  if (n === 0 || x.length < n) return { index: -1, correlation: 0 };
+  const tNorm = Math.sqrt(t.reduce((a, v) => a + v * v, 0));
+  const energy = new Float64Array(x.length + 1);
+  for (let i = 0; i < x.length; i++) energy[i + 1] = energy[i]! + x[i]! * x[i]!;
+  let best = -1;
+  let bestCorr = -Infinity;
+  for (let lag = 0; lag + n <= x.length; lag++) {
+    const e = energy[lag + n]! - energy[lag]!;
+    if (e <= 0) continue;
+    let dot = 0;
+    for (let k = 0; k < n; k++) dot += t[k]! * x[lag + k]!;
+    const corr = dot / (tNorm * Math.sqrt(e));
+    if (corr > bestCorr) [best, bestCorr] = [lag, corr];
+  }
+  return { index: best * 6, correlation: best < 0 ? 0 : bestCorr };
+}

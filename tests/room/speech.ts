@@ -69,3 +69,13 @@ export function userPhrase(i: number): string {
   }
   return out;
 }
+
+/** The phrase's first `seconds` of speech (after its lead), 48 kHz mono: what the rig looks for in the room's recording. */
+export function phraseStart(wav: string, seconds = 0.5): Float32Array {
+  const out = execFileSync('sox', [wav, '-t', 'raw', '-e', 'floating-point', '-b', '32', '-c', '1', '-r', '48000', '-'], {
+    maxBuffer: 64 << 20,
+  });
+  const all = new Float32Array(out.buffer.slice(out.byteOffset, out.byteOffset + (out.length & ~3)));
+  const lead = Math.round(USER_LEAD_S * 48000);
+  return all.slice(lead, lead + Math.round(seconds * 48000));
+}

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RIG_RATE } from '../../room/rig';
-import { activeRms, endOfLastLoud } from '../../room/signal';
+import { activeRms, endOfLastLoud, findTemplate } from '../../room/signal';
 
 /** Words of 180 ms (a 220 Hz tone whose level wanders ±4 dB) with 120 ms pauses, `seconds` long. */
 function speech(seconds: number): Float32Array {
@@ -46,5 +46,23 @@ describe('when the reply was lowered, from the speakers', () => {
 
   it('nothing loud after the voice (it began in a gap of the reply): 0', () => {
     expect(endOfLastLoud(new Float32Array(RIG_RATE), 1e-3)).toBe(0);
+  });
+});
+
+describe("finding the user's voice in the room's recording", () => {
+  /** A "voice" unlike the reply: 330 Hz syllables of 100 ms with 50 ms gaps. */
+  const voice = Float32Array.from({ length: Math.round(0.6 * RIG_RATE) }, (_, i) =>
+    (i / RIG_RATE) % 0.15 < 0.1 ? 0.1 * Math.sin((2 * Math.PI * 330 * i) / RIG_RATE) : 0,
+  );
+
+  it('finds a phrase under an unrelated sound as loud as it, to the millisecond', () => {
+    const room = speech(3);
+    const at = Math.round(1.337 * RIG_RATE);
+    for (let i = 0; i < voice.length; i++) room[at + i]! += voice[i]!;
+    expect(Math.abs(ms(findTemplate(room, voice)) - 1337)).toBeLessThanOrEqual(1);
+  });
+
+  it('no match when the phrase is not there', () => {
+    expect(findTemplate(speech(3), voice)).toBe(-1);
   });
 });
