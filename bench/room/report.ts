@@ -86,6 +86,7 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     `Command: \`${String(meta.command)}\` · machine: ${String(meta.machine)} · ${String(meta.wallSeconds)} s`,
     `Rig: ${String(meta.rig)}`,
     ...(meta.incomplete ? [`**Incomplete:** ${String(meta.incomplete)}`] : []),
+    ...(meta.note ? [`**Note:** ${String(meta.note)}`] : []),
     '',
     '| measure | value |',
     '|---|---|',

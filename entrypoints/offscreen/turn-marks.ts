@@ -22,8 +22,8 @@ export class TurnMarks {
     this.marks.push({
       name: event.stage,
       at: event.at,
-      // The engine's clock is this document's performance.now(); the wall clock is read now, not derived from
-      // performance.timeOrigin, which drifts from Date.now() over a long-lived document.
+      // The engine's clock is this document's performance.now(); the wall clock is read at the mark, so it is on
+      // the same scale as Date.now() outside the browser however long this document has lived.
       wallAt: Math.round(Date.now() - (performance.now() - event.at)),
       turnId: event.turnId,
       ...(Object.keys(fields).length > 0 ? { fields } : {}),
