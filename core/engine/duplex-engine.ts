@@ -177,9 +177,10 @@ export class DuplexEngine extends TurnKeeper {
       return this.maybeDeliverBackground(now);
     }
     const event = this.tracker.onFrame(now, frame.pcm, frame.prob);
-    if (event.kind === 'onset') this.onsetAfterAudibleMs = now - this.lastAudibleAt;
-    if (event.kind === 'onset')
-      this.stageOf(this.upcomingId(), 'speech-start', this.barge.onsetTrace(this.frameLagMs, now - this.lastAudibleAt), event.at);
+    if (event.kind === 'onset') {
+      this.onsetAfterAudibleMs = now - this.lastAudibleAt;
+      this.stageOf(this.upcomingId(), 'speech-start', this.barge.onsetTrace(this.frameLagMs, this.onsetAfterAudibleMs), event.at);
+    }
     if (event.kind === 'resume' || event.kind === 'onset') this.staleHint = null;
     if (event.kind === 'resume' && this.speculation) this.discardSpeculation();
     if (!this.tracker.inSpeech) return this.maybeDeliverBackground(now);

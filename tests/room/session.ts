@@ -22,7 +22,7 @@ import {
 } from '../e2e/harness';
 import { RIG_RATE, startRig, type Acoustics, type Recording, type Rig } from './rig';
 import { assistantSpeech, phraseStart, USER_LEAD_S } from './speech';
-import { activeRms, bestMatch, endOfLastLoud, findTemplate, rms } from './signal';
+import { activeRms, bestMatch, endOfLastLoud, rms } from './signal';
 
 /** Five sentences, each `FRAMES_PER_SENTENCE` × 80 ms of speech from the fixture TTS: 7 s of reply, more with gaps. */
 export const REPLY =
@@ -327,11 +327,11 @@ async function follow(
   await sleep(1500);
   // When the voice began: found in the room's recording (paplay's start-up varies by up to a second under load).
   const searchFrom = spawnedAt;
-  const found = findTemplate(room.room.between(searchFrom, spawnedAt + 4000), phraseStart(say.wav), VOICE_MIN_CORRELATION);
+  const match = bestMatch(room.room.between(searchFrom, spawnedAt + 4000), phraseStart(say.wav));
+  const found = match.correlation >= VOICE_MIN_CORRELATION ? match.index : -1;
   if (process.env.ROOM_DEBUG) {
-    const m = bestMatch(room.room.between(searchFrom, spawnedAt + 4000), phraseStart(say.wav));
     const expected = startedAt + USER_LEAD_S * 1000 - spawnedAt;
-    console.log('ROOM voice match', JSON.stringify({ ...m, afterSpawnMs: (m.index / RIG_RATE) * 1000, expected }));
+    console.log('ROOM voice match', JSON.stringify({ ...match, afterSpawnMs: (match.index / RIG_RATE) * 1000, expected }));
   }
   const voiceAt = found >= 0 ? searchFrom + (found / RIG_RATE) * 1000 : startedAt + USER_LEAD_S * 1000;
   const stoppedAt = silentFrom(room.speakers, voiceAt - 300, Date.now());

@@ -7,15 +7,21 @@ export function rms(s: Float32Array): number {
   return s.length ? Math.sqrt(sum / s.length) : 0;
 }
 
-/** RMS over the 20 ms windows within 40 dB of the loudest: the level of the speech, not of its pauses. */
-export function activeRms(s: Float32Array): number {
-  const w = Math.round(RIG_RATE / 50);
+/** Mean square of each whole `windowMs` window of `s`, in order. */
+function windowPower(s: Float32Array, windowMs: number): number[] {
+  const w = Math.round((RIG_RATE * windowMs) / 1000);
   const levels: number[] = [];
   for (let i = 0; i + w <= s.length; i += w) {
     let sum = 0;
     for (let j = i; j < i + w; j++) sum += s[j]! * s[j]!;
     levels.push(sum / w);
   }
+  return levels;
+}
+
+/** RMS over the 20 ms windows within 40 dB of the loudest: the level of the speech, not of its pauses. */
+export function activeRms(s: Float32Array): number {
+  const levels = windowPower(s, 20);
   const peak = Math.max(0, ...levels);
   const active = levels.filter((l) => l > peak * 1e-4);
   return active.length ? Math.sqrt(active.reduce((a, b) => a + b, 0) / active.length) : 0;
@@ -28,13 +34,9 @@ export function activeRms(s: Float32Array): number {
  */
 export function endOfLastLoud(s: Float32Array, floor: number, windowMs = 50): number {
   const w = Math.round((RIG_RATE * windowMs) / 1000);
-  let end = 0;
-  for (let i = 0; i + w <= s.length; i += w) {
-    let sum = 0;
-    for (let j = i; j < i + w; j++) sum += s[j]! * s[j]!;
-    if (Math.sqrt(sum / w) >= floor) end = i + w;
-  }
-  return end;
+  const levels = windowPower(s, windowMs);
+  for (let k = levels.length - 1; k >= 0; k--) if (Math.sqrt(levels[k]!) >= floor) return (k + 1) * w;
+  return 0;
 }
 
 /** 48 kHz → 8 kHz by averaging each six samples (enough of a low-pass to find a voice by its waveform). */
