@@ -1,7 +1,9 @@
 /**
  * Keeps exactly one offscreen document alive while anything needs it. Chrome allows one per profile and a second
- * createDocument rejects, so creation goes through one in-flight promise. A document that stops answering pings is
- * closed and created again; one that vanished (closed, crashed, extension reload) is re-created on demand.
+ * createDocument rejects, so creation goes through one in-flight promise. A document that misses several pings in a
+ * row is closed and created again; one that vanished (closed, crashed, extension reload) is re-created on demand.
+ * One late answer is not enough: on a busy machine the document's thread can be held for seconds while it works, and
+ * replacing it throws away every loaded model and the conversation (docs/architecture.md, "The offscreen keeper").
  */
 export interface OffscreenAdapter {
   exists(): Promise<boolean>;
@@ -13,6 +15,8 @@ export interface OffscreenAdapter {
 
 export interface OffscreenKeeperOptions {
   pingTimeoutMs: number;
+  /** Consecutive unanswered pings before the document is replaced (1: the first miss replaces it). */
+  missesToReplace?: number;
   onCreated?: (count: number) => void;
   onError?: (message: string) => void;
 }
@@ -20,6 +24,7 @@ export interface OffscreenKeeperOptions {
 export class OffscreenKeeper {
   private inFlight: Promise<void> | null = null;
   private created = 0;
+  private misses = 0;
 
   constructor(
     private readonly adapter: OffscreenAdapter,
@@ -52,19 +57,24 @@ export class OffscreenKeeper {
   }
 
   /**
-   * Health check: a missing document is created; a present one that does not answer is replaced.
-   * Returns what it found so callers can report it.
+   * Health check: a missing document is created; a present one that does not answer is `unanswered` until it has
+   * missed `missesToReplace` pings in a row, then replaced. Returns what it found so callers can report it.
    */
-  async check(): Promise<'healthy' | 'created' | 'replaced'> {
+  async check(): Promise<'healthy' | 'created' | 'unanswered' | 'replaced'> {
     if (this.inFlight) await this.inFlight.catch(() => undefined);
     if (!(await this.adapter.exists())) {
+      this.misses = 0;
       await this.ensure();
       return 'created';
     }
     try {
       await this.adapter.ping(this.options.pingTimeoutMs);
+      this.misses = 0;
       return 'healthy';
     } catch {
+      this.misses += 1;
+      if (this.misses < (this.options.missesToReplace ?? 1)) return 'unanswered';
+      this.misses = 0;
       await this.adapter.close().catch(() => undefined);
       await this.ensure();
       return 'replaced';

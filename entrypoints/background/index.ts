@@ -25,7 +25,9 @@ import { createTunablesOwner } from './tunables';
 import { validateMirrorUrl, WeightsError } from '../../core/weights';
 
 const HEALTH_CHECK_MS = 15_000;
-const PING_TIMEOUT_MS = 4_000;
+const PING_TIMEOUT_MS = 10_000;
+/** A document is replaced only after this many checks in a row go unanswered (30 s of silence at least): docs/architecture.md. */
+const MISSES_TO_REPLACE = 3;
 const STATUS_KEY = 'offscreenStatus';
 
 /** The user's mirror, normalised; the error says what is wrong in words the settings form can show. */
@@ -52,6 +54,7 @@ export default defineBackground({
     const logError = (error: ProtocolError) => console.warn(`[sidetalk] rejected message: ${error.code}: ${error.message}`);
     const keeper = new OffscreenKeeper(chromeOffscreenAdapter(), {
       pingTimeoutMs: PING_TIMEOUT_MS,
+      missesToReplace: MISSES_TO_REPLACE,
       onError: (message) => console.warn(`[sidetalk] offscreen document: ${message}`),
     });
     let sidePanels = 0;
@@ -196,7 +199,8 @@ export default defineBackground({
     setInterval(() => {
       if (sidePanels === 0) return;
       void keeper.check().then((result) => {
-        if (result !== 'healthy') void writeStatus(undefined, true);
+        if (result === 'replaced') console.warn('[sidetalk] the offscreen document stopped answering: replaced');
+        if (result === 'created' || result === 'replaced') void writeStatus(undefined, true);
       });
     }, HEALTH_CHECK_MS);
 

@@ -6,6 +6,7 @@ import { Transcript } from '../../components/conversation/Transcript';
 import { useConversation } from '../../components/conversation/useConversation';
 import { usePushToTalk } from '../../components/conversation/push-to-talk';
 import { Controls } from '../../components/conversation/Controls';
+import { useComposer } from '../../components/conversation/use-composer';
 import { ModelsPanel } from '../../components/models/ModelsPanel';
 import { ComputeSettings } from '../../components/models/ComputeSettings';
 import { TunablesPanel } from '../../components/debug/TunablesPanel';
@@ -36,7 +37,6 @@ export function SidePanelApp() {
   const mic = usePermission('microphone');
   const [conversation, notices] = useConversation();
   const [weights] = useWeights();
-  const [draft, setDraft] = useState('');
   const [settingsOpen, setSettingsOpen] = useState(false);
   // The welcome shows on a profile that has not finished it (decided once the settings arrive), or when Settings
   // reopens it; finishing it sets the persisted flag (docs/onboarding.md).
@@ -104,19 +104,16 @@ export function SidePanelApp() {
     return () => window.removeEventListener('keydown', onKey);
   }, [busy]);
 
-  const submit = async () => {
-    const text = draft.trim();
-    if (!text) return;
-    notices.dismissNotice();
-    try {
-      await request('conversation/text', { text }, 180_000);
-      setDraft('');
-    } catch (e) {
-      // The draft stays in the box so nothing the user typed is lost; "Try again" sends it again.
-      retry.current = () => void submit();
-      notices.showError(toUserError(e, 'send'));
-    }
-  };
+  const composer = useComposer(
+    (text) => {
+      notices.dismissNotice();
+      return request('conversation/text', { text }, 180_000);
+    },
+    (err, again) => {
+      retry.current = again;
+      notices.showError(toUserError(err, 'send'));
+    },
+  );
   const notice = conversation.notice;
   const noticeAction = notice && notice.action !== 'none' && (notice.action !== 'retry' || retry.current) ? notice.action : null;
 
@@ -235,9 +232,9 @@ export function SidePanelApp() {
             onStopListening={() => void updateSettings({ handsFree: false })}
             busy={busy}
             onInterrupt={interrupt}
-            draft={draft}
-            onDraft={setDraft}
-            onSubmit={() => void submit()}
+            draft={composer.draft}
+            onDraft={composer.setDraft}
+            onSubmit={composer.submit}
           />
         </>
       )}

@@ -55,6 +55,25 @@ describe('OffscreenKeeper', () => {
     expect(state.creates).toBe(2);
   });
 
+  it('keeps a document that is only slow: it is replaced after the set number of misses in a row, not before', async () => {
+    const { state, adapter } = fakeChrome();
+    const keeper = new OffscreenKeeper(adapter, { pingTimeoutMs: 10, missesToReplace: 3 });
+    await keeper.ensure();
+    state.answers = false; // busy: the document's thread is held by its work
+    expect(await keeper.check()).toBe('unanswered');
+    expect(await keeper.check()).toBe('unanswered');
+    state.answers = true; // it answers again: the count starts over
+    expect(await keeper.check()).toBe('healthy');
+    state.answers = false;
+    expect(await keeper.check()).toBe('unanswered');
+    expect(await keeper.check()).toBe('unanswered');
+    expect(state.closes).toBe(0);
+    expect(state.creates).toBe(1);
+    expect(await keeper.check()).toBe('replaced');
+    expect(state.closes).toBe(1);
+    expect(state.creates).toBe(2);
+  });
+
   it('treats a creation race lost to another creator as success, and reports real failures', async () => {
     const { state, adapter } = fakeChrome();
     const racing: OffscreenAdapter = {
