@@ -50,6 +50,8 @@ export function summarise(rows: RoomRow[]) {
     replies: silent.length,
     falseBargeIns: silent.reduce((n, r) => n + r.falseBargeIns, 0),
     phantomOnsets: silent.reduce((n, r) => n + r.phantomOnsets, 0),
+    /** Absent (null) in results from before it was counted. */
+    phantomTurns: silent.some((r) => r.phantomTurns === undefined) ? null : silent.reduce((n, r) => n + (r.phantomTurns ?? 0), 0),
     falseDucks: silent.reduce((n, r) => n + (r.falseDucks ?? 0), 0),
     repliesWithFalseBargeIn: silent.filter((r) => r.falseBargeIns > 0).length,
     interruptions: over.length,
@@ -92,6 +94,7 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     '|---|---|',
     `| replies with the user silent | ${s.replies} |`,
     `| false barge-ins (replies with one) | ${s.falseBargeIns} (${s.repliesWithFalseBargeIn}) |`,
+    `| phantom user turns (an utterance from the echo that was not discarded) | ${s.phantomTurns ?? 'not counted'} |`,
     `| phantom user onsets (speech-start while silent) | ${s.phantomOnsets} |`,
     `| reply ducked while the user was silent | ${s.falseDucks} |`,
     `| interruptions / missed / reply already ended when the user spoke | ${s.interruptions} / ${s.missedBargeIns} / ${s.preempted} |`,

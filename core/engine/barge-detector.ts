@@ -149,6 +149,16 @@ export class BargeDetector {
     this.echo.onMic(capturedAt, micRms);
   }
 
+  /** A microphone frame while listening: kept for `echoLikeness`, learned from by nothing. */
+  recordListeningMic(capturedAt: number, micRms: number): void {
+    this.echo.recordMic(capturedAt, micRms);
+  }
+
+  /** How much the microphone over [from, to] (capture times) follows the reply's playback at the learned delay. */
+  echoLikeness(from: number, to: number): number | null {
+    return this.echo.likeness(from, to);
+  }
+
   /**
    * After a reply, while its echo may still be arriving, a frame may not open an utterance unless it is louder than
    * the barge gate would allow over that echo. Two measures of "may still be arriving": the learned path (its delay,

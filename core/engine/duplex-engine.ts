@@ -169,6 +169,7 @@ export class DuplexEngine extends TurnKeeper {
 
   private listening(now: number, frame: MicFrame): void {
     this.drafts.onFrame();
+    if (now - this.lastAudibleAt < T.echoMaxDelayMs + T.echoDecayMs) this.barge.recordListeningMic(this.frameAt, rms(frame.pcm));
     // The tail of our own playback is still in the room: keep it as pre-roll but do not open an utterance on it.
     if (!this.tracker.inSpeech && now - this.lastAudibleAt < T.echoTailMs) return this.tracker.observe(frame.pcm);
     // The reply's echo may still be arriving (a longer path, the room's reverb): only a voice above it opens an utterance.
@@ -326,11 +327,25 @@ export class DuplexEngine extends TurnKeeper {
     const active = this.newTurn(turn, now);
     active.saved = saved;
     active.echoSuspect = this.onsetAfterAudibleMs < T.echoMaxDelayMs + T.echoDecayMs;
+    // Capture times of the utterance (the engine's clock runs frameLagMs behind the microphone's).
+    if (active.echoSuspect)
+      active.echoLikeness = this.barge.echoLikeness(saved.speechStart - this.frameLagMs, endOfSpeech - this.frameLagMs);
     this.onsetAfterAudibleMs = Infinity;
     const replaces = this.mergedFrom;
     this.mergedFrom = null;
     this.setState('thinking');
     void this.answer(active, spec, audio, undefined, replaces, draft);
+  }
+
+  /** The utterance was the reply's own echo: no turn, and a speculative reply already started for it is dropped unheard. */
+  private dropOwnEcho(active: ActiveTurn, spec: Speculation | null): void {
+    spec?.replyController?.abort();
+    const likeness = active.echoLikeness;
+    active.turn.stage('discarded', {
+      reason: 'own-echo',
+      ...(likeness != null ? { likeness: Math.round(likeness * 100) / 100 } : {}),
+    });
+    this.finish(active);
   }
 
   private async answer(
@@ -342,6 +357,8 @@ export class DuplexEngine extends TurnKeeper {
     draftPromise: Promise<readonly number[] | undefined> = Promise.resolve(undefined),
   ): Promise<void> {
     const { turn } = active;
+    // It follows the reply's own envelope at the echo's delay: the reply's echo, whatever a recogniser would hear in it.
+    if (!typed && (active.echoLikeness ?? -1) >= T.echoTailMinLikeness) return this.dropOwnEcho(active, spec);
     let transcript: Transcript | null = typed ?? spec?.transcript ?? null;
     if (!transcript && spec) transcript = await spec.transcriptPromise;
     if (!transcript && !turn.signal.aborted) {
@@ -357,11 +374,7 @@ export class DuplexEngine extends TurnKeeper {
       turn.stage('discarded', { reason: 'empty' });
       return this.finish(active);
     }
-    if (!typed && active.echoSuspect && isEchoOfReplyEnd(text, this.lastSpoken)) {
-      spec?.replyController?.abort();
-      turn.stage('discarded', { reason: 'own-echo' });
-      return this.finish(active);
-    }
+    if (!typed && active.echoSuspect && isEchoOfReplyEnd(text, this.lastSpoken)) return this.dropOwnEcho(active, spec);
     if (!typed && !this.acceptable(transcript)) {
       turn.stage('clarify', { confidence: transcript.confidence });
       return this.runLine(active, LINES.clarify, false);

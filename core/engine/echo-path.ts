@@ -109,6 +109,70 @@ export class EchoPath {
     }
   }
 
+  /**
+   * A microphone frame while nothing is learned from it (after the reply): kept so `likeness` can compare an
+   * utterance with the playback that may have caused it, without moving the path learned while the reply played.
+   */
+  recordMic(at: number, rms: number): void {
+    this.mic.set(Math.floor(at / FRAME_MS), rms);
+  }
+
+  /**
+   * How much the microphone over [from, to] (clock times) looks like the playback the learned delay earlier: the best
+   * Pearson correlation of the two envelopes within the path's spread of that delay. Scale does not matter (once the
+   * far end stops the canceller lets the tail through far louder than the coupling learned during the reply); shape
+   * does: a voice of its own over or after the echo does not follow the reply's envelope. Null when no path is known,
+   * fewer than 8 frames were recorded, the delayed playback was audible in under half of them (nothing there to echo),
+   * or either envelope is flat.
+   */
+  likeness(from: number, to: number): number | null {
+    const e = this.current;
+    if (!e) return null;
+    const k0 = Math.floor(from / FRAME_MS);
+    const k1 = Math.floor(to / FRAME_MS);
+    const delay = Math.round(e.delayMs / FRAME_MS);
+    const spread = Math.max(SPREAD, Math.round(this.levelGapMs / FRAME_MS));
+    let best: number | null = null;
+    for (let lag = Math.max(0, delay - spread); lag <= delay + spread; lag++) {
+      let audible = 0;
+      for (let k = k0; k <= k1; k++) if (this.played(k - lag) > T.playbackAudibleRms) audible++;
+      if (audible * 2 < k1 - k0 + 1) continue;
+      const r = this.fit(k0, k1, lag, 8)?.correlation;
+      if (r !== undefined && (best === null || r > best)) best = r;
+    }
+    return best;
+  }
+
+  /**
+   * The microphone over frames [k0, k1] against the playback `lag` frames earlier: Pearson's r (not the raw product:
+   * both envelopes are positive, so any lag would look alike without centring) and the least-squares slope. Null with
+   * fewer than `minFrames` recorded frames or a flat envelope.
+   */
+  private fit(k0: number, k1: number, lag: number, minFrames: number): { correlation: number; coupling: number } | null {
+    let n = 0;
+    let sm = 0;
+    let sp = 0;
+    let mp = 0;
+    let mm = 0;
+    let pp = 0;
+    for (let k = k0; k <= k1; k++) {
+      const m = this.mic.get(k);
+      if (m === null) continue;
+      const p = this.played(k - lag);
+      n++;
+      sm += m;
+      sp += p;
+      mp += m * p;
+      mm += m * m;
+      pp += p * p;
+    }
+    const cov = mp - (sm * sp) / n;
+    const varP = pp - (sp * sp) / n;
+    const varM = mm - (sm * sm) / n;
+    if (n < minFrames || varP <= 0 || varM <= 0) return null;
+    return { correlation: cov / Math.sqrt(varP * varM), coupling: Math.max(0, cov / varP) };
+  }
+
   /** Playback at frame k, 0 where none was reported (silence, or before the reply). */
   private played(k: number): number {
     return this.playback.get(k) ?? 0;
@@ -134,31 +198,9 @@ export class EchoPath {
     if (audible < WINDOW / 4) return;
     let best: EchoEstimate | null = null;
     for (let lag = 0; lag <= maxLag; lag++) {
-      let n = 0;
-      let sm = 0;
-      let sp = 0;
-      let mp = 0;
-      let mm = 0;
-      let pp = 0;
-      for (let k = end - WINDOW + 1; k <= end; k++) {
-        const m = this.mic.get(k);
-        if (m === null) continue;
-        const p = this.played(k - lag);
-        n++;
-        sm += m;
-        sp += p;
-        mp += m * p;
-        mm += m * m;
-        pp += p * p;
-      }
-      // Pearson's, not the raw product: both envelopes are positive, so any lag would look alike without centring.
-      const cov = mp - (sm * sp) / n;
-      const varP = pp - (sp * sp) / n;
-      const varM = mm - (sm * sm) / n;
-      if (n < WINDOW / 2 || varP <= 0 || varM <= 0) continue;
-      const correlation = cov / Math.sqrt(varP * varM);
-      if (!best || correlation > best.correlation)
-        best = { delayMs: lag * FRAME_MS, coupling: Math.max(0, cov / varP), correlation };
+      const fit = this.fit(end - WINDOW + 1, end, lag, WINDOW / 2);
+      if (fit && (!best || fit.correlation > best.correlation))
+        best = { delayMs: lag * FRAME_MS, coupling: fit.coupling, correlation: fit.correlation };
     }
     this.longest = Math.max(0, this.longest - (EVERY * FRAME_MS) / 8);
     if (best && best.correlation >= T.echoMinCorrelation) {

@@ -52,6 +52,8 @@ export interface ActiveTurn {
   recordAsAssistant: boolean;
   /** The utterance opened while the last reply's echo may still have been arriving (docs/echo.md). */
   echoSuspect?: boolean;
+  /** For an echo suspect: how much it followed the reply's envelope at the echo's delay (EchoPath.likeness). */
+  echoLikeness?: number | null;
 }
 
 export abstract class TurnKeeper {

@@ -150,7 +150,8 @@ export interface TurnStageFields {
   'barge-released': { voicedFrames: number };
   'barge-onset': Record<never, never>;
   'barge-in': { latencyMs: number };
-  discarded: { reason: 'noise' | 'empty' | 'own-echo'; voicedFrames?: number };
+  /** `likeness`: for an echo suspect, how much it followed the reply's envelope (docs/echo.md). */
+  discarded: { reason: 'noise' | 'empty' | 'own-echo'; voicedFrames?: number; likeness?: number };
   clarify: { confidence: number };
   'holding-line': Record<never, never>;
   'background-start': Record<never, never>;

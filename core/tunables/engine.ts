@@ -98,6 +98,12 @@ export const engineTunables = registerTunables(
     echoDecayMs: 500,
     /** The echo path is trusted once playback and microphone envelopes correlate this well at one delay. */
     echoMinCorrelation: 0.6,
+    /**
+     * An utterance opening right after a reply whose microphone envelope correlates this well with the reply's own
+     * playback at the learned delay is the reply's echo, whatever the recogniser makes of it (docs/echo.md, "The echo
+     * of the reply's end").
+     */
+    echoTailMinLikeness: 0.7,
     /** Mic audio kept before a barge-in onset and used as the start of the next utterance. */
     bargePreRollMs: 1200,
     /** A turn that makes no progress (no delta, no sentence, no playback event) for this long is aborted. */
@@ -145,6 +151,7 @@ export const engineTunables = registerTunables(
     echoTailMs: { min: 0, max: 2000 },
     echoMaxDelayMs: { min: 0, max: 3000 },
     echoMinCorrelation: { min: 0, max: 1 },
+    echoTailMinLikeness: { min: 0, max: 1 },
     echoDecayMs: { min: 0, max: 3000 },
     bargePreRollMs: { min: 0, max: 5000 },
     stallMs: { min: 1000, max: 120000 },

@@ -22,6 +22,7 @@ import {
 } from '../e2e/harness';
 import { RIG_RATE, startRig, type Acoustics, type Recording, type Rig } from './rig';
 import { assistantSpeech, phraseStart, USER_LEAD_S } from './speech';
+import { phantomTurnsIn } from './turns';
 import { activeRms, bestMatch, endOfLastLoud, rms } from './signal';
 
 /** Five sentences, each `FRAMES_PER_SENTENCE` × 80 ms of speech from the fixture TTS: 7 s of reply, more with gaps. */
@@ -131,8 +132,14 @@ export async function openRoom(acoustics: Acoustics, tunables: Record<string, nu
 
 export interface ReplyResult {
   turnId: string;
-  /** Barge-ins and user speech onsets while the reply played and the user was silent (both must be 0). */
+  /** Barge-ins while the reply played and the user was silent (must be 0). */
   falseBargeIns: number;
+  /**
+   * User turns made from the reply's echo while the user was silent: an utterance that reached an endpoint and was
+   * not discarded (as noise, empty or the reply's own echo). The issue's goal is 0.
+   */
+  phantomTurns?: number;
+  /** Speech onsets while the user was silent, turns or not (most are the echo's tail, discarded as the reply's own). */
   phantomOnsets: number;
   /** Times the reply was lowered for speech over it (a duck) while the user was silent (absent in older results). */
   falseDucks?: number;
@@ -255,6 +262,7 @@ async function follow(
   const residualPeakRms = probe.ok ? (probe.data?.peakRms ?? NaN) : NaN;
   const silentMarks = (marks: EngineMark[]) => ({
     falseBargeIns: marks.filter((m) => m.name === 'barge-in').length,
+    phantomTurns: phantomTurnsIn(marks, turnId),
     phantomOnsets: marks.filter((m) => m.name === 'speech-start').length,
     falseDucks: marks.filter((m) => m.name === 'barge-tentative').length,
   });

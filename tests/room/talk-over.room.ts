@@ -43,7 +43,9 @@ describe('talking over the reply through a room', () => {
     const marks = (await engineMarks(room.panel)).filter((m) => m.turnId === r.turnId).map((m) => m.name);
     expect(marks).toContain('done');
     expect(r.falseBargeIns).toBe(0);
-    expect(r.phantomOnsets).toBe(0);
+    // No turn from the echo (the goal). Onsets from the echo's tail that are discarded as the reply's own
+    // are counted and reported (bench/room), not failed: docs/echo.md, "The echo of the reply's end".
+    expect(r.phantomTurns).toBe(0);
   });
 
   it('a spoken interruption at normal level stops the audio; its reply then plays with no barge-in', async () => {
@@ -54,6 +56,6 @@ describe('talking over the reply through a room', () => {
     // The speakers went silent after the user started (not before: the reply was still playing when they spoke).
     expect(r.interrupted?.stopLatencyMs).toBeGreaterThan(0);
     expect(r.followUp?.falseBargeIns).toBe(0);
-    expect(r.followUp?.phantomOnsets).toBe(0);
+    expect(r.followUp?.phantomTurns).toBe(0);
   });
 });

@@ -21,7 +21,7 @@ afterEach(() => resetTunables('engine'));
 const REPLY = 'The harbour was quiet that night. The keeper climbed the stairs and lit the lamp at the top of the tower.';
 
 /** The user asks; the reply's echo comes back 1.1 s late, suppressed while it plays and loud once it stops. */
-async function lateTail(then?: { afterMs: number; say: string }) {
+async function lateTail(then?: { afterMs: number; say: string }, echoHeardAs?: string) {
   const t = new TrackBuilder().pause(500).say('Tell me about the lighthouse.');
   if (then) t.pause(then.afterMs).say(then.say);
   t.pause(200);
@@ -32,6 +32,7 @@ async function lateTail(then?: { afterMs: number; say: string }) {
     echoGainWhenSilent: 0.6,
     echoDelayMs: 1100,
     wordTimedVoice: true,
+    echoHeardAs,
     tailMs: then ? 6000 : 12_000,
     reply: (turn) => (turn.text.includes('lighthouse') ? REPLY : 'Okay.'),
   });
@@ -52,8 +53,29 @@ describe("the echo of the reply's end", () => {
     expect(r.events.filter((e) => e.type === 'caption' && e.role === 'user' && e.final)).toHaveLength(1);
   });
 
+  it('heard as other words (a recogniser that mishears the tail): it follows the reply’s envelope, so it is still dropped', async () => {
+    const r = await lateTail(undefined, 'Wzwzw jcals.');
+    const ended = r.playback.find((p) => p.event.type === 'ended')!.at;
+    expect(r.marks('speech-start').filter((m) => m.at > ended).length).toBeGreaterThan(0);
+    const dropped = r.marks('discarded').filter((m) => m.reason === 'own-echo');
+    expect(dropped.length).toBeGreaterThan(0);
+    expect(dropped[0]!.likeness).toBeGreaterThanOrEqual(0.7);
+    // The recogniser did hear other words in it (the speculative transcription ran): the words rule could not catch it.
+    expect(r.transcribeCalls.some((c) => c.at > ended && c.text === 'Wzwzw jcals.')).toBe(true);
+    expect(new Set(r.speaks.map((s) => s.turnId)).size).toBe(1);
+    expect(r.engine.messages.filter((m) => m.role === 'user')).toHaveLength(1);
+  });
+
   it('the user speaking right after the reply, over that tail, is a turn', async () => {
     // The reply ends ≈ 12.1 s into the run (the scenario above): the question begins just after it, in the late tail.
+    for (const heardAs of [undefined, 'Wzwzw jcals.']) {
+      const r = await lateTail({ afterMs: 10_300, say: 'What was at the top of the tower?' }, heardAs);
+      const users = r.engine.messages.filter((m) => m.role === 'user').map((m) => m.text);
+      expect(users, `echo heard as ${heardAs ?? 'the reply'}`).toEqual([
+        'Tell me about the lighthouse.',
+        'What was at the top of the tower?',
+      ]);
+    }
     const r = await lateTail({ afterMs: 10_300, say: 'What was at the top of the tower?' });
     const ended = r.playback.find((p) => p.event.type === 'ended')!;
     expect(ended.event).not.toHaveProperty('interrupted', true);
