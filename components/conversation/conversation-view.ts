@@ -33,7 +33,15 @@ export interface ConversationView {
    * can arrive after it (the engine starts thinking on a draft before the caption is final), and must not clear it.
    */
   noticeHeld: boolean;
+  /** When the notice appeared (the `now` of its event): it stays at least NOTICE_MIN_MS. */
+  noticeAt: number;
 }
+
+/**
+ * A notice stays readable this long even if a new user turn starts at once (a typed turn queued behind the reply
+ * the notice interrupted starts within milliseconds of it; clearing then showed a GPU-loss notice for 30 ms).
+ */
+export const NOTICE_MIN_MS = 6000;
 
 export const EMPTY_VIEW: ConversationView = {
   state: 'idle',
@@ -43,6 +51,7 @@ export const EMPTY_VIEW: ConversationView = {
   card: null,
   notice: null,
   noticeHeld: false,
+  noticeAt: 0,
 };
 
 const MAX_LINES = 200;
@@ -50,13 +59,14 @@ const MAX_LINES = 200;
 /** Caption keys carry the epoch of the engine's document: a re-created document numbers its turns from 1 again. */
 const lineKey = (epoch: number, turnId: string, role: string) => `${epoch}:${turnId}-${role}`;
 
-/** The view after one event; `gone` is an `event/status` saying the engine's document went away. */
-export function applyEvent(v: ConversationView, event: EventMessage, epoch: number): ConversationView {
+/** The view after one event at clock time `now` (ms); an `event/status` can say the engine's document went away. */
+export function applyEvent(v: ConversationView, event: EventMessage, epoch: number, now: number): ConversationView {
   if (event.type === 'event/status' && event.payload.status.offscreen === null) {
     if (v.state === 'idle' || v.state === 'listening') return { ...v, state: 'idle', listening: false };
     // A reply in flight died with the document: leave "Thinking…/Speaking" and say so, keep the transcript.
     const message = 'The assistant restarted and lost its reply. Please ask again.';
-    return { ...v, state: 'idle', detail: null, listening: false, notice: { level: 'error', message, action: 'none' } };
+    const notice = { level: 'error', message, action: 'none' } as const;
+    return { ...v, state: 'idle', detail: null, listening: false, notice, noticeAt: now };
   }
   switch (event.type) {
     case 'event/engine-state': {
@@ -80,9 +90,10 @@ export function applyEvent(v: ConversationView, event: EventMessage, epoch: numb
         next = at >= 0 ? next.map((l, i) => (i === at ? line : l)) : [...next, line].slice(-MAX_LINES);
       }
       // A notice outlives the rest of the reply it came with (a GPU loss mid-reply must stay readable while the last
-      // captions arrive); the user's next turn clears it.
+      // captions arrive); the user's next turn clears it, once it has been up NOTICE_MIN_MS.
       const newUserTurn = role === 'user' && !v.lines.some((l) => l.key === key) && old < 0;
-      return { ...v, lines: next, notice: newUserTurn && !v.noticeHeld ? null : v.notice };
+      const clear = newUserTurn && !v.noticeHeld && now - v.noticeAt >= NOTICE_MIN_MS;
+      return { ...v, lines: next, notice: clear ? null : v.notice };
     }
     case 'event/card':
       return { ...v, card: event.payload.card };
@@ -90,12 +101,12 @@ export function applyEvent(v: ConversationView, event: EventMessage, epoch: numb
       const { level, message } = event.payload;
       const noticeHeld = v.state === 'thinking' || v.state === 'speaking';
       if (level === 'info') {
-        return { ...v, noticeHeld, notice: { level, message: toUserError(message).sentence, action: 'none' } };
+        return { ...v, noticeHeld, noticeAt: now, notice: { level, message: toUserError(message).sentence, action: 'none' } };
       }
       const user = toUserError(message);
       // The raw text stays in the debug log (docs/onboarding.md, "Errors").
       if (user.detail !== user.sentence) console.warn('[sidetalk] notice:', user.detail);
-      return { ...v, noticeHeld, notice: { level, message: user.sentence, action: user.action } };
+      return { ...v, noticeHeld, noticeAt: now, notice: { level, message: user.sentence, action: user.action } };
     }
     default:
       return v;

@@ -25,7 +25,7 @@ export function useConversation(): [ConversationView, ConversationControls] {
         if (event.type === 'event/status' && event.payload.status.offscreen === null) epoch += 1;
         if (event.type === 'event/engine-state') heard = true;
         const turnEpoch = epoch;
-        setView((v) => applyEvent(v, event, turnEpoch));
+        setView((v) => applyEvent(v, event, turnEpoch, Date.now()));
       },
       () => undefined,
     );
@@ -43,7 +43,8 @@ export function useConversation(): [ConversationView, ConversationControls] {
     view,
     {
       dismissNotice: () => setView((v) => ({ ...v, notice: null })),
-      showError: (e) => setView((v) => ({ ...v, notice: { level: 'error', message: e.sentence, action: e.action } })),
+      showError: (e) =>
+        setView((v) => ({ ...v, noticeAt: Date.now(), notice: { level: 'error', message: e.sentence, action: e.action } })),
     },
   ];
 }

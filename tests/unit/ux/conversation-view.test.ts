@@ -3,11 +3,12 @@
  * the engine merges a continuation, "listening" only once the engine says so, and notices in plain words.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { applyEvent, EMPTY_VIEW, type ConversationView } from '../../../components/conversation/conversation-view';
+import { applyEvent, EMPTY_VIEW, NOTICE_MIN_MS, type ConversationView } from '../../../components/conversation/conversation-view';
 import { eventMessage, type EventMessage } from '../../../core/protocol';
 
-const run = (events: EventMessage[], from: ConversationView = EMPTY_VIEW, epoch = 0) =>
-  events.reduce((v, e) => applyEvent(v, e, epoch), from);
+/** Events applied in order, all at clock time `now`. */
+const run = (events: EventMessage[], from: ConversationView = EMPTY_VIEW, epoch = 0, now = 0) =>
+  events.reduce((v, e) => applyEvent(v, e, epoch, now), from);
 const caption = (turnId: string, role: 'user' | 'assistant', text: string, replaces?: string) =>
   eventMessage('event/caption', { role, text, final: true, turnId, ...(replaces ? { replaces } : {}) });
 const state = (s: 'idle' | 'listening' | 'thinking' | 'speaking', detail?: string) =>
@@ -33,11 +34,11 @@ describe('transcript lines', () => {
 
   it('replaces nothing else: an unknown turn, another epoch, or an assistant line of that turn stay', () => {
     const before = run([caption('t2', 'user', 'Half.'), caption('t2', 'assistant', 'Hmm')]);
-    const merged = applyEvent(before, caption('t3', 'user', 'Half. And the rest.', 't2'), 0);
+    const merged = applyEvent(before, caption('t3', 'user', 'Half. And the rest.', 't2'), 0, 0);
     expect(merged.lines.map((l) => l.text)).toEqual(['Half. And the rest.', 'Hmm']);
-    const unknown = applyEvent(before, caption('t3', 'user', 'New.', 't9'), 0);
+    const unknown = applyEvent(before, caption('t3', 'user', 'New.', 't9'), 0, 0);
     expect(unknown.lines.map((l) => l.text)).toEqual(['Half.', 'Hmm', 'New.']);
-    const otherEpoch = applyEvent(before, caption('t3', 'user', 'New.', 't2'), 1);
+    const otherEpoch = applyEvent(before, caption('t3', 'user', 'New.', 't2'), 1, 0);
     expect(otherEpoch.lines.map((l) => l.text)).toEqual(['Half.', 'Hmm', 'New.']);
   });
 
@@ -58,7 +59,7 @@ describe('listening', () => {
     // A typed turn with the mic off never claims to listen.
     expect(run([state('thinking'), state('speaking')]).listening).toBe(false);
     const gone = eventMessage('event/status', { status: { offscreen: null, offscreenCreatedCount: 1 } });
-    expect(applyEvent(on, gone, 0).listening).toBe(false);
+    expect(applyEvent(on, gone, 0, 0).listening).toBe(false);
   });
 });
 
@@ -100,16 +101,20 @@ describe('how long a notice stays', () => {
     expect(held.notice?.message).toMatch(/GPU stopped responding/);
     const spoken = run([caption('t2', 'assistant', 'The sea'), state('speaking'), state('idle')], held);
     expect(spoken.notice?.message).toMatch(/GPU stopped responding/);
-    expect(run([caption('t3', 'user', 'and then?')], spoken).notice).toBeNull();
+    expect(run([caption('t3', 'user', 'and then?')], spoken, 0, NOTICE_MIN_MS).notice).toBeNull();
   });
 
-  it("is cleared by the user's next turn", () => {
-    const v = run([
-      caption('t1', 'user', 'tell me a story'),
-      gpu,
-      caption('t1', 'assistant', 'Once'),
-      caption('t2', 'user', 'and then?'),
-    ]);
-    expect(v.notice).toBeNull();
+  it("is cleared by the user's next turn once it has been readable for its minimum time", () => {
+    const shown = run([caption('t1', 'user', 'tell me a story'), gpu, caption('t1', 'assistant', 'Once')]);
+    expect(run([caption('t2', 'user', 'and then?')], shown, 0, NOTICE_MIN_MS).notice).toBeNull();
+  });
+
+  it('stays when a turn queued behind the interrupted reply starts at once (the reply ended, the next one begins)', () => {
+    // A typed question sent while the reply still spoke: the GPU loss ends that reply, and the queued turn's user
+    // caption arrives milliseconds later.
+    const shown = run([caption('t1', 'user', 'what is 6 times 7'), state('speaking'), gpu, state('idle')], EMPTY_VIEW, 0, 1000);
+    const queued = run([state('thinking'), caption('t2', 'user', 'tell me a long story')], shown, 0, 1030);
+    expect(queued.notice?.message).toMatch(/GPU stopped responding/);
+    expect(run([caption('t3', 'user', 'and now?')], queued, 0, 1000 + NOTICE_MIN_MS).notice).toBeNull();
   });
 });
