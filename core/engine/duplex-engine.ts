@@ -319,17 +319,20 @@ export class DuplexEngine extends TurnKeeper {
     const turn = spec?.turn ?? this.createTurn('thinking');
     turn.advance('thinking');
     turn.stage('end-of-speech', {}, endOfSpeech);
-    turn.stage('endpoint', { forced, silenceMs: now - endOfSpeech }, now);
+    const echoSuspect = this.onsetAfterAudibleMs < T.echoMaxDelayMs + T.echoDecayMs;
+    // Capture times of the utterance (the engine's clock runs frameLagMs behind the microphone's).
+    const lag = this.frameLagMs;
+    const likeness = echoSuspect ? this.barge.echoLikeness(this.tracker.speechStart - lag, endOfSpeech - lag) : null;
+    const echoLikeness = likeness === null ? {} : { echoLikeness: Math.round(likeness * 100) / 100 };
+    turn.stage('endpoint', { forced, silenceMs: now - endOfSpeech, ...echoLikeness }, now);
     const audio = this.tracker.audio();
     const saved = { frames: this.tracker.takeFrames(), speechStart: this.tracker.speechStart, voiced: this.tracker.voicedFrames };
     const draft = this.drafts.take();
     this.tracker.reset();
     const active = this.newTurn(turn, now);
     active.saved = saved;
-    active.echoSuspect = this.onsetAfterAudibleMs < T.echoMaxDelayMs + T.echoDecayMs;
-    // Capture times of the utterance (the engine's clock runs frameLagMs behind the microphone's).
-    if (active.echoSuspect)
-      active.echoLikeness = this.barge.echoLikeness(saved.speechStart - this.frameLagMs, endOfSpeech - this.frameLagMs);
+    active.echoSuspect = echoSuspect;
+    active.echoLikeness = likeness;
     this.onsetAfterAudibleMs = Infinity;
     const replaces = this.mergedFrom;
     this.mergedFrom = null;

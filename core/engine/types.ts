@@ -128,7 +128,8 @@ export interface TurnStageFields {
   'turn-check': { probability: number; silenceMs: number };
   'speculation-discarded': Record<never, never>;
   'end-of-speech': Record<never, never>;
-  endpoint: { forced: boolean; silenceMs: number };
+  /** `echoLikeness`: for an utterance opened right after a reply, how much it followed the reply's envelope (docs/echo.md). */
+  endpoint: { forced: boolean; silenceMs: number; echoLikeness?: number };
   /** A draft transcription while the user spoke (core/engine/asr-drafts.ts); `slow`: drafts are off from now on. */
   'asr-draft': { ms: number; draftTokens: number; draftAccepted: number; slow: boolean };
   /** `draftTokens`: the length of the draft it was given (ASR drafts), 0 without one. */

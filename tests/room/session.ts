@@ -304,6 +304,10 @@ async function follow(
     if (onsets.length > 0 && process.env.ROOM_DEBUG) console.log('ROOM onsets', JSON.stringify(onsets));
     if (process.env.ROOM_DEBUG)
       console.log('ROOM echo', JSON.stringify(marks.filter((m) => m.name === 'echo-path').map((m) => m.fields)));
+    if (process.env.ROOM_DEBUG) {
+      const ends = marks.filter((m) => (m.name === 'endpoint' || m.name === 'discarded') && m.turnId !== turnId);
+      console.log('ROOM utterances', JSON.stringify(ends.map((m) => ({ name: m.name, turnId: m.turnId, ...m.fields }))));
+    }
     return { turnId, ...silentMarks(marks), echoRms, residualRms, residualPeakRms };
   }
 
@@ -398,7 +402,7 @@ async function follow(
   }
   if (process.env.ROOM_DEBUG) {
     const all = await marksAfter(panel, before);
-    const names = ['echo-path', 'speech-start', 'barge-tentative', 'barge-released', 'barge-in'];
+    const names = ['echo-path', 'speech-start', 'barge-tentative', 'barge-released', 'barge-in', 'endpoint', 'discarded'];
     const keep = all.filter((m) => m.fields && names.includes(m.name));
     console.log('ROOM marks', JSON.stringify(keep.map((m) => ({ name: m.name, turnId: m.turnId, ...m.fields }))));
   }
