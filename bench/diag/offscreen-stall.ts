@@ -2,6 +2,7 @@
 // document every second and CPU-profiles its thread, to find what holds it.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { attachOffscreenDocument, TargetProxy } from '../cdp/offscreen-target';
 import { startFixtureHub } from '../../tests/e2e/fixture-hub';
 import { downloadModels, launchExtension, request, sendFromPage } from '../../tests/e2e/harness';
 import { makeScriptWav } from '../../tests/fixtures/audio/make-wav';
@@ -34,29 +35,10 @@ if (process.argv.includes('--like-e2e')) {
   await sendFromPage(panel, request('debug/llm-script', 'offscreen', { rules }));
 }
 const cdp = await session.context.newCDPSession(panel);
-const { targetInfos } = (await cdp.send('Target.getTargets' as never)) as {
-  targetInfos: { targetId: string; url: string; type: string }[];
-};
-console.log(targetInfos.map((t) => `${t.type} ${t.url}`).join('\n'));
-const off = targetInfos.find((t) => t.url.includes('offscreen.html'))!;
-const { sessionId } = (await cdp.send('Target.attachToTarget' as never, { targetId: off.targetId, flatten: false } as never)) as {
-  sessionId: string;
-};
-let nextId = 1;
-const waiting = new Map<number, (v: unknown) => void>();
-cdp.on(
-  'Target.receivedMessageFromTarget' as never,
-  ((e: { message: string }) => {
-    const m = JSON.parse(e.message) as { id?: number; result?: unknown };
-    if (m.id !== undefined) waiting.get(m.id)?.(m.result);
-  }) as never,
-);
-const send = (method: string, params: Record<string, unknown> = {}) =>
-  new Promise<unknown>((resolve) => {
-    const id = nextId++;
-    waiting.set(id, resolve);
-    void cdp.send('Target.sendMessageToTarget' as never, { sessionId, message: JSON.stringify({ id, method, params }) } as never);
-  });
+const sessionId = await attachOffscreenDocument(cdp);
+if (!sessionId) throw new Error('no offscreen document');
+const proxy = new TargetProxy(cdp);
+const send = (method: string, params: Record<string, unknown> = {}) => proxy.send(sessionId, method, params);
 await send('Profiler.enable');
 await send('Profiler.setSamplingInterval', { interval: 1000 });
 
