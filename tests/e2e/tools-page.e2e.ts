@@ -18,6 +18,7 @@ import {
   poll,
   request,
   sendFromPage,
+  waitForLiveTunable,
   type ExtensionSession,
 } from './harness';
 
@@ -27,6 +28,10 @@ let api: FakeApiServer;
 let panel: Page;
 let article: Page;
 const marks = () => engineMarks(panel);
+async function must(type: string, target: string, payload: unknown): Promise<void> {
+  const r = await sendFromPage<Reply<unknown>>(panel, request(type, target, payload));
+  if (!r.ok) throw new Error(r.error.message);
+}
 const geoLookups = () => api.requests.filter((r) => r.path === '/geo/v1/search').length;
 
 /** The tool call a gullible model makes when a page tells it to: the scripted stand-in plays that model. */
@@ -162,10 +167,6 @@ describe('tools and page context in the built extension', () => {
   it('a model that obeys the page and calls a tool on a page question is refused: no look-up, nothing of it said', async () => {
     // The scripted model stand-in (test builds only) plays a gullible model at the LLM boundary: it calls the weather
     // tool whenever the page's injection is in its prompt, and on a control phrase of the user's.
-    const must = async (type: string, target: string, payload: unknown) => {
-      const r = await sendFromPage<Reply<unknown>>(panel, request(type, target, payload));
-      if (!r.ok) throw new Error(r.error.message);
-    };
     await must('settings/set', 'background', { patch: { debugPanel: true } });
     await must('debug/llm-script', 'offscreen', {
       rules: [
@@ -245,6 +246,12 @@ describe('tools and page context in the built extension', () => {
     const lexical = retrievePassages(chunkPage(read.data.page.text).chunks, question, pageTunables.contextTokens, null);
     expect(lexical.chunks.map((c) => c.text).join('\n')).not.toContain(WARRANTY.sentence);
 
+    // What is tested is retrieval, not the wait budget: on 2 shared cores (CI) loading the embedding model and
+    // embedding the page on SwiftShader took longer than `page.denseWaitMs`, and the question was then (by design,
+    // tests/unit/page/page-similarity.test.ts) answered lexically. The longest wait the knob allows takes timing out.
+    await must('settings/set', 'background', { patch: { debugPanel: true } });
+    await must('tunables/set', 'background', { path: 'page.denseWaitMs', value: 120_000 });
+    await waitForLiveTunable(panel, 'page', 'denseWaitMs', 120_000);
     const marksBefore = (await marks()).length;
     await say(question);
     await poll(
@@ -264,6 +271,8 @@ describe('tools and page context in the built extension', () => {
     expect(quoted).toContain(WARRANTY.sentence);
     expect(quoted).toMatch(/\[Section: [^\]]*Warranty\]/);
     await guide.close();
+    await must('tunables/reset', 'background', {});
+    await must('settings/set', 'background', { patch: { debugPanel: false } });
   });
 
   it('logged no console errors', () => {
