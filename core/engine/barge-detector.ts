@@ -14,7 +14,7 @@
  */
 import { engineTunables } from '../tunables';
 import { FRAME_MS } from './audio-frames';
-import { EchoPath, echoFields } from './echo-path';
+import { EchoPath, echoFields, type EchoLikeness } from './echo-path';
 import type { TurnStageFields } from './types';
 
 /** Playback levels are kept this long (ms): a frame may reach the engine a second or more after it was heard. */
@@ -154,8 +154,8 @@ export class BargeDetector {
     this.echo.recordMic(capturedAt, micRms);
   }
 
-  /** How much the microphone over [from, to] (capture times) follows the reply's playback at the learned delay. */
-  echoLikeness(from: number, to: number): number | null {
+  /** How much the microphone over [from, to] (capture times) follows the reply's playback (EchoPath.likeness). */
+  echoLikeness(from: number, to: number): EchoLikeness {
     return this.echo.likeness(from, to);
   }
 

@@ -22,6 +22,7 @@ import { UtteranceTracker } from './utterance-tracker';
 import { EndOfTurnCheck, endpointWindow } from './end-of-turn-check';
 import { newSpeculation, speculativeAsrQuietMs, type Speculation } from './speculation';
 import { isBackchannelBurst, isEchoOfReplyEnd } from './backchannel';
+import { likenessFields } from './echo-path';
 
 export class DuplexEngine extends TurnKeeper {
   private readonly tracker = new UtteranceTracker();
@@ -322,9 +323,9 @@ export class DuplexEngine extends TurnKeeper {
     const echoSuspect = this.onsetAfterAudibleMs < T.echoMaxDelayMs + T.echoDecayMs;
     // Capture times of the utterance (the engine's clock runs frameLagMs behind the microphone's).
     const lag = this.frameLagMs;
-    const likeness = echoSuspect ? this.barge.echoLikeness(this.tracker.speechStart - lag, endOfSpeech - lag) : null;
-    const echoLikeness = likeness === null ? {} : { echoLikeness: Math.round(likeness * 100) / 100 };
-    turn.stage('endpoint', { forced, silenceMs: now - endOfSpeech, ...echoLikeness }, now);
+    const echo = echoSuspect ? this.barge.echoLikeness(this.tracker.speechStart - lag, endOfSpeech - lag) : null;
+    const likeness = echo?.r ?? null;
+    turn.stage('endpoint', { forced, silenceMs: now - endOfSpeech, ...likenessFields(echo) }, now);
     const audio = this.tracker.audio();
     const saved = { frames: this.tracker.takeFrames(), speechStart: this.tracker.speechStart, voiced: this.tracker.voicedFrames };
     const draft = this.drafts.take();

@@ -11,8 +11,8 @@
 import { engineTunables as T } from '../tunables';
 import { FRAME_MS } from './audio-frames';
 
-/** Frames of history kept (8 s): the correlation window plus the longest delay the tunables allow. */
-const SLOTS = 256;
+/** Frames of history kept (16 s): the correlation window plus the longest delay the tunables allow (4 s) and more. */
+const SLOTS = 512;
 /** The envelopes are compared over this many recent frames (3 s). */
 const WINDOW = 94;
 /** A new estimate every this many microphone frames (256 ms). */
@@ -26,6 +26,13 @@ export interface EchoEstimate {
   coupling: number;
   /** Normalised correlation of the two envelopes at that delay (0..1). */
   correlation: number;
+}
+
+/** `EchoPath.likeness`: Pearson's r at the end-aligned lag, or why there is none; `endLagMs` for the trace. */
+export interface EchoLikeness {
+  r: number | null;
+  endLagMs?: number;
+  why?: 'no-path' | 'no-playback' | 'short' | 'inaudible' | 'flat';
 }
 
 class Envelope {
@@ -62,7 +69,7 @@ export class EchoPath {
   }
 
   /**
-   * True once enough playback was heard to have found an echo at any delay up to `echoMaxDelayMs` (about 2.5 s of
+   * True once enough playback was heard to have found an echo at any delay up to `echoMaxDelayMs` (about 1 s more than that of
    * playback, once per session): before that, a missing estimate may only mean the echo has not arrived yet.
    */
   get evaluated(): boolean {
@@ -118,29 +125,48 @@ export class EchoPath {
   }
 
   /**
-   * How much the microphone over [from, to] (clock times) looks like the playback the learned delay earlier: the best
-   * Pearson correlation of the two envelopes within the path's spread of that delay. Scale does not matter (once the
-   * far end stops the canceller lets the tail through far louder than the coupling learned during the reply); shape
-   * does: a voice of its own over or after the echo does not follow the reply's envelope. Null when no path is known,
-   * fewer than 8 frames were recorded, the delayed playback was audible in under half of them (nothing there to echo),
-   * or either envelope is flat.
+   * How much the microphone over [from, to] (clock times) looks like the reply's own echo: the best Pearson correlation
+   * of the two envelopes at the lag that lines the utterance's end up with the end of the playback before it (an echo
+   * stops when the delayed playback does), within the path's spread. Scale does not matter (once the far end stops the
+   * canceller lets the tail through far louder than the coupling learned during the reply); shape does.
+   *
+   * Why the end, not the learned delay: an audio stack under load queues more capture after the path was learned (a
+   * room run's tail came 1.47 s after its playback while the path said 0.93 s), so the tail can arrive at any lag up
+   * to `echoMaxDelayMs`; but searching every lag lets a short burst ("yes") match some word of the reply by chance
+   * (docs/echo.md, "The echo of the reply's end"). The end alignment leaves one lag per utterance, a user who speaks
+   * over the tail moves the end away from it. The learned delay only says whether a path is known at all: in the room
+   * rig its estimate jumped between 0.3 and 2.4 s within one reply.
+   * No `r` (and `why`) when no path is known, no playback precedes the utterance's end, the utterance is under 8
+   * frames, the delayed playback was audible in under half of its frames, or the envelopes are flat.
    */
-  likeness(from: number, to: number): number | null {
-    const e = this.current;
-    if (!e) return null;
+  likeness(from: number, to: number): EchoLikeness {
+    if (!this.current) return { r: null, why: 'no-path' };
     const k0 = Math.floor(from / FRAME_MS);
     const k1 = Math.floor(to / FRAME_MS);
-    const delay = Math.round(e.delayMs / FRAME_MS);
+    // As long after the reply as an utterance is suspected of being its echo (the duplex engine's window).
+    const maxLag = Math.round((T.echoMaxDelayMs + T.echoDecayMs) / FRAME_MS);
     const spread = Math.max(SPREAD, Math.round(this.levelGapMs / FRAME_MS));
+    let lastPlayed = -1;
+    for (let k = k1; k >= k1 - maxLag - spread && lastPlayed < 0; k--) if (this.played(k) > T.playbackAudibleRms) lastPlayed = k;
+    if (lastPlayed < 0) return { r: null, why: 'no-playback' };
+    const endLag = k1 - lastPlayed;
+    const lowest = Math.max(0, endLag - spread);
+    // From the end of the playback on, not from the onset: once the far end stops, the whole tail reaches the
+    // microphone, also the part the hold kept from opening the utterance; a word of the user's after a quiet while
+    // does not follow the reply over that while.
+    const start = Math.min(k0, lastPlayed + 1);
     let best: number | null = null;
-    for (let lag = Math.max(0, delay - spread); lag <= delay + spread; lag++) {
+    let why: EchoLikeness['why'] = 'inaudible';
+    for (let lag = lowest; lag <= Math.min(endLag + spread, maxLag + spread); lag++) {
       let audible = 0;
       for (let k = k0; k <= k1; k++) if (this.played(k - lag) > T.playbackAudibleRms) audible++;
       if (audible * 2 < k1 - k0 + 1) continue;
-      const r = this.fit(k0, k1, lag, 8)?.correlation;
+      why = 'flat';
+      const r = this.fit(start, k1, lag, 8)?.correlation;
       if (r !== undefined && (best === null || r > best)) best = r;
     }
-    return best;
+    const endLagMs = endLag * FRAME_MS;
+    return best === null ? { r: null, endLagMs, why: k1 - k0 + 1 < 8 ? 'short' : why } : { r: best, endLagMs };
   }
 
   /**
@@ -218,5 +244,19 @@ export function echoFields(e: EchoEstimate | null): { echoDelayMs?: number; echo
     echoDelayMs: e.delayMs,
     echoCoupling: Math.round(e.coupling * 1e4) / 1e4,
     echoCorrelation: Math.round(e.correlation * 100) / 100,
+  };
+}
+
+/** A likeness as endpoint trace fields (rounded), or none when the utterance was not suspected of being an echo. */
+export function likenessFields(l: EchoLikeness | null): {
+  echoLikeness?: number;
+  echoEndLagMs?: number;
+  echoUnjudged?: NonNullable<EchoLikeness['why']>;
+} {
+  if (!l) return {};
+  return {
+    ...(l.r !== null ? { echoLikeness: Math.round(l.r * 100) / 100 } : {}),
+    ...(l.endLagMs !== undefined ? { echoEndLagMs: l.endLagMs } : {}),
+    ...(l.why ? { echoUnjudged: l.why } : {}),
   };
 }

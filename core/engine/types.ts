@@ -128,8 +128,17 @@ export interface TurnStageFields {
   'turn-check': { probability: number; silenceMs: number };
   'speculation-discarded': Record<never, never>;
   'end-of-speech': Record<never, never>;
-  /** `echoLikeness`: for an utterance opened right after a reply, how much it followed the reply's envelope (docs/echo.md). */
-  endpoint: { forced: boolean; silenceMs: number; echoLikeness?: number };
+  /**
+   * For an utterance opened right after a reply (docs/echo.md): `echoLikeness`, how much it followed the reply's
+   * envelope, at `echoEndLagMs` (its end after the playback's); `echoUnjudged`, why there is no likeness.
+   */
+  endpoint: {
+    forced: boolean;
+    silenceMs: number;
+    echoLikeness?: number;
+    echoEndLagMs?: number;
+    echoUnjudged?: 'no-path' | 'no-playback' | 'short' | 'inaudible' | 'flat';
+  };
   /** A draft transcription while the user spoke (core/engine/asr-drafts.ts); `slow`: drafts are off from now on. */
   'asr-draft': { ms: number; draftTokens: number; draftAccepted: number; slow: boolean };
   /** `draftTokens`: the length of the draft it was given (ASR drafts), 0 without one. */

@@ -149,7 +149,7 @@ export const engineTunables = registerTunables(
     bargeReleaseFrames: { min: 1, max: 100, integer: true },
     bargeDuckGain: { min: 0, max: 1 },
     echoTailMs: { min: 0, max: 2000 },
-    echoMaxDelayMs: { min: 0, max: 3000 },
+    echoMaxDelayMs: { min: 0, max: 4000 },
     echoMinCorrelation: { min: 0, max: 1 },
     echoTailMinLikeness: { min: 0, max: 1 },
     echoDecayMs: { min: 0, max: 3000 },

@@ -21,7 +21,12 @@ afterEach(() => resetTunables('engine'));
 const REPLY = 'The harbour was quiet that night. The keeper climbed the stairs and lit the lamp at the top of the tower.';
 
 /** The user asks; the reply's echo comes back 1.1 s late, suppressed while it plays and loud once it stops. */
-async function lateTail(then?: { afterMs: number; say: string }, echoHeardAs?: string) {
+async function lateTail(
+  then?: { afterMs: number; say: string },
+  echoHeardAs?: string,
+  delays: { echoDelayMs: number; echoDelayWhenSilentMs?: number } = { echoDelayMs: 1100 },
+  echoGainWhenSilent = 0.6,
+) {
   const t = new TrackBuilder().pause(500).say('Tell me about the lighthouse.');
   if (then) t.pause(then.afterMs).say(then.say);
   t.pause(200);
@@ -29,8 +34,8 @@ async function lateTail(then?: { afterMs: number; say: string }, echoHeardAs?: s
     user: t.build(),
     segments: t.segments,
     echoGain: 0.03,
-    echoGainWhenSilent: 0.6,
-    echoDelayMs: 1100,
+    echoGainWhenSilent,
+    ...delays,
     wordTimedVoice: true,
     echoHeardAs,
     tailMs: then ? 6000 : 12_000,
@@ -86,6 +91,47 @@ describe("the echo of the reply's end", () => {
     // It began within the time the echo may still arrive (delay plus reverb), so the rule was in play.
     const onset = r.marks('speech-start').find((m) => m.at > ended.at)!.at;
     expect(onset - ended.at).toBeLessThan(1100);
+  });
+
+  it('a tail that arrives later than the path learned during the reply (the capture queue grew) is still dropped', async () => {
+    // A room run: the path said 0.93 s, the tail came 1.47 s after the last audible playback. At the learned delay the
+    // playback is already silent over the tail, so only a search over longer lags can match its envelope.
+    const r = await lateTail(undefined, 'Wzwzw jcals.', { echoDelayMs: 900, echoDelayWhenSilentMs: 1500 });
+    const ended = r.playback.find((p) => p.event.type === 'ended')!.at;
+    expect(r.marks('speech-start').filter((m) => m.at > ended).length).toBeGreaterThan(0);
+    const dropped = r.marks('discarded').filter((m) => m.reason === 'own-echo');
+    expect(dropped.length).toBeGreaterThan(0);
+    expect(dropped[0]!.likeness).toBeGreaterThanOrEqual(0.7);
+    expect(r.engine.messages.filter((m) => m.role === 'user')).toHaveLength(1);
+    // The trace says at which lag it was judged: the tail's end after the playback's, past the learned 0.9 s.
+    const endpoint = r.marks('endpoint').find((m) => m.turnId === dropped[0]!.turnId)!;
+    expect(endpoint.echoEndLagMs).toBeGreaterThan(1200);
+  });
+
+  it('with that longer search, a question right after the reply, over the late tail, is still a turn', async () => {
+    for (const afterMs of [10_300, 10_800, 11_300]) {
+      const r = await lateTail({ afterMs, say: 'What was at the top of the tower?' }, 'Wzwzw jcals.', {
+        echoDelayMs: 900,
+        echoDelayWhenSilentMs: 1500,
+      });
+      const users = r.engine.messages.filter((m) => m.role === 'user').map((m) => m.text);
+      expect(users, `asked ${afterMs} ms after the first question`).toEqual([
+        'Tell me about the lighthouse.',
+        'What was at the top of the tower?',
+      ]);
+    }
+  });
+
+  it('a short word of the user’s soon after the reply, with no loud tail, is a turn: it does not follow the reply', async () => {
+    // A burst in silence looks like any burst of the reply at some lag; compared from the end of the playback on, the
+    // quiet before the word does not follow the reply's words (tested against chance matches: red when only the
+    // utterance itself is compared, at the learned delay or over every lag).
+    for (const say of ['Yes.', 'Stop.'])
+      for (const afterMs of [10_400, 11_200, 11_600]) {
+        const r = await lateTail({ afterMs, say }, 'Wzwzw jcals.', { echoDelayMs: 900, echoDelayWhenSilentMs: 1500 }, 0.03);
+        const users = r.engine.messages.filter((m) => m.role === 'user').map((m) => m.text);
+        expect(users, `"${say}" ${afterMs} ms after the question`).toEqual(['Tell me about the lighthouse.', say]);
+      }
   });
 
   it('the same words said once the echo is over are a turn (the rule holds only right after a reply)', async () => {
