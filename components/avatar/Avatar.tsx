@@ -57,7 +57,7 @@ export function Avatar(props: AvatarProps) {
   // Events go through a ref so changing callbacks never rebuilds TalkingHead.
   const relay: AvatarEvents = {
     onStarted: () => events.current.onStarted?.(),
-    onLevel: (v, at) => events.current.onLevel?.(v, at),
+    onLevel: (v, at, windowAt) => events.current.onLevel?.(v, at, windowAt),
     onEnded: (i) => events.current.onEnded?.(i),
     onError: (m) => events.current.onError?.(m),
   };

@@ -36,11 +36,20 @@ export function heardAtMs(clock: OutputClock, bufLength: number, index: number, 
   return nowMs - ageS * 1000;
 }
 
-/** What one analyser read says: its RMS, and when its first sound is heard (undefined when it is silent). */
-export function readLevel(buf: Float32Array, clock: OutputClock, readAtMs: number): { rms: number; heardAt?: number } {
+/**
+ * What one analyser read says: its RMS, when its first sound is heard (undefined when it is silent), and when the
+ * window as a whole is heard (its middle), all on this page's performance.now() clock.
+ */
+export function readLevel(
+  buf: Float32Array,
+  clock: OutputClock,
+  readAtMs: number,
+): { rms: number; heardAt?: number; windowAt: number } {
   let s = 0;
   for (const x of buf) s += x * x;
   const rms = Math.sqrt(s / buf.length);
   const first = firstLoudSample(buf);
-  return first < 0 ? { rms } : { rms, heardAt: heardAtMs(clock, buf.length, first, readAtMs) };
+  // The level is the whole window's: it is heard when the window's middle is (docs/echo.md, "When a level was heard").
+  const windowAt = heardAtMs(clock, buf.length, buf.length / 2, readAtMs);
+  return first < 0 ? { rms, windowAt } : { rms, heardAt: heardAtMs(clock, buf.length, first, readAtMs), windowAt };
 }

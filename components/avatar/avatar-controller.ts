@@ -35,9 +35,10 @@ export interface AvatarEvents {
   onStarted?: () => void;
   /**
    * RMS of what is audible now, ~every animation frame while speaking; `heardAt` (performance.now() ms) is when the
-   * first sound in the analyser's window reaches the speakers, when there is sound (audible-onset.ts).
+   * first sound in the analyser's window reaches the speakers, when there is sound; `windowAt`, when the window as a
+   * whole does (its middle), the time the level belongs to (audible-onset.ts).
    */
-  onLevel?: (rms: number, heardAt?: number) => void;
+  onLevel?: (rms: number, heardAt?: number, windowAt?: number) => void;
   /**
    * Playback ended or was cut; `playedMs`: how much of the audio queued since the last end the player rendered by
    * then, on the AudioContext clock (core/tts/played-audio.ts).
@@ -322,8 +323,8 @@ export class AvatarController {
     if (analyser && this.events.onLevel) {
       if (this.levelBuf.length !== analyser.fftSize) this.levelBuf = new Float32Array(analyser.fftSize);
       analyser.getFloatTimeDomainData(this.levelBuf);
-      const { rms, heardAt } = readLevel(this.levelBuf, head.audioCtx, performance.now());
-      this.events.onLevel(rms, heardAt);
+      const { rms, heardAt, windowAt } = readLevel(this.levelBuf, head.audioCtx, performance.now());
+      this.events.onLevel(rms, heardAt, windowAt);
     }
     const internals = head as unknown as HeadInternals;
     const jawOpen = head.mtAvatar.jawOpen;

@@ -92,8 +92,8 @@ export class FallbackPlayer {
     const tick = (): void => {
       if (this.sources.size === 0) return;
       a.getFloatTimeDomainData(buf);
-      const { rms, heardAt } = readLevel(buf, a.context, performance.now());
-      this.events.onLevel?.(rms, heardAt);
+      const { rms, heardAt, windowAt } = readLevel(buf, a.context, performance.now());
+      this.events.onLevel?.(rms, heardAt, windowAt);
       this.raf = requestAnimationFrame(tick);
     };
     this.raf = requestAnimationFrame(tick);

@@ -109,15 +109,19 @@ export class AudioBridge implements AudioSink {
     if (this.turnId) this.report({ type: 'started', turnId: this.turnId });
   }
 
-  /** `heardAt`: when the first sound in the player's analyser window is heard (components/avatar/audible-onset.ts). */
-  level(rms: number, heardAt?: number): void {
+  /**
+   * `heardAt`: when the first sound in the player's analyser window is heard; `windowAt`: when the window is, which is
+   * sent as `at` on the epoch clock the offscreen document shares (components/avatar/audible-onset.ts; docs/echo.md).
+   */
+  level(rms: number, heardAt?: number, windowAt?: number): void {
     if (this.trace && this.traced.awaitingAudible && rms > AUDIBLE_RMS && this.traced.turnId === this.turnId) {
       this.traced.awaitingAudible = false;
       // Never before this turn's first chunk arrived: the window may still hold the previous reply's tail.
       const at = Math.min(performance.now(), Math.max(heardAt ?? performance.now(), this.traced.queuedAt));
       this.trace.stamp('panel-audible', this.traced.turnId, undefined, undefined, at);
     }
-    this.report({ type: 'level', rms: Math.min(10, Math.max(0, rms)) });
+    const at = windowAt !== undefined && Number.isFinite(windowAt) ? { at: performance.timeOrigin + windowAt } : {};
+    this.report({ type: 'level', rms: Math.min(10, Math.max(0, rms)), ...at });
   }
 
   /** `playedMs`: the player's account of this playback run (docs/interruptions.md); the report adds up the turn's. */

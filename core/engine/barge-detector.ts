@@ -71,11 +71,13 @@ export class BargeDetector {
     this.replyPeak = 0;
   }
 
-  onPlaybackLevel(at: number, rms: number): void {
+  /** `heardAt`: when the level is heard (the echo's clock); `arrivedAt`: when the report came (its staleness). */
+  onPlaybackLevel(arrivedAt: number, rms: number, heardAt = arrivedAt): void {
+    const at = heardAt;
     this.echo.onPlayback(at, rms);
     this.levels.push({ at, rms });
     this.replyPeak = Math.max(this.replyPeak, rms);
-    this.lastLevelAt = at;
+    this.lastLevelAt = arrivedAt;
     // Kept long enough for a microphone frame that reached the engine late (a busy VAD queue) to find its playback.
     const horizon = at - Math.max(engineTunables.echoTailMs, LEVEL_KEEP_MS) - FRAME_MS;
     while (this.levels.length > 0 && this.levels[0]!.at < horizon) this.levels.shift();

@@ -39,6 +39,7 @@ export class DuplexEngine extends TurnKeeper {
   private staleHint: string | null = null;
   private readonly endOfTurn = new EndOfTurnCheck(this.options.stages.endOfTurn?.bind(this.options.stages));
   private lastAudibleAt = -Infinity;
+  private lastLevelHeardAt = -Infinity;
   /** How long the current mic frame took from capture to the engine (VAD queue included), for the trace. */
   private frameLagMs = 0;
   /** When the current mic frame was heard: the echo path's clock. */
@@ -126,7 +127,11 @@ export class DuplexEngine extends TurnKeeper {
   onPlayback(event: PlaybackEvent): void {
     const now = this.options.clock.now();
     if (event.type === 'level') {
-      this.barge.onPlaybackLevel(now, event.rms);
+      // Placed when it was heard (never before the last one: the output clock may step back a little).
+      const heardAt = Math.max(this.lastLevelHeardAt, event.at ?? now);
+      this.lastLevelHeardAt = heardAt;
+      this.barge.onPlaybackLevel(now, event.rms, heardAt);
+      // On arrival, as the windows after a reply measure it from the frames' processing (the later of the two).
       if (event.rms > T.playbackAudibleRms) this.lastAudibleAt = now;
       return;
     }

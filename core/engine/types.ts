@@ -96,7 +96,8 @@ export interface MicFrame {
 /** What the side panel reports about playback. `turnId` lets late events of an aborted reply be ignored. */
 export type PlaybackEvent =
   | { type: 'started'; turnId: string }
-  | { type: 'level'; rms: number }
+  /** `at`: when the level is heard from the speakers, on the engine's clock, when the panel said (else: on arrival). */
+  | { type: 'level'; rms: number; at?: number }
   /**
    * `interrupted`: the player cut the audio (a stop) rather than playing it to its end. `playedMs`: how much of the
    * turn's audio the player rendered up to then (its own samples, not gaps between them), when it knows.

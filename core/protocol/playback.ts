@@ -21,6 +21,30 @@ export const PlaybackMessageSchema = z.discriminatedUnion('type', [
      */
     playedMs: z.number().min(0).max(MAX_PLAYED_MS).optional(),
   }),
-  z.object({ type: z.literal('level'), rms: z.number().min(0).max(10) }),
+  z.object({
+    type: z.literal('level'),
+    rms: z.number().min(0).max(10),
+    /**
+     * When this level is heard from the speakers, in epoch ms (performance.timeOrigin + performance.now() of the
+     * panel): the engine places it there instead of at its arrival (docs/echo.md, "When a level was heard").
+     */
+    at: z.number().positive().finite().optional(),
+  }),
 ]);
 export type PlaybackMessage = z.infer<typeof PlaybackMessageSchema>;
+
+/** A level heard this far from its arrival is not believed (clocks that disagree): it is placed at its arrival. */
+const LEVEL_HEARD_BEFORE_MS = 2_000;
+const LEVEL_HEARD_AFTER_MS = 1_000;
+
+/**
+ * When a reported level is heard, on the receiving document's performance.now() clock: the panel sends epoch ms
+ * (its timeOrigin plus its performance.now()); both documents' origins are on the same system clock. Undefined when
+ * the panel did not say, or the time is implausibly far from `now` (a level cannot be heard seconds before it was
+ * read, and output latency is well under a second).
+ */
+export function levelHeardAt(message: { at?: number }, timeOrigin: number, now: number): number | undefined {
+  if (message.at === undefined) return undefined;
+  const at = message.at - timeOrigin;
+  return at >= now - LEVEL_HEARD_BEFORE_MS && at <= now + LEVEL_HEARD_AFTER_MS ? at : undefined;
+}

@@ -19,7 +19,7 @@ import {
 } from '../../core/protocol';
 import { expectedSpeechSeconds, GenerationRate, holdFrames, SentenceJitterBuffer } from '../../core/tts/jitter-buffer';
 import { engineTunables, ttsTunables } from '../../core/tunables';
-import { PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protocol/playback';
+import { levelHeardAt, PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protocol/playback';
 import type { ToolCall, ToolResult } from '../../core/tools/types';
 import type { MicCapture } from '../../models/audio/mic-capture';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, TURN_BUNDLE } from '../../models/registry';
@@ -184,7 +184,9 @@ export class Conversation {
       const parsed = PlaybackMessageSchema.safeParse(e.data);
       if (!parsed.success) return console.warn('[sidetalk] rejected playback message:', parsed.error.issues[0]?.message);
       const p = parsed.data;
-      this.engine.onPlayback(p);
+      if (p.type !== 'level') return this.engine.onPlayback(p);
+      const at = levelHeardAt(p, performance.timeOrigin, performance.now());
+      this.engine.onPlayback({ type: 'level', rms: p.rms, ...(at === undefined ? {} : { at }) });
     };
   }
 

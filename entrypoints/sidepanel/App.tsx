@@ -181,7 +181,7 @@ export function SidePanelApp() {
               setAvatar(h);
             }}
             onStarted={() => bridge.started()}
-            onLevel={(rms, heardAt) => bridge.level(rms, heardAt)}
+            onLevel={(rms, heardAt, windowAt) => bridge.level(rms, heardAt, windowAt)}
             onEnded={({ interrupted, playedMs }) => bridge.ended(interrupted, playedMs)}
           />
         </div>

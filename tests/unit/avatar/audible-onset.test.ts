@@ -34,9 +34,17 @@ describe('audible onset from an analyser window', () => {
   it('reports RMS always and a heard time only when there is sound', () => {
     const clock = { currentTime: 2, sampleRate: RATE };
     const silent = readLevel(new Float32Array(512), clock, 50);
-    expect(silent).toEqual({ rms: 0 });
+    expect(silent).toEqual({ rms: 0, windowAt: 50 - (256 / RATE) * 1000 });
     const loud = readLevel(window(512, 256), clock, 50);
     expect(loud.rms).toBeGreaterThan(0.09);
     expect(loud.heardAt).toBeCloseTo(50 - (256 / RATE) * 1000, 6);
+  });
+
+  it('places the level at the window’s middle, as the output timestamp says it is heard', () => {
+    // Context time 2.0 s is heard at performance time 1040 ms (output latency included); the window ends at 2.1 s.
+    const clock = { currentTime: 2.1, sampleRate: RATE, getOutputTimestamp: () => ({ contextTime: 2, performanceTime: 1040 }) };
+    const { windowAt } = readLevel(window(2400, 0), clock, 1500);
+    // The middle of a 100 ms window ending at 2.1 s is 2.05 s of context time: 50 ms after 2.0 s.
+    expect(windowAt).toBeCloseTo(1090, 6);
   });
 });
