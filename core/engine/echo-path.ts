@@ -69,8 +69,9 @@ export class EchoPath {
   }
 
   /**
-   * True once enough playback was heard to have found an echo at any delay up to `echoMaxDelayMs` (about 1 s more than that of
-   * playback, once per session): before that, a missing estimate may only mean the echo has not arrived yet.
+   * True once enough playback was heard to have found an echo at any delay up to `echoMaxDelayMs` (that delay and
+   * about 1 s more of playback, once per session): before that, a missing estimate may only mean the echo has not
+   * arrived yet.
    */
   get evaluated(): boolean {
     return this.looked;
@@ -132,7 +133,7 @@ export class EchoPath {
    *
    * Why the end, not the learned delay: an audio stack under load queues more capture after the path was learned (a
    * room run's tail came 1.47 s after its playback while the path said 0.93 s), so the tail can arrive at any lag up
-   * to `echoMaxDelayMs`; but searching every lag lets a short burst ("yes") match some word of the reply by chance
+   * to `echoMaxDelayMs + echoDecayMs`; but searching every lag lets a short burst ("yes") match some word of the reply by chance
    * (docs/echo.md, "The echo of the reply's end"). The end alignment leaves one lag per utterance, a user who speaks
    * over the tail moves the end away from it. The learned delay only says whether a path is known at all: in the room
    * rig its estimate jumped between 0.3 and 2.4 s within one reply.
