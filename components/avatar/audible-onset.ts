@@ -51,5 +51,7 @@ export function readLevel(
   const first = firstLoudSample(buf);
   // The level is the whole window's: it is heard when the window's middle is (docs/echo.md, "When a level was heard").
   const windowAt = heardAtMs(clock, buf.length, buf.length / 2, readAtMs);
-  return first < 0 ? { rms, windowAt } : { rms, heardAt: heardAtMs(clock, buf.length, first, readAtMs), windowAt };
+  if (first < 0) return { rms, windowAt };
+  // Samples are heard one sample period apart, so the first sound's time follows from the middle's.
+  return { rms, heardAt: windowAt + ((first - buf.length / 2) / clock.sampleRate) * 1000, windowAt };
 }

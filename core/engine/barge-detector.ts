@@ -71,9 +71,8 @@ export class BargeDetector {
     this.replyPeak = 0;
   }
 
-  /** `heardAt`: when the level is heard (the echo's clock); `arrivedAt`: when the report came (its staleness). */
-  onPlaybackLevel(arrivedAt: number, rms: number, heardAt = arrivedAt): void {
-    const at = heardAt;
+  /** `at`: when the level is heard (the echo's clock); `arrivedAt`: when the report came (its staleness). */
+  onPlaybackLevel(arrivedAt: number, rms: number, at = arrivedAt): void {
     this.echo.onPlayback(at, rms);
     this.levels.push({ at, rms });
     this.replyPeak = Math.max(this.replyPeak, rms);

@@ -10,8 +10,12 @@
  */
 import { engineTunables as T } from '../tunables';
 import { FRAME_MS } from './audio-frames';
+import type { EchoUnjudged, TurnStageFields } from './types';
 
-/** Frames of history kept (16 s): the correlation window plus the longest delay the tunables allow (4 s) and more. */
+/**
+ * Frames of history kept (16 s): `likeness` looks back an utterance plus `echoMaxDelayMs + echoDecayMs`, which the
+ * tunables allow up to 7 s; the estimate, its 3 s window plus up to 4 s of delay.
+ */
 const SLOTS = 512;
 /** The envelopes are compared over this many recent frames (3 s). */
 const WINDOW = 94;
@@ -32,7 +36,7 @@ export interface EchoEstimate {
 export interface EchoLikeness {
   r: number | null;
   endLagMs?: number;
-  why?: 'no-path' | 'no-playback' | 'short' | 'inaudible' | 'flat';
+  why?: EchoUnjudged;
 }
 
 class Envelope {
@@ -133,9 +137,9 @@ export class EchoPath {
    *
    * Why the end, not the learned delay: an audio stack under load queues more capture after the path was learned (a
    * room run's tail came 1.47 s after its playback while the path said 0.93 s), so the tail can arrive at any lag up
-   * to `echoMaxDelayMs + echoDecayMs`; but searching every lag lets a short burst ("yes") match some word of the reply by chance
-   * (docs/echo.md, "The echo of the reply's end"). The end alignment leaves one lag per utterance, a user who speaks
-   * over the tail moves the end away from it. The learned delay only says whether a path is known at all: in the room
+   * to `echoMaxDelayMs + echoDecayMs`; but searching every lag lets a short burst ("yes") match some word of the
+   * reply by chance (docs/echo.md, "The echo of the reply's end"). The end alignment leaves one lag per utterance, a
+   * user who speaks over the tail moves the end away from it. The learned delay only says whether a path is known at all: in the room
    * rig its estimate jumped between 0.3 and 2.4 s within one reply.
    * No `r` (and `why`) when no path is known, no playback precedes the utterance's end, the utterance is under 8
    * frames, the delayed playback was audible in under half of its frames, or the envelopes are flat.
@@ -249,11 +253,9 @@ export function echoFields(e: EchoEstimate | null): { echoDelayMs?: number; echo
 }
 
 /** A likeness as endpoint trace fields (rounded), or none when the utterance was not suspected of being an echo. */
-export function likenessFields(l: EchoLikeness | null): {
-  echoLikeness?: number;
-  echoEndLagMs?: number;
-  echoUnjudged?: NonNullable<EchoLikeness['why']>;
-} {
+export function likenessFields(
+  l: EchoLikeness | null,
+): Pick<TurnStageFields['endpoint'], 'echoLikeness' | 'echoEndLagMs' | 'echoUnjudged'> {
   if (!l) return {};
   return {
     ...(l.r !== null ? { echoLikeness: Math.round(l.r * 100) / 100 } : {}),

@@ -93,6 +93,9 @@ export interface MicFrame {
   capturedAt?: number;
 }
 
+/** Why an utterance right after a reply got no echo likeness (core/engine/echo-path.ts `likeness`). */
+export type EchoUnjudged = 'no-path' | 'no-playback' | 'short' | 'inaudible' | 'flat';
+
 /** What the side panel reports about playback. `turnId` lets late events of an aborted reply be ignored. */
 export type PlaybackEvent =
   | { type: 'started'; turnId: string }
@@ -138,7 +141,7 @@ export interface TurnStageFields {
     silenceMs: number;
     echoLikeness?: number;
     echoEndLagMs?: number;
-    echoUnjudged?: 'no-path' | 'no-playback' | 'short' | 'inaudible' | 'flat';
+    echoUnjudged?: EchoUnjudged;
   };
   /** A draft transcription while the user spoke (core/engine/asr-drafts.ts); `slow`: drafts are off from now on. */
   'asr-draft': { ms: number; draftTokens: number; draftAccepted: number; slow: boolean };
