@@ -21,6 +21,7 @@ import { attachAvatarProbe, type AvatarProbe, type ProbedHead } from './avatar-p
 import { closeMouth, type MorphMesh, type TalkingHeadMouth } from './mouth-morphs';
 import { TEST_HOOKS } from '../../core/build-flags';
 import { PlayedAudio } from '../../core/tts/played-audio';
+import { PlaybackRun } from './playback-run';
 
 /** The avatar mirrors the engine's state. */
 export type AvatarState = EngineState;
@@ -87,8 +88,7 @@ export class AvatarController {
   private readonly lips = new StreamingLipsync();
   private loaded = false;
   private jaw: JawClip[] = [];
-  private playing = false;
-  private started = false;
+  private readonly run = new PlaybackRun();
   private interrupting = false;
   private blobUrl: string | null = null;
   private levelBuf = new Float32Array(512);
@@ -196,7 +196,7 @@ export class AvatarController {
     const shift = startMs - audioMs + heardMs;
     this.nextStartMs = startMs + durationMs;
     if (this.opts.amplitudeJaw) this.jaw.push({ start: startMs + heardMs, curve: jaw });
-    this.playing = true;
+    this.run.queued();
     // streamAudio transfers (detaches) the buffer it converts; hand it a copy so callers keep theirs.
     head.streamAudio({
       audio: pcm.slice(),
@@ -246,7 +246,7 @@ export class AvatarController {
     this.jaw = [];
     this.lips.interrupt();
     closeMouth(this.head as unknown as TalkingHeadMouth);
-    if (this.playing) this.handleEnded(true);
+    if (this.run.isPlaying) this.handleEnded(true);
   }
 
   /**
@@ -298,18 +298,18 @@ export class AvatarController {
   }
 
   private handleStarted(): void {
-    if (this.started) return;
-    this.started = true;
+    const start = this.run.workletStarted();
+    // TalkingHead took the stale start as speaking; left so, the next reply's first chunk would not start a new time base.
+    if (start === 'stale') (this.head as unknown as HeadInternals).isSpeaking = false;
+    if (start !== 'report') return;
     this.probe?.mark('started');
     this.events.onStarted?.();
   }
 
   private handleEnded(interrupted: boolean): void {
-    if (!this.playing) return;
+    if (!this.run.end()) return;
     this.duck(1); // the next reply starts at full volume
     this.probe?.mark('ended');
-    this.playing = false;
-    this.started = false;
     const ctx = this.head.audioCtx;
     const playedMs = ctx && this.playedCtx === ctx ? this.played.playedMs(ctx.currentTime) : undefined;
     this.played.reset();
@@ -318,7 +318,7 @@ export class AvatarController {
 
   private onFrame(_dt: number): void {
     const head = this.head;
-    if (!this.playing) return;
+    if (!this.run.isPlaying) return;
     const analyser = head.audioAnalyzerNode;
     if (analyser && this.events.onLevel) {
       if (this.levelBuf.length !== analyser.fftSize) this.levelBuf = new Float32Array(analyser.fftSize);
@@ -338,7 +338,7 @@ export class AvatarController {
   /** Starts per-frame measurement (tests, benches); see avatar-probe.ts. */
   startProbe(): AvatarProbe {
     if (!TEST_HOOKS) throw new Error('not in the release build');
-    this.probe ??= attachAvatarProbe(this.head as unknown as ProbedHead, () => this.playing);
+    this.probe ??= attachAvatarProbe(this.head as unknown as ProbedHead, () => this.run.isPlaying);
     return this.probe;
   }
 

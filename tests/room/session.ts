@@ -403,8 +403,12 @@ async function follow(
   if (process.env.ROOM_DEBUG) {
     const all = await marksAfter(panel, before);
     const names = ['echo-path', 'speech-start', 'barge-tentative', 'barge-released', 'barge-in', 'endpoint', 'discarded'];
-    const keep = all.filter((m) => m.fields && names.includes(m.name));
-    console.log('ROOM marks', JSON.stringify(keep.map((m) => ({ name: m.name, turnId: m.turnId, ...m.fields }))));
+    const more = ['merge', 'interrupted', 'first-audio', 'done', 'end-of-speech'];
+    const keep = all.filter((m) => (m.fields && names.includes(m.name)) || more.includes(m.name));
+    // Engine-clock times relative to the barge-in (the voice's own time is on the wall clock: `voiceAt`).
+    const t0 = barge?.at ?? 0;
+    const shown = keep.map((m) => ({ name: m.name, turnId: m.turnId, at: Math.round(m.at - t0), ...m.fields }));
+    console.log('ROOM marks', JSON.stringify(shown));
   }
   return { turnId, ...early, interrupted, echoRms, residualRms, residualPeakRms, ...(followUp ? { followUp } : {}) };
 }
