@@ -141,19 +141,24 @@ export class DuplexEngine extends TurnKeeper {
     this.lastProgressAt = now;
     if (event.type === 'started') {
       active.turn.audioOutstanding = true;
-      if (active.turn.advance('speaking')) {
-        active.turn.stage('first-audio', {});
-        this.setState('speaking');
-      }
+      this.heardFirstAudio(active);
     } else if (event.interrupted) {
       // The player cut the audio (the panel closed, or a stop reached it first): nobody hears the rest of the reply.
       this.interrupt();
       this.heard.played(event);
     } else {
+      // A run that drained was heard, also when its start never arrived (docs/echo.md, "A start the player lost").
+      this.heardFirstAudio(active);
       active.turn.stage('echo-path', this.barge.replyTrace());
       active.turn.audioOutstanding = false;
       if (active.turn.generationComplete) this.finish(active);
     }
+  }
+
+  private heardFirstAudio(active: ActiveTurn): void {
+    if (!active.turn.advance('speaking')) return;
+    active.turn.stage('first-audio', {});
+    this.setState('speaking');
   }
 
   onFrame(frame: MicFrame): void {
