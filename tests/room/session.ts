@@ -391,9 +391,14 @@ async function follow(
   if (detected) {
     const next = await poll(
       () => marksAfter(panel, before),
-      (m) =>
-        m.some((x) => x.name === 'first-audio' && x.turnId !== turnId) ||
-        m.some((x) => x.turnId !== turnId && TERMINAL.has(x.name)),
+      (m) => {
+        // A turn merged into the next utterance (the user went on) ends, but the reply is the merged turn's.
+        const merged = new Set(m.filter((x) => x.name === 'merge').map((x) => x.turnId));
+        return (
+          m.some((x) => x.name === 'first-audio' && x.turnId !== turnId) ||
+          m.some((x) => x.turnId !== turnId && TERMINAL.has(x.name) && !merged.has(x.turnId))
+        );
+      },
       60_000,
       50,
     ).catch(() => [] as EngineMark[]);
