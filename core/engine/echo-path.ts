@@ -37,6 +37,12 @@ export interface EchoLikeness {
   r: number | null;
   endLagMs?: number;
   why?: EchoUnjudged;
+  /**
+   * For the trace only (nothing decides on it): the best r over every lag up to the suspect window, same frames and
+   * guard, and its lag. Tells a tail that follows the reply at another lag (its delay moved) from one that follows it
+   * at none (its envelope was changed on the way).
+   */
+  scan?: { r: number; lagMs: number };
 }
 
 class Envelope {
@@ -161,17 +167,24 @@ export class EchoPath {
     // does not follow the reply over that while.
     const start = Math.min(k0, lastPlayed + 1);
     let best: number | null = null;
+    let scan: EchoLikeness['scan'];
     let why: EchoLikeness['why'] = 'inaudible';
-    for (let lag = lowest; lag <= Math.min(endLag + spread, maxLag + spread); lag++) {
+    const highest = Math.min(endLag + spread, maxLag + spread);
+    for (let lag = 0; lag <= maxLag + spread; lag++) {
       let audible = 0;
       for (let k = k0; k <= k1; k++) if (this.played(k - lag) > T.playbackAudibleRms) audible++;
       if (audible * 2 < k1 - k0 + 1) continue;
-      why = 'flat';
+      const aligned = lag >= lowest && lag <= highest;
+      if (aligned) why = 'flat';
       const r = this.fit(start, k1, lag, 8)?.correlation;
-      if (r !== undefined && (best === null || r > best)) best = r;
+      if (r === undefined) continue;
+      if (!scan || r > scan.r) scan = { r, lagMs: lag * FRAME_MS };
+      if (aligned && (best === null || r > best)) best = r;
     }
     const endLagMs = endLag * FRAME_MS;
-    return best === null ? { r: null, endLagMs, why: k1 - k0 + 1 < 8 ? 'short' : why } : { r: best, endLagMs };
+    const traced = scan ? { scan } : {};
+    if (best === null) return { r: null, endLagMs, why: k1 - k0 + 1 < 8 ? 'short' : why, ...traced };
+    return { r: best, endLagMs, ...traced };
   }
 
   /**
@@ -255,11 +268,12 @@ export function echoFields(e: EchoEstimate | null): { echoDelayMs?: number; echo
 /** A likeness as endpoint trace fields (rounded), or none when the utterance was not suspected of being an echo. */
 export function likenessFields(
   l: EchoLikeness | null,
-): Pick<TurnStageFields['endpoint'], 'echoLikeness' | 'echoEndLagMs' | 'echoUnjudged'> {
+): Pick<TurnStageFields['endpoint'], 'echoLikeness' | 'echoEndLagMs' | 'echoUnjudged' | 'echoScanR' | 'echoScanLagMs'> {
   if (!l) return {};
   return {
     ...(l.r !== null ? { echoLikeness: Math.round(l.r * 100) / 100 } : {}),
     ...(l.endLagMs !== undefined ? { echoEndLagMs: l.endLagMs } : {}),
     ...(l.why ? { echoUnjudged: l.why } : {}),
+    ...(l.scan ? { echoScanR: Math.round(l.scan.r * 100) / 100, echoScanLagMs: l.scan.lagMs } : {}),
   };
 }

@@ -134,7 +134,8 @@ export interface TurnStageFields {
   'end-of-speech': Record<never, never>;
   /**
    * For an utterance opened right after a reply (docs/echo.md): `echoLikeness`, how much it followed the reply's
-   * envelope, at `echoEndLagMs` (its end after the playback's); `echoUnjudged`, why there is no likeness.
+   * envelope, at `echoEndLagMs` (its end after the playback's); `echoUnjudged`, why there is no likeness;
+   * `echoScanR` at `echoScanLagMs`, the best r at any lag (trace only: EchoLikeness.scan).
    */
   endpoint: {
     forced: boolean;
@@ -142,6 +143,8 @@ export interface TurnStageFields {
     echoLikeness?: number;
     echoEndLagMs?: number;
     echoUnjudged?: EchoUnjudged;
+    echoScanR?: number;
+    echoScanLagMs?: number;
   };
   /** A draft transcription while the user spoke (core/engine/asr-drafts.ts); `slow`: drafts are off from now on. */
   'asr-draft': { ms: number; draftTokens: number; draftAccepted: number; slow: boolean };

@@ -106,6 +106,9 @@ describe("the echo of the reply's end", () => {
     // The trace says at which lag it was judged: the tail's end after the playback's, past the learned 0.9 s.
     const endpoint = r.marks('endpoint').find((m) => m.turnId === dropped[0]!.turnId)!;
     expect(endpoint.echoEndLagMs).toBeGreaterThan(1200);
+    // The trace's scan over every lag finds the tail there too (it includes the end-aligned lags, so r is no lower).
+    expect(endpoint.echoScanLagMs).toBeGreaterThan(1200);
+    expect(endpoint.echoScanR).toBeGreaterThanOrEqual(endpoint.echoLikeness!);
   });
 
   it('with that longer search, a question right after the reply, over the late tail, is still a turn', async () => {
