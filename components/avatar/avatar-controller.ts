@@ -307,7 +307,7 @@ export class AvatarController {
   }
 
   private handleEnded(interrupted: boolean): void {
-    if (!this.run.end()) return;
+    if (!this.run.end(interrupted || this.interrupting)) return;
     this.duck(1); // the next reply starts at full volume
     this.probe?.mark('ended');
     const ctx = this.head.audioCtx;

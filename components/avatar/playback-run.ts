@@ -1,18 +1,22 @@
 /**
  * One run of the player's audio: from the first chunk queued after an end to the next end (drained or cut). The
- * engine needs exactly one `started` per run; without it the reply never counts as playing, and the microphone
- * frames during it are judged as a user resuming before any audio (docs/echo.md, "A start the player lost").
+ * engine needs one `started` per run: it keeps the turn's audio outstanding until the run's end, and without any the
+ * reply never counts as playing, so the microphone frames during it are judged as a user resuming before any audio
+ * (docs/echo.md, "A start the player lost").
  *
- * TalkingHead's worklet says `playback-started` when it leaves idle. That message can still be on its way when the
- * reply is cut (the worklet had drained and a chunk woke it just before the stop): it then arrives after the run
- * ended. Taken as a start, it marked the *next* run as started before its audio existed, and that run's real start
- * was dropped as a repeat.
+ * TalkingHead's worklet says `playback-started` when it leaves idle, which it can do twice around one end:
+ * - after a **cut**, a start still on its way (the worklet had drained and a chunk woke it just before the stop) is
+ *   stale: taken as a start, it marked the next reply as started before its audio existed, and that reply's real start
+ *   was then dropped as a repeat;
+ * - after a **drain**, a start that arrives with nothing queued since is a new run all the same: a chunk sent before
+ *   the drain's report was read woke the worklet again, and it plays.
  */
 export type WorkletStart = 'report' | 'repeat' | 'stale';
 
 export class PlaybackRun {
   private playing = false;
   private started = false;
+  private lastEndCut = false;
 
   get isPlaying(): boolean {
     return this.playing;
@@ -23,19 +27,23 @@ export class PlaybackRun {
     this.playing = true;
   }
 
-  /** The worklet left idle: the run's start (`report`), a second start of the same run, or a start from before the last end. */
+  /** The worklet left idle: the run's start (`report`), a second start of the same run, or a start from before a cut. */
   workletStarted(): WorkletStart {
-    if (!this.playing) return 'stale';
+    if (!this.playing) {
+      if (this.lastEndCut) return 'stale';
+      this.playing = true; // woken by a chunk queued before the drain was reported
+    }
     if (this.started) return 'repeat';
     this.started = true;
     return 'report';
   }
 
-  /** The run drained or was cut; false when there was no run to end (nothing to report). */
-  end(): boolean {
+  /** The run drained (`cut` false) or was cut; false when there was no run to end (nothing to report). */
+  end(cut: boolean): boolean {
     if (!this.playing) return false;
     this.playing = false;
     this.started = false;
+    this.lastEndCut = cut;
     return true;
   }
 }
