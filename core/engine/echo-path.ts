@@ -222,14 +222,21 @@ export class EchoPath {
     return this.playback.get(k) ?? 0;
   }
 
-  /** How loud the echo should be at the microphone at clock time `at`; 0 when no path is known yet. */
+  /**
+   * How loud the echo should be at the microphone at clock time `at`; 0 when no path is known yet. The playback is
+   * looked up from the current delay back to the longest delay estimated lately: in the room rig the estimate jumped
+   * within one reply (1.9 s, then 0.4 s) while the echo still came late, and at the short delay alone the gate looked
+   * into a gap of the reply and sat at its floor while the echo barged in (docs/echo.md, "The barge gate").
+   */
   expected(at: number): number {
     const e = this.current;
     if (!e) return 0;
-    const k = Math.floor(at / FRAME_MS) - Math.round(e.delayMs / FRAME_MS);
+    const k = Math.floor(at / FRAME_MS);
     const spread = Math.max(SPREAD, Math.round(this.levelGapMs / FRAME_MS));
+    const nearest = Math.round(e.delayMs / FRAME_MS);
+    const farthest = Math.max(nearest, Math.round(this.longest / FRAME_MS));
     let max = 0;
-    for (let i = k - spread; i <= k + spread; i++) max = Math.max(max, this.played(i));
+    for (let i = k - farthest - spread; i <= k - nearest + spread; i++) max = Math.max(max, this.played(i));
     return e.coupling * max;
   }
 

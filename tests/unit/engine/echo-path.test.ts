@@ -141,3 +141,27 @@ describe('the barge gate on a late echo', () => {
     expect(barge.heldByEcho(later, since(later), 0.03)).toBe(false);
   });
 });
+
+describe('the gate when the delay estimate jumps', () => {
+  it('still expects the echo at the longer delay seen lately (the room rig: 1.9 s, then 0.4 s within a reply)', () => {
+    const path = new EchoPath();
+    const rand = seededRandom(11);
+    const play = speechEnvelope(320, 21);
+    const t0 = 10_000;
+    const at = (k: number) => t0 + k * FRAME_MS;
+    // 200 frames through a 1.1 s path, then 80 through a 0.4 s one: the estimate moves to the short delay.
+    for (let k = 0; k < 280; k++) {
+      const delay = k < 200 ? 34 : 13;
+      path.onPlayback(at(k), play[k]!);
+      path.onMic(at(k), 0.3 * (play[k - delay] ?? 0) + 0.001 * rand());
+    }
+    expect(path.estimate!.delayMs).toBe(13 * FRAME_MS);
+    expect(path.longestDelayMs).toBeGreaterThan(700);
+    // A loud syllable, then the reply goes quiet: at the short delay the playback is silent when its echo arrives at
+    // the long one. The gate still expects it.
+    for (let k = 280; k < 290; k++) path.onPlayback(at(k), 0.08);
+    for (let k = 290; k < 340; k++) path.onPlayback(at(k), 0.001);
+    const echoAt = at(285 + 22); // 22 frames (0.7 s) after the syllable: inside the longest delay seen lately
+    expect(path.expected(echoAt)).toBeGreaterThan(0.3 * 0.08 * 0.5);
+  });
+});
