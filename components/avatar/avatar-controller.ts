@@ -22,6 +22,7 @@ import { closeMouth, type MorphMesh, type TalkingHeadMouth } from './mouth-morph
 import { TEST_HOOKS } from '../../core/build-flags';
 import { PlayedAudio } from '../../core/tts/played-audio';
 import { PlaybackRun } from './playback-run';
+import { detectSoftwareRenderer } from './software-gl';
 
 /** The avatar mirrors the engine's state. */
 export type AvatarState = EngineState;
@@ -102,13 +103,17 @@ export class AvatarController {
   /** The audio handed to the worklet since the last end, on the clock of the context it went to. */
   private readonly played = new PlayedAudio();
   private playedCtx: AudioContext | null = null;
+  /** WebGL drawn by the CPU: fewer pixels and frames, so the speech models keep the CPU (software-gl.ts). */
+  readonly softwareRenderer: boolean;
+  /** The state whose frame rate the avatar draws at (speaking as soon as audio arrives); the governor may draw fewer. */
+  private rateState: AvatarState = 'idle';
 
   constructor(
     container: HTMLElement,
     private events: AvatarEvents,
     private opts: AvatarOptions,
   ) {
-    const fps = opts.reducedMotion ? 20 : 30;
+    this.softwareRenderer = detectSoftwareRenderer();
     this.head = new TalkingHead(container, {
       // Lip-sync modules are imported by a computed path that bundlers break; we supply visemes ourselves.
       lipsyncModules: [],
@@ -118,8 +123,8 @@ export class AvatarController {
       cameraPanEnable: false,
       cameraZoomEnable: false,
       dracoEnabled: false,
-      modelPixelRatio: 0.85,
-      modelFPS: fps,
+      modelPixelRatio: this.softwareRenderer ? lipsyncTunables.softwarePixelRatio : 0.85,
+      modelFPS: this.stateFps('speaking'),
       avatarIdleEyeContact: 0.6,
       update: (dt) => this.onFrame(dt),
     });
@@ -127,7 +132,7 @@ export class AvatarController {
     const now = () => performance.now();
     governRenderShare(
       this.head as unknown as GovernedHead,
-      fps,
+      () => this.currentFps(),
       () => lipsyncTunables.renderShareMax,
       now,
       this.longTasks.blockedMs,
@@ -162,7 +167,7 @@ export class AvatarController {
   }
 
   private async playChunk(pcm: Float32Array, text: string): Promise<ChunkQueued> {
-    this.setFps(AVATAR_FPS.speaking); // lips need the full rate as soon as audio arrives
+    this.setFps('speaking'); // lips need the full rate as soon as audio arrives
     const head = this.head;
     const streamStarted = !head.isStreaming;
     if (streamStarted) {
@@ -253,17 +258,30 @@ export class AvatarController {
    * The side panel shares its renderer's main thread with the offscreen document (model routing, downloads), so the
    * avatar draws only as often as the moment needs: full rate while speaking, a gentle idle otherwise.
    */
-  private setFps(fps: number): void {
-    const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden';
+  private setFps(state: AvatarState): void {
+    this.rateState = state;
     // TalkingHead skips a display frame when less than animFrameDur has passed; half a 60 Hz frame of slack makes
-    // 30 fps land on every second vsync instead of drifting to every third (20 fps).
-    (this.head as unknown as { animFrameDur: number }).animFrameDur = 1000 / (hidden ? 1 : fps) - 8;
+    // 30 fps land on every second vsync instead of drifting to every third (20 fps). The render governor sets it
+    // again after the next drawn frame, from `currentFps()` and what frames cost.
+    (this.head as unknown as { animFrameDur: number }).animFrameDur = 1000 / this.currentFps() - 8;
+  }
+
+  /** Read on every drawn frame, so a tunable change applies at once. */
+  private currentFps(): number {
+    const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden';
+    return hidden ? 1 : this.stateFps(this.rateState);
+  }
+
+  /** The rate a state asks for: lower with reduced motion, and on a software renderer (docs/avatar.md). */
+  private stateFps(state: AvatarState): number {
+    const scale = (this.opts.reducedMotion ? 0.7 : 1) * (this.softwareRenderer ? lipsyncTunables.softwareFpsScale : 1);
+    return Math.max(1, AVATAR_FPS[state] * scale);
   }
 
   setState(state: AvatarState): void {
     // TalkingHead's mood animations read the loaded avatar: before it (or while a new one loads) they throw.
     if (!this.loaded) return;
-    this.setFps(AVATAR_FPS[state] * (this.opts.reducedMotion ? 0.7 : 1));
+    this.setFps(state);
     const look = STATE_LOOK[state];
     this.head.setMood(look.mood);
     const scale = this.opts.reducedMotion ? 0.4 : 1;

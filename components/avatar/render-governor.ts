@@ -19,24 +19,26 @@ export interface GovernedHead {
 
 /** Weight of the newest frame cost in the running average (a single slow frame moves it a quarter). */
 const SMOOTHING = 0.25;
-/** Never fewer frames than this per second: the face must still move with the voice. */
+/** The governor never draws fewer frames than this per second: the face must still move with the voice. */
 const MIN_FPS = 5;
 
 /** The frame interval for a running average frame cost, the configured frame rate and the allowed share. */
 export function frameIntervalMs(costMs: number, fps: number, maxShare: number): number {
   const base = 1000 / fps;
   if (!(maxShare > 0) || maxShare >= 1) return base;
-  return Math.min(1000 / MIN_FPS, Math.max(base, costMs / maxShare));
+  // The governor never takes the rate below MIN_FPS; a state that asks for fewer frames (idle) still gets them.
+  return Math.min(Math.max(base, 1000 / MIN_FPS), Math.max(base, costMs / maxShare));
 }
 
 /**
  * Wraps `head.animate` to measure what each drawn frame costs and adjust `animFrameDur`. `blockedMs()` is a running
- * total of long-task time on this thread (0 where the page cannot observe long tasks). `maxShare` is read every frame
- * so a tunable change applies at once. Returns the running average cost (ms) for measurement.
+ * total of long-task time on this thread (0 where the page cannot observe long tasks). `fps` (the rate the avatar's
+ * state asks for) and `maxShare` are read every frame, so a state or tunable change applies at once. Returns the
+ * running average cost (ms) for measurement.
  */
 export function governRenderShare(
   head: GovernedHead,
-  fps: number,
+  fps: () => number,
   maxShare: () => number,
   now: () => number = () => performance.now(),
   blockedMs: () => number = () => 0,
@@ -53,7 +55,7 @@ export function governRenderShare(
     const cost = Math.max(now() - t0, blocked - blockedAtLastFrame);
     blockedAtLastFrame = blocked;
     average = average === 0 ? cost : average + SMOOTHING * (cost - average);
-    head.animFrameDur = frameIntervalMs(average, fps, maxShare());
+    head.animFrameDur = frameIntervalMs(average, fps(), maxShare());
   };
   return { costMs: () => average };
 }

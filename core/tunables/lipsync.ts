@@ -39,6 +39,12 @@ export const lipsyncTunables = registerTunables(
      * frames so audio and playback messages are handled promptly (components/avatar/render-governor.ts). 1 = off.
      */
     renderShareMax: 0.5,
+    /**
+     * On a software WebGL renderer (SwiftShader, llvmpipe) the avatar draws this many pixels per CSS pixel, and its
+     * frame rates are scaled by `softwareFpsScale`: there a frame costs the CPU the models need (docs/avatar.md).
+     */
+    softwarePixelRatio: 0.5,
+    softwareFpsScale: 0.2,
   },
   {
     closureMinMs: { min: 20, max: 200 },
@@ -56,5 +62,7 @@ export const lipsyncTunables = registerTunables(
     rateAdapt: { min: 0, max: 1 },
     wholeChunkRatio: { min: 0.1, max: 1 },
     renderShareMax: { min: 0.05, max: 1 },
+    softwarePixelRatio: { min: 0.25, max: 2 },
+    softwareFpsScale: { min: 0.05, max: 1 },
   },
 );

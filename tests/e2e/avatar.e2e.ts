@@ -12,7 +12,7 @@ import type { AvatarProbeSnapshot } from '../../components/avatar/avatar-probe';
 import { resample } from '../../core/tts/wav';
 import { SAMPLE_RATE, silence, speech } from '../fixtures/audio/make-audio';
 import { installAudioGraphRecorder, type AudioRoutes } from './avatar-audio-graph';
-import { ARTIFACTS_DIR, launchExtension, poll, screenshotColours, type ExtensionSession } from './harness';
+import { ARTIFACTS_DIR, launchExtension, poll, request, screenshotColours, sendFromPage, type ExtensionSession } from './harness';
 import { playUtterance, probeSnapshot, startProbe } from './avatar-driver';
 
 let session: ExtensionSession;
@@ -40,6 +40,21 @@ beforeAll(async () => {
   );
 });
 
+/** Frames the avatar draws per second while it idles, from its probe. */
+async function idleFps(): Promise<number> {
+  await startProbe(panel);
+  await panel.waitForTimeout(3000);
+  const frames = (await probeSnapshot(panel)).frames;
+  return frames.length < 2 ? 0 : ((frames.length - 1) * 1000) / (frames[frames.length - 1]!.at - frames[0]!.at);
+}
+
+/** A live tunable, set the way the debug panel sets it. */
+async function setTunable(path: string, value: number): Promise<void> {
+  await sendFromPage(panel, request('settings/set', 'background', { patch: { debugPanel: true } }));
+  const r = await sendFromPage<{ ok: boolean }>(panel, request('tunables/set', 'background', { path, value }));
+  if (!r.ok) throw new Error(`tunables/set ${path}=${value}: ${JSON.stringify(r)}`);
+}
+
 afterAll(async () => {
   await session?.close();
 });
@@ -63,6 +78,17 @@ function during(snap: AvatarProbeSnapshot) {
 }
 
 describe('avatar playback in the side panel (built extension, software WebGL)', () => {
+  it('on this software renderer the idle avatar draws a few frames a second, at the full scale many more', async () => {
+    // SwiftShader: lipsync.softwareFpsScale 0.2 makes the idle rate 2 fps (docs/avatar.md, "On a software renderer").
+    const reduced = await idleFps();
+    expect(reduced).toBeGreaterThan(0.5);
+    expect(reduced).toBeLessThan(3.5);
+    // The lip-sync checks below watch the mouth frame by frame: they run at the rates of a hardware GPU.
+    await setTunable('lipsync.softwareFpsScale', 1);
+    await panel.evaluate(() => new Promise((r) => setTimeout(r, 300)));
+    expect(await idleFps()).toBeGreaterThan(reduced * 1.5);
+  });
+
   it('plays a fixture utterance once, through one route to the speakers, with the mouth moving and then resting', async () => {
     expect(await screenshotColours(panel, 'avatar-idle')).toBeGreaterThan(50);
     await startProbe(panel);

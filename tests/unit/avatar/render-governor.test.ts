@@ -25,7 +25,7 @@ function run(renderMs: number, share: number, seconds = 5): { share: number; fps
   const head = fakeHead(renderMs, clock);
   governRenderShare(
     head,
-    30,
+    () => 30,
     () => share,
     () => clock.now,
   );
@@ -57,9 +57,12 @@ describe('avatar render governor', () => {
     expect(frameIntervalMs(80, 30, 0.5)).toBe(160);
   });
 
-  it('a share of 1 turns it off; never below 5 fps', () => {
+  it('a share of 1 turns it off; the governor never goes below 5 fps', () => {
     expect(frameIntervalMs(500, 30, 1)).toBeCloseTo(1000 / 30, 6);
     expect(frameIntervalMs(500, 30, 0.5)).toBe(200);
+    // …unless the state itself asks for fewer (an idle avatar on a software renderer).
+    expect(frameIntervalMs(500, 2, 0.5)).toBe(500);
+    expect(frameIntervalMs(3, 2, 0.5)).toBe(500);
   });
 
   it('counts the long tasks after a frame (the browser drawing it) as its cost, not only animate()', () => {
@@ -69,7 +72,7 @@ describe('avatar render governor', () => {
     let blocked = 0;
     const governor = governRenderShare(
       head,
-      30,
+      () => 30,
       () => 0.5,
       () => clock.now,
       () => blocked,
@@ -89,5 +92,30 @@ describe('avatar render governor', () => {
     expect(governor.costMs()).toBeGreaterThan(55);
     expect(busy / clock.now).toBeLessThan(0.55);
     expect(head.animFrameDur).toBeGreaterThan(100);
+  });
+
+  it("follows the rate the avatar's state asks for: a fast renderer idles at the idle rate, not the speaking one", () => {
+    const clock = { now: 0 };
+    const head = fakeHead(3, clock);
+    let fps = 30;
+    governRenderShare(
+      head,
+      () => fps,
+      () => 0.5,
+      () => clock.now,
+    );
+    const framesOver = (ms: number) => {
+      const from = head.frames;
+      const end = clock.now + ms;
+      while (clock.now < end) {
+        head.animate(clock.now);
+        clock.now += 1000 / 60;
+      }
+      return head.frames - from;
+    };
+    expect(framesOver(2000)).toBeGreaterThan(35);
+    fps = 4;
+    framesOver(500); // the first drawn frame after the change picks the new rate up
+    expect(framesOver(2000)).toBeLessThanOrEqual(12); // 8 at 4 fps, give or take the 60 Hz frame grid
   });
 });
