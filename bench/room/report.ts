@@ -79,6 +79,12 @@ export function summarise(rows: RoomRow[]) {
 const f = (x: number | null | undefined, d = 0) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(d));
 
 /** A stop time for the table: none (missed, or an older result), or ≤ 0 when the voice began in a gap of the reply. */
+/** A missed interruption: its longest onset run, and (when traced) voiced frames under the gate / loud unvoiced ones. */
+function missedWhy(i: NonNullable<ReplyResult['interrupted']>): string {
+  if (i.voicedUnderGateFrames === undefined) return String(i.longestRun);
+  return `${i.longestRun}; ${i.voicedUnderGateFrames} voiced under the gate, ${i.loudUnvoicedFrames ?? 0} loud unvoiced`;
+}
+
 const latency = (ms: number | undefined) => (ms === undefined ? '–' : ms <= 0 ? 'gap at onset' : `${f(ms)} ms`);
 
 export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta: Record<string, unknown>): string {
@@ -106,7 +112,7 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     `| ERLE of Chrome's canceller, min / p50 / max | ${f(s.erleDb.min, 1)} / ${f(s.erleDb.p50, 1)} / ${f(s.erleDb.max, 1)} dB |`,
     `| loudest residual frame (RMS) | ${s.residualPeakRms.toExponential(1)} |`,
     '',
-    '| level (asked / at mic) | reverb | overdrive | delay (first room) | echo RMS | residual RMS (peak frame) | ERLE | false barge-ins | phantom onsets | interruption (missed: longest onset run, frames) | onset → lowered | onset → silent |',
+    '| level (asked / at mic) | reverb | overdrive | delay (first room) | echo RMS | residual RMS (peak frame) | ERLE | false barge-ins | phantom onsets | interruption (missed: longest onset run, frames; voiced frames under the gate, loud unvoiced frames) | onset → lowered | onset → silent |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
@@ -116,7 +122,7 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
       `| ${r.levelDb} / ${f(r.echoLevelDb, 1)} dB | ${r.acoustics.reverb || 'none'} | ${r.acoustics.overdrive || 'none'} | ` +
         `${f(r.roomDelayMs)} ms | ${r.silent.echoRms.toExponential(1)} | ${r.silent.residualRms.toExponential(1)} (${r.silent.residualPeakRms.toExponential(1)}) | ` +
         `${f(erleDb(r.silent), 1)} dB | ${all.reduce((n, x) => n + x.falseBargeIns, 0)} | ${all.reduce((n, x) => n + x.phantomOnsets, 0)} | ` +
-        `${i?.preempted ? 'reply had ended' : i?.detected ? 'stopped' : 'missed'}${i?.detected || i?.longestRun === undefined ? '' : ` (${i.longestRun})`} | ${latency(i?.loweredLatencyMs)} | ${latency(i?.stopLatencyMs)} |`,
+        `${i?.preempted ? 'reply had ended' : i?.detected ? 'stopped' : 'missed'}${i?.detected || i?.longestRun === undefined ? '' : ` (${missedWhy(i)})`} | ${latency(i?.loweredLatencyMs)} | ${latency(i?.stopLatencyMs)} |`,
     );
   }
   return `${lines.join('\n')}\n`;

@@ -47,6 +47,8 @@ export class BargeDetector {
   /** This reply's voiced frames over the gate and its longest onset run: how close it came to a duck (trace). */
   private overGateFrames = 0;
   private longestRun = 0;
+  private voicedUnderGateFrames = 0;
+  private loudUnvoicedFrames = 0;
   /** Speech over the reply that ducked it and is not decided yet: its onset, voiced frames, and quiet run since. */
   private tentative: { onsetAt: number; voiced: number; quiet: number } | null = null;
   /** The loudest voiced frame of this reply over the gate (a trace of how close the echo came to a barge). */
@@ -68,6 +70,8 @@ export class BargeDetector {
     this.peakOverGate = 0;
     this.overGateFrames = 0;
     this.longestRun = 0;
+    this.voicedUnderGateFrames = 0;
+    this.loudUnvoicedFrames = 0;
     this.replyPeak = 0;
   }
 
@@ -122,6 +126,8 @@ export class BargeDetector {
       peakOverGate: this.peakOverGate,
       overGateFrames: this.overGateFrames,
       longestRun: this.longestRun,
+      voicedUnderGateFrames: this.voicedUnderGateFrames,
+      loudUnvoicedFrames: this.loudUnvoicedFrames,
     };
   }
 
@@ -190,8 +196,11 @@ export class BargeDetector {
     }
     const gate = this.threshold(now, capturedAt);
     if (prob > engineTunables.vadOn) this.peakOverGate = Math.max(this.peakOverGate, micRms / gate);
-    const candidate = prob > engineTunables.vadOn && micRms > gate;
+    const voiced = prob > engineTunables.vadOn;
+    const candidate = voiced && micRms > gate;
     if (candidate) this.overGateFrames++;
+    else if (voiced) this.voicedUnderGateFrames++;
+    else if (micRms > gate) this.loudUnvoicedFrames++;
     if (this.tentative) return this.decide(this.tentative, candidate);
     if (!candidate) {
       // A short hole inside a run is bridged (it does not count towards the run); a longer one ends the run.

@@ -188,6 +188,9 @@ export interface TurnStageFields {
     /** Voiced frames over the gate during the reply, and the longest onset run they made (bridged gaps included). */
     overGateFrames?: number;
     longestRun?: number;
+    /** Frames the VAD called speech under the gate, and frames over the gate it did not: what kept a run short. */
+    voicedUnderGateFrames?: number;
+    loudUnvoicedFrames?: number;
   };
   /** Terminal: exactly one of done, failed, interrupted per turn. */
   done: Record<never, never>;

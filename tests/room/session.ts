@@ -165,6 +165,9 @@ export interface ReplyResult {
     voiceAt: number;
     /** The longest onset run over the gate after the voice (`echo-path` trace; absent in older results). */
     longestRun?: number;
+    /** After the voice: frames the VAD called speech under the gate, and loud frames it did not (absent before 12-04). */
+    voicedUnderGateFrames?: number;
+    loudUnvoicedFrames?: number;
   };
   /** RMS of the echo at the microphone (the room's monitor: no processing) while the reply played, user silent. */
   echoRms: number;
@@ -370,11 +373,15 @@ async function follow(
     console.log('ROOM panel audio latency (s)', JSON.stringify(latency));
   }
   const duck = after.find((m) => m.turnId === turnId && m.name === 'barge-tentative' && m.wallAt >= voiceAt - 500);
-  const runs = after.filter((m) => m.name === 'echo-path').map((m) => Number(m.fields?.longestRun ?? 0));
+  const echoPaths = after.filter((m) => m.name === 'echo-path');
+  const runs = echoPaths.map((m) => Number(m.fields?.longestRun ?? 0));
+  const total = (field: string) => echoPaths.reduce((n, m) => n + Number(m.fields?.[field] ?? 0), 0);
   const interrupted = {
     detected,
     preempted,
     longestRun: Math.max(0, ...runs),
+    voicedUnderGateFrames: total('voicedUnderGateFrames'),
+    loudUnvoicedFrames: total('loudUnvoicedFrames'),
     engineLatencyMs: barge && onset ? barge.at - onset.at : undefined,
     stopLatencyMs: detected && stoppedAt !== null ? stoppedAt - voiceAt : undefined,
     loweredLatencyMs: detected ? Math.round(loweredAt - voiceAt) : undefined,

@@ -47,6 +47,15 @@ describe('the barge onset run', () => {
 
   it('the reply trace says how close the voice came: frames over the gate and the longest run', () => {
     const { barge } = feed('x.x..xx.x...x');
-    expect(barge.replyTrace()).toMatchObject({ overGateFrames: 6, longestRun: 3 });
+    expect(barge.replyTrace()).toMatchObject({ overGateFrames: 6, longestRun: 3, voicedUnderGateFrames: 7 });
+  });
+
+  it('the reply trace tells a voice under the gate from a loud frame the VAD did not call speech', () => {
+    const barge = new BargeDetector();
+    barge.onFrame(FRAME_MS, 0.9, T.bargeMinRms / 4); // voiced, under the gate
+    barge.onFrame(2 * FRAME_MS, 0.1, 0.1); // loud, unvoiced
+    barge.onFrame(3 * FRAME_MS, 0.1, 0.1);
+    barge.onFrame(4 * FRAME_MS, 0.1, T.bargeMinRms / 4); // neither
+    expect(barge.replyTrace()).toMatchObject({ overGateFrames: 0, voicedUnderGateFrames: 1, loudUnvoicedFrames: 2 });
   });
 });
