@@ -82,6 +82,8 @@ const STATE_LOOK: Record<AvatarState, { mood: string; values: Record<string, num
 };
 
 const AVATAR_FPS: Record<AvatarState, number> = { idle: 10, listening: 20, thinking: 15, speaking: 30 };
+/** Playback levels are reported at most this often (ms), on the page's animation frames. */
+const LEVEL_EVERY_MS = 30;
 
 export class AvatarController {
   readonly head: TalkingHead;
@@ -105,6 +107,7 @@ export class AvatarController {
   private playedCtx: AudioContext | null = null;
   /** WebGL drawn by the CPU: fewer pixels and frames, so the speech models keep the CPU (software-gl.ts). */
   readonly softwareRenderer: boolean;
+  private levelReportedAt = -Infinity;
   /** The state whose frame rate the avatar draws at (speaking as soon as audio arrives); the governor may draw fewer. */
   private rateState: AvatarState = 'idle';
 
@@ -136,6 +139,7 @@ export class AvatarController {
       () => lipsyncTunables.renderShareMax,
       now,
       this.longTasks.blockedMs,
+      () => this.reportLevel(),
     );
   }
 
@@ -334,16 +338,27 @@ export class AvatarController {
     this.events.onEnded?.({ interrupted: interrupted || this.interrupting, ...(playedMs === undefined ? {} : { playedMs }) });
   }
 
+  /**
+   * The playback level, on every animation frame of the page rather than every drawn avatar frame: the echo path
+   * learns from these reports, and on a software renderer the avatar draws as few as 2–6 frames a second.
+   */
+  private reportLevel(): void {
+    const head = this.head;
+    const analyser = head.audioAnalyzerNode;
+    if (!this.run.isPlaying || !analyser || !this.events.onLevel) return;
+    // About one per microphone frame (32 ms, the echo path's grid): more would only be more messages.
+    const now = performance.now();
+    if (now - this.levelReportedAt < LEVEL_EVERY_MS) return;
+    this.levelReportedAt = now;
+    if (this.levelBuf.length !== analyser.fftSize) this.levelBuf = new Float32Array(analyser.fftSize);
+    analyser.getFloatTimeDomainData(this.levelBuf);
+    const { rms, heardAt, windowAt } = readLevel(this.levelBuf, head.audioCtx, now);
+    this.events.onLevel(rms, heardAt, windowAt);
+  }
+
   private onFrame(_dt: number): void {
     const head = this.head;
     if (!this.run.isPlaying) return;
-    const analyser = head.audioAnalyzerNode;
-    if (analyser && this.events.onLevel) {
-      if (this.levelBuf.length !== analyser.fftSize) this.levelBuf = new Float32Array(analyser.fftSize);
-      analyser.getFloatTimeDomainData(this.levelBuf);
-      const { rms, heardAt, windowAt } = readLevel(this.levelBuf, head.audioCtx, performance.now());
-      this.events.onLevel(rms, heardAt, windowAt);
-    }
     const internals = head as unknown as HeadInternals;
     const jawOpen = head.mtAvatar.jawOpen;
     if (!jawOpen || internals.streamAudioStartTime === null || !this.jaw.length) return;

@@ -33,8 +33,8 @@ export function frameIntervalMs(costMs: number, fps: number, maxShare: number): 
 /**
  * Wraps `head.animate` to measure what each drawn frame costs and adjust `animFrameDur`. `blockedMs()` is a running
  * total of long-task time on this thread (0 where the page cannot observe long tasks). `fps` (the rate the avatar's
- * state asks for) and `maxShare` are read every frame, so a state or tunable change applies at once. Returns the
- * running average cost (ms) for measurement.
+ * state asks for) and `maxShare` are read every frame, so a state or tunable change applies at once. `everyTick`
+ * runs on every animation frame, also those the avatar skips. Returns the running average cost (ms) for measurement.
  */
 export function governRenderShare(
   head: GovernedHead,
@@ -42,11 +42,15 @@ export function governRenderShare(
   maxShare: () => number,
   now: () => number = () => performance.now(),
   blockedMs: () => number = () => 0,
+  everyTick: () => void = () => undefined,
 ): { costMs: () => number } {
   const original = head.animate;
   let average = 0;
   let blockedAtLastFrame = blockedMs();
   head.animate = (t: number) => {
+    // Every animation frame of the page, drawn or not: work that must not slow down with the avatar (the playback
+    // level the echo path learns from).
+    everyTick();
     const clock = head.animClock;
     const t0 = now();
     original(t);

@@ -198,8 +198,10 @@ export class BargeDetector {
     if (prob > engineTunables.vadOn) this.peakOverGate = Math.max(this.peakOverGate, micRms / gate);
     const voiced = prob > engineTunables.vadOn;
     const candidate = voiced && micRms > gate;
-    if (candidate) this.overGateFrames++;
-    else if (voiced) this.voicedUnderGateFrames++;
+    if (candidate) {
+      this.overGateFrames++;
+      this.echo.markNearEnd(capturedAt);
+    } else if (voiced) this.voicedUnderGateFrames++;
     else if (micRms > gate) this.loudUnvoicedFrames++;
     if (this.tentative) return this.decide(this.tentative, candidate);
     if (!candidate) {

@@ -23,6 +23,11 @@ const WINDOW = 94;
 const EVERY = 8;
 /** Frames either side of the delay whose playback may still be heard (the room's reverb); more when levels are sparse. */
 const SPREAD = 3;
+/**
+ * While the user may be talking over the reply (a barge candidate in the window), a new estimate may not raise the
+ * coupling by more than this factor: the fit would take the user's voice for echo (docs/echo.md, "Double talk").
+ */
+const DOUBLE_TALK_MAX_RISE = 1.5;
 
 export interface EchoEstimate {
   delayMs: number;
@@ -73,6 +78,10 @@ export class EchoPath {
   private looked = false;
   /** Mean time between level reports (an average over the last ~10): the delay is only as sharp as that. */
   private levelGapMs = FRAME_MS;
+  /** The newest microphone frame that may hold the user's voice over the reply (a barge candidate). */
+  private nearEndK = -Infinity;
+  /** The coupling learned before that voice began: during it the estimate may not climb above it step by step. */
+  private couplingBeforeNearEnd = 0;
 
   get estimate(): EchoEstimate | null {
     return this.current;
@@ -125,6 +134,21 @@ export class EchoPath {
       this.sinceEstimate = 0;
       this.reestimate();
     }
+  }
+
+  /**
+   * The microphone frame at `at` may be the user talking over the reply (voiced, over the barge gate). Until it has
+   * left the estimate's window, the path does not learn a louder echo from the fit (DOUBLE_TALK_MAX_RISE).
+   */
+  markNearEnd(at: number): void {
+    const k = Math.floor(at / FRAME_MS);
+    if (!this.inDoubleTalk(k)) this.couplingBeforeNearEnd = this.current?.coupling ?? 0;
+    this.nearEndK = Math.max(this.nearEndK, k);
+  }
+
+  /** A voice over the reply within the estimate's window ending at frame `end`, on a path already known. */
+  private inDoubleTalk(end: number): boolean {
+    return this.current !== null && this.nearEndK > end - WINDOW;
   }
 
   /**
@@ -254,6 +278,7 @@ export class EchoPath {
         best = { delayMs: lag * FRAME_MS, coupling: fit.coupling, correlation: fit.correlation };
     }
     this.longest = Math.max(0, this.longest - (EVERY * FRAME_MS) / 8);
+    if (best && this.inDoubleTalk(end) && best.coupling > this.couplingBeforeNearEnd * DOUBLE_TALK_MAX_RISE) best = null;
     if (best && best.correlation >= T.echoMinCorrelation) {
       this.current = best;
       this.longest = Math.max(this.longest, best.delayMs);

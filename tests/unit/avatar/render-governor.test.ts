@@ -118,4 +118,24 @@ describe('avatar render governor', () => {
     framesOver(500); // the first drawn frame after the change picks the new rate up
     expect(framesOver(2000)).toBeLessThanOrEqual(12); // 8 at 4 fps, give or take the 60 Hz frame grid
   });
+
+  it('runs the per-tick work on every animation frame, also those the avatar skips', () => {
+    const clock = { now: 0 };
+    const head = fakeHead(3, clock);
+    let ticks = 0;
+    governRenderShare(
+      head,
+      () => 2,
+      () => 0.5,
+      () => clock.now,
+      () => 0,
+      () => ticks++,
+    );
+    for (let i = 0; i < 120; i++) {
+      head.animate(clock.now);
+      clock.now += 1000 / 60;
+    }
+    expect(ticks).toBe(120);
+    expect(head.frames).toBeLessThanOrEqual(5);
+  });
 });

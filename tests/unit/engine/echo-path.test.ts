@@ -97,6 +97,52 @@ describe('the echo path', () => {
   });
 });
 
+describe('double talk: the user talking over the reply', () => {
+  /**
+   * A learned 1.1 s path at 0.2, then a voice whose envelope follows the playback 200 ms later at twice its level (a
+   * worst case: speech rhythm alike at some lag, as a fit over 3 s of syllables finds by chance). Returns the path's
+   * estimates during the voice and the gate over the voice's frames.
+   */
+  function talkOver(markNearEnd: boolean) {
+    const barge = new BargeDetector();
+    const play = speechEnvelope(500, 21);
+    const t0 = 10_000;
+    const estimates: { delayMs: number; coupling: number }[] = [];
+    let underGate = 0;
+    for (let k = 0; k < 500; k++) {
+      const at = t0 + k * FRAME_MS;
+      barge.onPlaybackLevel(at, play[k]!);
+      const echo = 0.2 * (play[k - 34] ?? 0);
+      const voice = k >= 300 ? 0.03 + 2 * (play[k - 6] ?? 0) : 0;
+      const mic = Math.hypot(echo, voice, 0.002);
+      barge.observeMic(at, mic);
+      if (k < 300) {
+        barge.onFrame(at, 0.9, mic);
+        continue;
+      }
+      if (markNearEnd) barge.onFrame(at, 0.9, mic);
+      else if (mic <= barge.threshold(at)) underGate++;
+      if (markNearEnd && mic <= barge.threshold(at)) underGate++;
+      if (barge.echo.estimate) estimates.push({ ...barge.echo.estimate });
+    }
+    return { estimates, underGate };
+  }
+
+  it('the path learned before the voice is kept: the voice is not taken for a louder echo at another delay', () => {
+    const { estimates, underGate } = talkOver(true);
+    expect(Math.max(...estimates.map((e) => e.coupling))).toBeLessThan(0.3);
+    expect(estimates.every((e) => Math.abs(e.delayMs - 1100) <= 3 * FRAME_MS)).toBe(true);
+    // So the voice stays over the gate, frame after frame (it only dips in the playback's loudest syllables).
+    expect(underGate).toBeLessThan(20);
+  });
+
+  it('without the voice marked as near end, the fit takes it for the echo and the gate rises over it', () => {
+    const { estimates, underGate } = talkOver(false);
+    expect(Math.max(...estimates.map((e) => e.coupling))).toBeGreaterThan(1);
+    expect(underGate).toBeGreaterThan(60);
+  });
+});
+
 describe('the barge gate on a late echo', () => {
   /** Runs a reply through the room into a detector; the microphone's VAD calls all of it speech (echo is speech). */
   function run(room: Room, user?: { fromFrame: number; rms: number }) {
