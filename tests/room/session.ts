@@ -23,6 +23,7 @@ import {
 import { RIG_RATE, startRig, type Acoustics, type Recording, type Rig } from './rig';
 import { assistantSpeech, phraseStart, USER_LEAD_S } from './speech';
 import { phantomTurnsIn } from './turns';
+import { DEBUG, printAroundVoice, printMarks, printSilentMarks, printTail, printVoiceMatch } from './debug-print';
 import { activeRms, bestMatch, endOfLastLoud, rms } from './signal';
 
 /** Five sentences, each `FRAMES_PER_SENTENCE` × 80 ms of speech from the fixture TTS: 7 s of reply, more with gaps. */
@@ -283,34 +284,9 @@ async function follow(
       panel,
       request('mic/probe', 'offscreen', { durationMs: 1500 }),
     );
-    if (process.env.ROOM_DEBUG) {
-      const speakersSilent = silentFrom(room.speakers, doneSeenAt - 3000, Date.now());
-      console.log('ROOM speakers silent after done seen (ms)', speakersSilent === null ? null : speakersSilent - doneSeenAt);
-      await sleep(1800);
-      const profile = (rec: typeof room.room) => {
-        const raw = rec.between(doneSeenAt - 500, doneSeenAt + 1500);
-        const w = Math.round(RIG_RATE * 0.032);
-        const prof: number[] = [];
-        for (let i = 0; i + w <= raw.length; i += w) prof.push(Math.round(rms(raw.subarray(i, i + w)) * 1e3) / 1e3);
-        return JSON.stringify(prof);
-      };
-      console.log('ROOM speakers from done-0.5s', profile(room.speakers));
-      console.log('ROOM raw mic from done-0.5s', profile(room.room));
-    }
-    if (process.env.ROOM_DEBUG)
-      console.log('ROOM tail', JSON.stringify(tail.data?.frameRms.map((r) => Math.round(r * 1e4) / 1e4)));
+    if (DEBUG) await printTail(room, doneSeenAt, tail.data?.frameRms ?? []);
     const marks = await marksAfter(panel, before);
-    const done = marks.find((m) => m.turnId === turnId && TERMINAL.has(m.name));
-    const onsets = marks
-      .filter((m) => m.name === 'speech-start')
-      .map((m) => ({ afterDoneMs: done ? Math.round(m.at - done.at) : null, ...m.fields }));
-    if (onsets.length > 0 && process.env.ROOM_DEBUG) console.log('ROOM onsets', JSON.stringify(onsets));
-    if (process.env.ROOM_DEBUG)
-      console.log('ROOM echo', JSON.stringify(marks.filter((m) => m.name === 'echo-path').map((m) => m.fields)));
-    if (process.env.ROOM_DEBUG) {
-      const ends = marks.filter((m) => (m.name === 'endpoint' || m.name === 'discarded') && m.turnId !== turnId);
-      console.log('ROOM utterances', JSON.stringify(ends.map((m) => ({ name: m.name, turnId: m.turnId, ...m.fields }))));
-    }
+    if (DEBUG) printSilentMarks(marks, turnId);
     return { turnId, ...silentMarks(marks), echoRms, residualRms, residualPeakRms };
   }
 
@@ -344,34 +320,14 @@ async function follow(
   const searchFrom = spawnedAt;
   const match = bestMatch(room.room.between(searchFrom, spawnedAt + 4000), phraseStart(say.wav));
   const found = match.correlation >= VOICE_MIN_CORRELATION ? match.index : -1;
-  if (process.env.ROOM_DEBUG) {
-    const expected = startedAt + USER_LEAD_S * 1000 - spawnedAt;
-    console.log('ROOM voice match', JSON.stringify({ ...match, afterSpawnMs: (match.index / RIG_RATE) * 1000, expected }));
-  }
+  if (DEBUG) printVoiceMatch(match, startedAt + USER_LEAD_S * 1000 - spawnedAt);
   const voiceAt = found >= 0 ? searchFrom + (found / RIG_RATE) * 1000 : startedAt + USER_LEAD_S * 1000;
   const stoppedAt = silentFrom(room.speakers, voiceAt - 300, Date.now());
   // Up to the silence (a later reply, the interruption's own, must not count as the talked-over one being loud).
   const level = activeRms(room.speakers.between(voiceAt - 1000, voiceAt));
   const afterVoice = room.speakers.between(voiceAt, stoppedAt ?? Date.now());
   const loweredAt = voiceAt + (endOfLastLoud(afterVoice, level * 10 ** (-LOWERED_DB / 20)) / RIG_RATE) * 1000;
-  if (process.env.ROOM_DEBUG) {
-    // The speakers' and the room's level in 100 ms steps around the voice (dB; '.' below −60 dB).
-    const envelope = (rec: Recording) =>
-      Array.from({ length: 40 }, (_, i) => {
-        const r = rms(rec.between(voiceAt - 2000 + i * 100, voiceAt - 1900 + i * 100));
-        return r < 1e-3 ? '.' : String(Math.round(20 * Math.log10(r)));
-      }).join(' ');
-    console.log(`ROOM around the voice (−2 s … +2 s)\n speakers ${envelope(room.speakers)}\n room     ${envelope(room.room)}`);
-    const latency = await panel
-      .evaluate(() => {
-        type El = { sidetalkAvatar?: { probe(): { snapshot(): { baseLatency: number; outputLatency: number } } } };
-        const el = [...document.querySelectorAll('.sidetalk-avatar div')].find((d) => (d as El).sidetalkAvatar) as El;
-        const s = el?.sidetalkAvatar?.probe().snapshot();
-        return s ? { baseLatency: s.baseLatency, outputLatency: s.outputLatency } : null;
-      })
-      .catch((e: unknown) => String(e));
-    console.log('ROOM panel audio latency (s)', JSON.stringify(latency));
-  }
+  if (DEBUG) await printAroundVoice(room, voiceAt);
   const duck = after.find((m) => m.turnId === turnId && m.name === 'barge-tentative' && m.wallAt >= voiceAt - 500);
   const echoPaths = after.filter((m) => m.name === 'echo-path');
   const runs = echoPaths.map((m) => Number(m.fields?.longestRun ?? 0));
@@ -412,15 +368,6 @@ async function follow(
     const first = next.find((x) => x.name === 'first-audio' && x.turnId !== turnId);
     if (first) followUp = await follow(room, before + next.indexOf(first), first.turnId, Date.now());
   }
-  if (process.env.ROOM_DEBUG) {
-    const all = await marksAfter(panel, before);
-    const names = ['echo-path', 'speech-start', 'barge-tentative', 'barge-released', 'barge-in', 'endpoint', 'discarded'];
-    const more = ['merge', 'interrupted', 'first-audio', 'done', 'end-of-speech'];
-    const keep = all.filter((m) => (m.fields && names.includes(m.name)) || more.includes(m.name));
-    // Engine-clock times relative to the barge-in (the voice's own time is on the wall clock: `voiceAt`).
-    const t0 = barge?.at ?? 0;
-    const shown = keep.map((m) => ({ name: m.name, turnId: m.turnId, at: Math.round(m.at - t0), ...m.fields }));
-    console.log('ROOM marks', JSON.stringify(shown));
-  }
+  if (DEBUG) printMarks(await marksAfter(panel, before), barge?.at ?? 0);
   return { turnId, ...early, interrupted, echoRms, residualRms, residualPeakRms, ...(followUp ? { followUp } : {}) };
 }
