@@ -78,13 +78,13 @@ export function summarise(rows: RoomRow[]) {
 
 const f = (x: number | null | undefined, d = 0) => (x === null || x === undefined || !Number.isFinite(x) ? '–' : x.toFixed(d));
 
-/** A stop time for the table: none (missed, or an older result), or ≤ 0 when the voice began in a gap of the reply. */
 /** A missed interruption: its longest onset run, and (when traced) voiced frames under the gate / loud unvoiced ones. */
 function missedWhy(i: NonNullable<ReplyResult['interrupted']>): string {
   if (i.voicedUnderGateFrames === undefined) return String(i.longestRun);
   return `${i.longestRun}; ${i.voicedUnderGateFrames} voiced under the gate, ${i.loudUnvoicedFrames ?? 0} loud unvoiced`;
 }
 
+/** A stop time for the table: none (missed, or an older result), or ≤ 0 when the voice began in a gap of the reply. */
 const latency = (ms: number | undefined) => (ms === undefined ? '–' : ms <= 0 ? 'gap at onset' : `${f(ms)} ms`);
 
 export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta: Record<string, unknown>): string {

@@ -331,7 +331,9 @@ async function follow(
   const duck = after.find((m) => m.turnId === turnId && m.name === 'barge-tentative' && m.wallAt >= voiceAt - 500);
   const echoPaths = after.filter((m) => m.name === 'echo-path');
   const runs = echoPaths.map((m) => Number(m.fields?.longestRun ?? 0));
-  const total = (field: string) => echoPaths.reduce((n, m) => n + Number(m.fields?.[field] ?? 0), 0);
+  // A reply may mark its echo path more than once, each mark with the reply's counts so far: the newest per turn.
+  const newestPerTurn = new Map(echoPaths.map((m) => [m.turnId, m]));
+  const total = (field: string) => [...newestPerTurn.values()].reduce((n, m) => n + Number(m.fields?.[field] ?? 0), 0);
   const interrupted = {
     detected,
     preempted,
