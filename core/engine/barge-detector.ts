@@ -15,6 +15,7 @@
 import { engineTunables } from '../tunables';
 import { FRAME_MS } from './audio-frames';
 import { EchoPath, echoFields, type EchoLikeness } from './echo-path';
+import { ResidualFloor } from './residual-floor';
 import type { TurnStageFields } from './types';
 
 /** Playback levels are kept this long (ms): a frame may reach the engine a second or more after it was heard. */
@@ -58,9 +59,12 @@ export class BargeDetector {
   private lastLevelAt = -Infinity;
   /** Learned across replies: the speakers, the room and the microphone stay the same from one reply to the next. */
   readonly echo = new EchoPath();
+  /** The gate's floor, measured on the replies nobody talked over (kept across replies, as the path). */
+  readonly residual = new ResidualFloor();
 
-  /** A new reply: forget the previous calibration (volume or device may have changed). */
+  /** A new reply: learn the last one's residual, forget its calibration (volume or device may have changed). */
   reset(): void {
+    this.residual.endReply();
     this.levels = [];
     this.calibFrames = 0;
     this.coupling = 0;
@@ -128,7 +132,14 @@ export class BargeDetector {
       longestRun: this.longestRun,
       voicedUnderGateFrames: this.voicedUnderGateFrames,
       loudUnvoicedFrames: this.loudUnvoicedFrames,
+      residualRunRms: this.residual.replyRunLevel,
+      floorRms: this.floor,
     };
+  }
+
+  /** The gate's floor: measured once a reply nobody talked over has been (residual-floor.ts), else `bargeMinRms`. */
+  get floor(): number {
+    return this.residual.floor ?? engineTunables.bargeMinRms;
   }
 
   /**
@@ -148,7 +159,7 @@ export class BargeDetector {
         : 0;
     const heard = this.coupling * this.expectedPlayback(capturedAt);
     const echo = Math.max(heard, this.echo.expected(capturedAt), unknown, stale);
-    return Math.max(engineTunables.bargeMinRms, engineTunables.bargeRatio * echo);
+    return Math.max(this.floor, engineTunables.bargeRatio * echo);
   }
 
   /** A microphone frame while the reply plays: the echo path learns from these. */
@@ -175,7 +186,9 @@ export class BargeDetector {
   heldByEcho(capturedAt: number, sinceAudibleMs: number, micRms: number): boolean {
     const { bargeMinRms, bargeRatio, echoDecayMs, echoTailMs } = engineTunables;
     const echo = this.echo.expected(capturedAt);
-    if (echo > 0 && micRms <= Math.max(bargeMinRms, bargeRatio * echo)) return true;
+    // Never under the fixed floor: the measured one comes from the residual while the reply plays, and once it stops
+    // the canceller lets the tail through much louder (docs/echo.md, "The echo of the reply's end").
+    if (echo > 0 && micRms <= Math.max(bargeMinRms, this.floor, bargeRatio * echo)) return true;
     const tail = Math.max(echoTailMs, this.echo.longestDelayMs + echoDecayMs);
     // The coupling measured at the reply's start (before anyone would talk over it) or by the path, whichever is
     // larger, times the last playback level: no floor, so with no echo left after the canceller (headphones) a soft first syllable still opens a turn.
@@ -186,6 +199,8 @@ export class BargeDetector {
 
   /** Feed one mic frame (time = end of frame). */
   onFrame(now: number, prob: number, micRms: number, capturedAt = now): BargeDecision {
+    const voiced = prob > engineTunables.vadOn;
+    this.residual.onFrame(voiced, micRms);
     const playback = this.expectedPlayback(capturedAt);
     const audible = playback > engineTunables.playbackAudibleRms;
     if (audible && !this.calibrated) {
@@ -195,8 +210,7 @@ export class BargeDetector {
       return NONE;
     }
     const gate = this.threshold(now, capturedAt);
-    if (prob > engineTunables.vadOn) this.peakOverGate = Math.max(this.peakOverGate, micRms / gate);
-    const voiced = prob > engineTunables.vadOn;
+    if (voiced) this.peakOverGate = Math.max(this.peakOverGate, micRms / gate);
     const candidate = voiced && micRms > gate;
     if (candidate) {
       this.overGateFrames++;
@@ -210,16 +224,30 @@ export class BargeDetector {
       else this.run = this.gap = 0;
       return NONE;
     }
-    if (this.run === 0) this.runStart = now - FRAME_MS;
+    if (this.run === 0) {
+      this.runStart = now - FRAME_MS;
+      this.residual.runStarted();
+    }
     this.run++;
     this.gap = 0;
     this.longestRun = Math.max(this.longestRun, this.run);
     if (this.run < engineTunables.bargeFrames) return NONE;
     this.run = this.gap = 0;
     const onsetAt = this.runStart;
+    this.residual.ducked();
     if (engineTunables.bargeConfirmFrames <= engineTunables.bargeFrames) return { kind: 'barge', onsetAt };
     this.tentative = { onsetAt, voiced: engineTunables.bargeFrames, quiet: 0 };
     return { kind: 'duck', onsetAt };
+  }
+
+  /** The burst that ducked the reply let it go on (its words said backchannel or echo): it counts as the reply's echo. */
+  burstReleased(): void {
+    this.residual.released();
+  }
+
+  /** Speech interrupted the reply: it was the user (the measured floor learns nothing more from this reply). */
+  interrupted(): void {
+    this.residual.interrupted();
   }
 
   /** True while speech over the reply has lowered it and is not decided yet. */

@@ -18,6 +18,7 @@ import { LINES } from './lines';
 import type { CancelReason } from './turn';
 import { TurnKeeper, type ActiveTurn } from './turn-keeper';
 import type { MicFrame, PlaybackEvent, Transcript } from './types';
+import { replyEchoVerdict, type ReplyEchoVerdict } from './echo-match';
 import { UtteranceTracker } from './utterance-tracker';
 import { EndOfTurnCheck, endpointWindow } from './end-of-turn-check';
 import { newSpeculation, speculativeAsrQuietMs, type Speculation } from './speculation';
@@ -44,6 +45,8 @@ export class DuplexEngine extends TurnKeeper {
   private frameLagMs = 0;
   /** When the current mic frame was heard: the echo path's clock. */
   private frameAt = 0;
+  /** The last frame during a reply came with the unprocessed microphone (trace). */
+  private unprocessedMic = false;
   /** How long after the last audible playback the current utterance opened (Infinity: not right after a reply). */
   private onsetAfterAudibleMs = Infinity;
 
@@ -149,7 +152,7 @@ export class DuplexEngine extends TurnKeeper {
     } else {
       // A run that drained was heard, also when its start never arrived (docs/echo.md, "A start the player lost").
       this.heardFirstAudio(active);
-      active.turn.stage('echo-path', this.barge.replyTrace());
+      active.turn.stage('echo-path', { ...this.barge.replyTrace(), unprocessedMic: this.unprocessedMic });
       active.turn.audioOutstanding = false;
       if (active.turn.generationComplete) this.finish(active);
     }
@@ -180,11 +183,12 @@ export class DuplexEngine extends TurnKeeper {
 
   private listening(now: number, frame: MicFrame): void {
     this.drafts.onFrame();
-    if (now - this.lastAudibleAt < T.echoMaxDelayMs + T.echoDecayMs) this.barge.recordListeningMic(this.frameAt, rms(frame.pcm));
+    const echoLevel = unprocessed(frame)?.rms ?? rms(frame.pcm);
+    if (now - this.lastAudibleAt < T.echoMaxDelayMs + T.echoDecayMs) this.barge.recordListeningMic(this.frameAt, echoLevel);
     // The tail of our own playback is still in the room: keep it as pre-roll but do not open an utterance on it.
     if (!this.tracker.inSpeech && now - this.lastAudibleAt < T.echoTailMs) return this.tracker.observe(frame.pcm);
     // The reply's echo may still be arriving (a longer path, the room's reverb): only a voice above it opens an utterance.
-    if (!this.tracker.inSpeech && this.barge.heldByEcho(this.frameAt, now - this.lastAudibleAt, rms(frame.pcm))) {
+    if (!this.tracker.inSpeech && this.barge.heldByEcho(this.frameAt, now - this.lastAudibleAt, echoLevel)) {
       this.tracker.observe(frame.pcm);
       return this.maybeDeliverBackground(now);
     }
@@ -335,8 +339,10 @@ export class DuplexEngine extends TurnKeeper {
     const lag = this.frameLagMs;
     const echo = echoSuspect ? this.barge.echoLikeness(this.tracker.speechStart - lag, endOfSpeech - lag) : null;
     const likeness = echo?.r ?? null;
-    turn.stage('endpoint', { forced, silenceMs: now - endOfSpeech, ...likenessFields(echo) }, now);
     const audio = this.tracker.audio();
+    const verdict = echoSuspect ? this.replyEcho(audio, now - endOfSpeech) : null;
+    const matched = verdict ? { echoMatchHead: Math.round(verdict.head), echoMatchOverrunMs: verdict.overrunMs } : {};
+    turn.stage('endpoint', { forced, silenceMs: now - endOfSpeech, ...likenessFields(echo), ...matched }, now);
     const saved = { frames: this.tracker.takeFrames(), speechStart: this.tracker.speechStart, voiced: this.tracker.voicedFrames };
     const draft = this.drafts.take();
     this.tracker.reset();
@@ -344,11 +350,21 @@ export class DuplexEngine extends TurnKeeper {
     active.saved = saved;
     active.echoSuspect = echoSuspect;
     active.echoLikeness = likeness;
+    active.echoMatched = verdict?.own ?? false;
     this.onsetAfterAudibleMs = Infinity;
     const replaces = this.mergedFrom;
     this.mergedFrom = null;
     this.setState('thinking');
     void this.answer(active, spec, audio, undefined, replaces, draft);
+  }
+
+  /** Whether the utterance (with `silenceMs` of quiet at its end) is the last reply's audio come back (echo-match.ts). */
+  private replyEcho(audio: Float32Array, silenceMs: number): ReplyEchoVerdict | null {
+    const id = this.lastSpokenTurnId;
+    const reference = id && T.echoMatchMinScore > 0 ? this.options.stages.replyAudio?.(id) : null;
+    if (!reference) return null;
+    const speechEnd = audio.length - Math.round((silenceMs / 1000) * 16_000);
+    return replyEchoVerdict(audio, speechEnd, reference, T.echoMatchMinScore, T.echoMatchOverrunMs);
   }
 
   /** The utterance was the reply's own echo: no turn, and a speculative reply already started for it is dropped unheard. */
@@ -373,6 +389,8 @@ export class DuplexEngine extends TurnKeeper {
     const { turn } = active;
     // It follows the reply's own envelope at the echo's delay: the reply's echo, whatever a recogniser would hear in it.
     if (!typed && (active.echoLikeness ?? -1) >= T.echoTailMinLikeness) return this.dropOwnEcho(active, spec);
+    // The reply's own audio, found in the utterance from its start to its end.
+    if (!typed && active.echoMatched) return this.dropOwnEcho(active, spec);
     let transcript: Transcript | null = typed ?? spec?.transcript ?? null;
     if (!transcript && spec) transcript = await spec.transcriptPromise;
     if (!transcript && !turn.signal.aborted) {
@@ -451,11 +469,15 @@ export class DuplexEngine extends TurnKeeper {
     this.tracker.observe(frame.pcm);
     // The echo path learns only while the reply plays: then the microphone hears the echo and (until a barge) nobody
     // else. Frames from the rest of the conversation would correlate the user's turns with the assistant's.
-    this.barge.observeMic(this.frameAt, level);
-    const decision = this.barge.onFrame(now, frame.prob, level, this.frameAt);
+    // The echo's side of the microphone: unprocessed where it is available (docs/echo.md, "The unprocessed microphone").
+    const raw = unprocessed(frame);
+    const echoLevel = raw?.rms ?? level;
+    this.unprocessedMic = raw !== undefined;
+    this.barge.observeMic(this.frameAt, echoLevel);
+    const decision = this.barge.onFrame(now, raw?.prob ?? frame.prob, echoLevel, this.frameAt);
     if (decision.kind === 'duck') return active.turn.stage('barge-tentative', { onsetMs: now - decision.onsetAt });
     if (decision.kind === 'release') return this.checkBurst(active, decision.onsetAt, decision.voicedFrames);
-    if (decision.kind === 'barge') this.bargeIn(active, decision.onsetAt, now, level);
+    if (decision.kind === 'barge') this.bargeIn(active, decision.onsetAt, now, echoLevel);
   }
 
   /** A short burst over the reply: a backchannel lets the reply go on, words that want the floor interrupt it. */
@@ -465,6 +487,7 @@ export class DuplexEngine extends TurnKeeper {
     void isBackchannelBurst(this.tracker.recent(frames), transcribe, active.reply?.spoken).then((backchannel) => {
       if (this.active !== active || active.turn.signal.aborted) return;
       if (!backchannel) return this.bargeIn(active, onsetAt, this.options.clock.now(), 0);
+      this.barge.burstReleased();
       // Newer speech over the reply keeps it lowered until that is decided.
       if (!this.barge.deciding) active.turn.stage('barge-released', { voicedFrames });
     });
@@ -473,6 +496,7 @@ export class DuplexEngine extends TurnKeeper {
   private bargeIn(active: ActiveTurn, onsetAt: number, now: number, level: number): void {
     const { turn } = active;
     this.onsetAfterAudibleMs = Infinity; // the user spoke over the reply: what follows is theirs
+    this.barge.interrupted();
     turn.stage('barge-onset', {}, onsetAt);
     turn.stage('barge-in', { latencyMs: now - onsetAt });
     turn.cancel('barge-in');
@@ -502,4 +526,9 @@ export class DuplexEngine extends TurnKeeper {
     if (now - this.tracker.lastVoiceAt < T.deliverAfterSilenceMs || now - this.lastAudibleAt < T.deliverAfterSilenceMs) return;
     this.deliverBackground(result, now);
   }
+}
+
+/** The frame's unprocessed twin, when it has one and the echo handling is to use it (`echoFromUnprocessed`). */
+function unprocessed(frame: MicFrame): MicFrame['raw'] {
+  return T.echoFromUnprocessed ? frame.raw : undefined;
 }

@@ -54,6 +54,8 @@ export interface ActiveTurn {
   echoSuspect?: boolean;
   /** For an echo suspect: how much it followed the reply's envelope at the echo's delay (EchoPath.likeness). */
   echoLikeness?: number | null;
+  /** The reply's own audio was found in the utterance from its start to its end (core/engine/echo-match.ts). */
+  echoMatched?: boolean;
 }
 
 export abstract class TurnKeeper {
@@ -70,6 +72,8 @@ export abstract class TurnKeeper {
   protected mergesLeft = 1;
   /** What the last reply that played to its end said: an utterance right after it may be its echo. */
   protected lastSpoken = '';
+  /** The turn whose reply was spoken last: its audio is what an echo after it would match. */
+  protected lastSpokenTurnId: string | null = null;
   /** Hands-free on: the mic feeds frames. Typed turns work with it off, and the engine rests in 'idle' after them. */
   protected micOn = false;
 
@@ -178,7 +182,10 @@ export abstract class TurnKeeper {
     if (this.active !== active) return;
     const spoken = active.reply?.spoken ?? '';
     if (spoken && active.recordAsAssistant) this.history.push({ role: 'assistant', text: spoken });
-    if (spoken) this.lastSpoken = spoken;
+    if (spoken) {
+      this.lastSpoken = spoken;
+      this.lastSpokenTurnId = active.turn.id;
+    }
     active.turn.finish(active.outcome === 'failed' ? 'failed' : 'done', {});
     this.afterTurn();
   }

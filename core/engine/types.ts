@@ -83,12 +83,23 @@ export interface EngineStages {
    * interrupted reply is remembered as the text handed to TTS.
    */
   playedSentences?(turnId: string): readonly SentenceAudio[];
+  /**
+   * The newest seconds of a reply's audio as handed to the player, 16 kHz (core/engine/reply-audio.ts): what the
+   * microphone after the reply is matched against (docs/echo.md, "Matching the reply's audio").
+   */
+  replyAudio?(turnId: string): Float32Array | null;
 }
 
 /** One 32 ms mic frame with its Silero probability. */
 export interface MicFrame {
   pcm: Float32Array;
   prob: number;
+  /**
+   * The same frame from the unprocessed microphone (no echo canceller): its RMS and Silero's P(speech) on it. The echo
+   * handling (barge gate, echo path, the hold after a reply) uses it where present (docs/echo.md, "The unprocessed
+   * microphone"); turn-taking and speech recognition use the processed `pcm`.
+   */
+  raw?: { rms: number; prob: number };
   /** When its last sample was captured, on the engine's clock; absent in tests that feed frames as they happen. */
   capturedAt?: number;
 }
@@ -145,6 +156,9 @@ export interface TurnStageFields {
     echoUnjudged?: EchoUnjudged;
     echoScanR?: number;
     echoScanLagMs?: number;
+    /** The reply's audio found in the utterance's first second, and how far its speech ran past that echo's end. */
+    echoMatchHead?: number;
+    echoMatchOverrunMs?: number;
   };
   /** A draft transcription while the user spoke (core/engine/asr-drafts.ts); `slow`: drafts are off from now on. */
   'asr-draft': { ms: number; draftTokens: number; draftAccepted: number; slow: boolean };
@@ -191,6 +205,11 @@ export interface TurnStageFields {
     /** Frames the VAD called speech under the gate, and frames over the gate it did not: what kept a run short. */
     voicedUnderGateFrames?: number;
     loudUnvoicedFrames?: number;
+    /** The level the residual sustained over an onset run in this reply, and the gate's floor in force. */
+    residualRunRms?: number;
+    floorRms?: number;
+    /** The reply's frames came with the unprocessed microphone (the echo handling used it). */
+    unprocessedMic?: boolean;
   };
   /** Terminal: exactly one of done, failed, interrupted per turn. */
   done: Record<never, never>;

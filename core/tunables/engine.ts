@@ -74,6 +74,21 @@ export const engineTunables = registerTunables(
     /** Barge-in: mic RMS must exceed max(bargeMinRms, bargeRatio × expected echo) … */
     bargeMinRms: 0.02,
     bargeRatio: 2.0,
+    /**
+     * Once a reply nobody talked over has been measured, the floor is this many times the level the canceller's
+     * residual sustained over an onset run in the last `residualReplies` such replies (of at least `residualMinFrames`
+     * frames), never under `bargeLearnedMinRms` (docs/echo.md, "The measured floor").
+     */
+    bargeResidualMargin: 1.5,
+    bargeLearnedMinRms: 0.01,
+    residualReplies: 3,
+    residualMinFrames: 60,
+    /**
+     * 1: the microphone is also captured unprocessed, and the echo handling (barge gate, echo path, the hold after a
+     * reply) reads that track; 0: one processed track. Off: in the room sweep it stopped every interruption but let
+     * the echo barge in 8 times against 3 (docs/echo.md, "The unprocessed microphone"). Read when capture starts.
+     */
+    echoFromUnprocessed: 0,
     /** … with P(speech) > vadOn for this many consecutive frames (5 × 32 ms = 160 ms). */
     bargeFrames: 5,
     /**
@@ -104,6 +119,13 @@ export const engineTunables = registerTunables(
      * of the reply's end").
      */
     echoTailMinLikeness: 0.7,
+    /**
+     * An utterance right after a reply in which the reply's exact audio is found this clearly (GCC-PHAT peak over its
+     * spread, in its first second), and whose speech ends at most `echoMatchOverrunMs` after that echo does, is the
+     * reply's echo (docs/echo.md, "Matching the reply's audio"). 0 turns the check off.
+     */
+    echoMatchMinScore: 25,
+    echoMatchOverrunMs: 200,
     /** Mic audio kept before a barge-in onset and used as the start of the next utterance. */
     bargePreRollMs: 1200,
     /** A turn that makes no progress (no delta, no sentence, no playback event) for this long is aborted. */
@@ -143,6 +165,11 @@ export const engineTunables = registerTunables(
     echoCalibFrames: { min: 1, max: 100, integer: true },
     bargeMinRms: { min: 0, max: 1 },
     bargeRatio: { min: 1, max: 20 },
+    bargeResidualMargin: { min: 1, max: 10 },
+    bargeLearnedMinRms: { min: 0, max: 1 },
+    residualReplies: { min: 1, max: 20, integer: true },
+    residualMinFrames: { min: 1, max: 1000, integer: true },
+    echoFromUnprocessed: { min: 0, max: 1, integer: true },
     bargeFrames: { min: 1, max: 50, integer: true },
     bargeGapFrames: { min: 0, max: 10, integer: true },
     bargeConfirmFrames: { min: 1, max: 100, integer: true },
@@ -152,6 +179,8 @@ export const engineTunables = registerTunables(
     echoMaxDelayMs: { min: 0, max: 4000 },
     echoMinCorrelation: { min: 0, max: 1 },
     echoTailMinLikeness: { min: 0, max: 1 },
+    echoMatchMinScore: { min: 0, max: 1000 },
+    echoMatchOverrunMs: { min: 0, max: 3000 },
     echoDecayMs: { min: 0, max: 3000 },
     bargePreRollMs: { min: 0, max: 5000 },
     stallMs: { min: 1000, max: 120000 },

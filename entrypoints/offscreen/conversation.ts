@@ -7,6 +7,7 @@ import type { Character } from '../../core/characters/character';
 import { createResponder, type PageRead } from '../../core/conversation/responder';
 import { DuplexEngine } from '../../core/engine/duplex-engine';
 import { SentenceAudioLog } from '../../core/engine/heard-text';
+import { ReplyAudioLog } from '../../core/engine/reply-audio';
 import type { SpeakMeta } from '../../core/engine/types';
 import { FactMemory } from '../../core/memory/fact-memory';
 import {
@@ -73,6 +74,8 @@ export class Conversation {
   private readonly generationRate = new GenerationRate();
   /** Each recent turn's sentences and the audio handed to the player for them (what an interruption was heard of). */
   private readonly sentenceAudio = new SentenceAudioLog();
+  /** What each reply sent to the player, for telling its echo from the user (core/engine/echo-match.ts). */
+  private readonly replyAudio = new ReplyAudioLog();
   private ready: Promise<unknown>;
   private readonly vadWeights = loadVadWeights(chrome.runtime.getURL('/vad/silero_vad_v5.onnx'));
   private loading: Promise<void> | null = null;
@@ -163,6 +166,7 @@ export class Conversation {
         speak: (sentence, signal, meta) => this.speak(sentence, signal, meta),
         audioComplete: (turnId) => options.audio.end(turnId),
         playedSentences: (turnId) => this.sentenceAudio.sentences(turnId),
+        replyAudio: (turnId) => this.replyAudio.tail(turnId),
       },
     });
     this.engine.on((event) => {
@@ -304,8 +308,12 @@ export class Conversation {
     if (!this.stopMicFeed) {
       // A new feed starts with a fresh recurrent state: the last one ended whenever the microphone last stopped.
       const vad = new SileroVadJs(weights);
+      // Its own recurrent state: the unprocessed microphone is a different signal (docs/echo.md).
+      const rawVad = new SileroVadJs(weights);
       this.stopMicFeed = this.options.mic.onFrame((frame) => {
-        this.engine.onFrame({ pcm: frame.samples, prob: vad.processSync(frame.samples), capturedAt: frame.capturedAt });
+        const prob = vad.processSync(frame.samples);
+        const raw = frame.raw ? { rms: frame.raw.rms, prob: rawVad.processSync(frame.raw.samples) } : undefined;
+        this.engine.onFrame({ pcm: frame.samples, prob, capturedAt: frame.capturedAt, ...(raw ? { raw } : {}) });
       });
     }
     this.engine.start();
@@ -351,6 +359,7 @@ export class Conversation {
     const buffer = new SentenceJitterBuffer<AudioSinkChunk>(hold, (chunk) => {
       if (signal.aborted) return;
       this.options.audio.chunk(turnId, chunk);
+      this.replyAudio.push(turnId, chunk.samples, chunk.sampleRate);
       this.sentenceAudio.audio(turnId, index, (chunk.samples.length / chunk.sampleRate) * 1000);
     });
     await this.tts

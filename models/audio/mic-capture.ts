@@ -2,10 +2,19 @@
  * Microphone capture in the offscreen document: 16 kHz mono frames of 512 samples (32 ms) from an AudioWorklet.
  * The capture context is never suspended while listening (a MediaStream source can stay silent after resume);
  * stopping closes the context and the tracks so the browser's mic indicator goes off.
+ *
+ * With `engine.echoFromUnprocessed` on, two tracks of the one microphone: one through Chrome's echo canceller (what
+ * speech recognition and turn-taking hear) and one unprocessed, cut into the same frames. While a reply plays, Chrome's canceller can turn the user's
+ * voice down to nothing; the unprocessed track keeps it, next to an echo that follows the reply's own level
+ * (docs/echo.md, "The unprocessed microphone"). Without the second track (refused, or ended) frames carry no `raw`.
  */
+import { engineTunables } from '../../core/tunables';
+
 export interface MicFrame {
   samples: Float32Array;
   rms: number;
+  /** The same 32 ms unprocessed, when the second track is live. */
+  raw?: { samples: Float32Array; rms: number };
   /** AudioContext time of the frame end, seconds. */
   time: number;
   /** When the frame's last sample was captured, on this document's performance.now() clock (ms). */
@@ -19,6 +28,7 @@ export const MIC_SAMPLE_RATE = 16_000;
 export class MicCapture {
   private context: AudioContext | null = null;
   private stream: MediaStream | null = null;
+  private rawStream: MediaStream | null = null;
   private listeners = new Set<MicFrameListener>();
   private starting: Promise<void> | null = null;
   lastError: string | undefined;
@@ -51,20 +61,38 @@ export class MicCapture {
   private async open(): Promise<void> {
     try {
       // Raw signal: the VAD and the barge-in logic need the real level, not AGC-boosted audio.
-      this.stream = await navigator.mediaDevices.getUserMedia({
-        audio: { channelCount: 1, echoCancellation: true, noiseSuppression: false, autoGainControl: false },
-      });
+      const audio = { channelCount: 1, noiseSuppression: false, autoGainControl: false };
+      this.stream = await navigator.mediaDevices.getUserMedia({ audio: { ...audio, echoCancellation: true } });
+      // The unprocessed track is a help for the echo handling, not a condition for listening; off unless asked for.
+      this.rawStream = engineTunables.echoFromUnprocessed
+        ? await navigator.mediaDevices.getUserMedia({ audio: { ...audio, echoCancellation: false } }).catch(() => null)
+        : null;
       const context = new AudioContext({ sampleRate: MIC_SAMPLE_RATE, latencyHint: 'interactive' });
       await context.audioWorklet.addModule(this.workletUrl);
-      const source = context.createMediaStreamSource(this.stream);
-      const framer = new AudioWorkletNode(context, 'mic-framer', { numberOfInputs: 1, numberOfOutputs: 1, channelCount: 1 });
+      const withRaw = this.rawStream !== null;
+      const framer = new AudioWorkletNode(context, 'mic-framer', {
+        numberOfInputs: 1,
+        numberOfOutputs: 1,
+        channelCount: withRaw ? 2 : 1,
+        channelCountMode: 'explicit',
+        channelInterpretation: 'discrete',
+        processorOptions: { withRaw },
+      });
+      if (this.rawStream) {
+        const merger = context.createChannelMerger(2);
+        context.createMediaStreamSource(this.stream).connect(merger, 0, 0);
+        context.createMediaStreamSource(this.rawStream).connect(merger, 0, 1);
+        merger.connect(framer);
+      } else context.createMediaStreamSource(this.stream).connect(framer);
       const sink = context.createGain();
       sink.gain.value = 0; // the worklet must be pulled by the graph, but the mic must never reach the speakers
-      source.connect(framer).connect(sink).connect(context.destination);
-      framer.port.onmessage = (event: MessageEvent<{ frame: Float32Array; rms: number; time: number }>) => {
+      framer.connect(sink).connect(context.destination);
+      framer.port.onmessage = (event: MessageEvent<WorkletFrame>) => {
+        const { data } = event;
         // The worklet stamps context time; its distance from the context's current time maps it onto performance.now().
-        const capturedAt = performance.now() - Math.max(0, context.currentTime - event.data.time) * 1000;
-        const frame: MicFrame = { samples: event.data.frame, rms: event.data.rms, time: event.data.time, capturedAt };
+        const capturedAt = performance.now() - Math.max(0, context.currentTime - data.time) * 1000;
+        const frame: MicFrame = { samples: data.frame, rms: data.rms, time: data.time, capturedAt };
+        if (data.raw && this.rawLive()) frame.raw = { samples: data.raw, rms: data.rawRms ?? 0 };
         for (const listener of this.listeners) listener(frame);
       };
       if (context.state !== 'running') await context.resume();
@@ -95,10 +123,26 @@ export class MicCapture {
     this.onEnded?.(message);
   }
 
+  /** The unprocessed track still delivers (a track that ended would feed the worklet silence). */
+  private rawLive(): boolean {
+    return this.rawStream?.getAudioTracks().some((t) => t.readyState === 'live') ?? false;
+  }
+
   private stopTracks(): void {
     this.stream?.getTracks().forEach((t) => t.stop());
+    this.rawStream?.getTracks().forEach((t) => t.stop());
     this.stream = null;
+    this.rawStream = null;
   }
+}
+
+/** What the worklet (public/worklets/mic-framer.js) posts per frame. */
+interface WorkletFrame {
+  frame: Float32Array;
+  rms: number;
+  time: number;
+  raw?: Float32Array;
+  rawRms?: number;
 }
 
 /** Chrome's messages tell "never asked" (dismissed) from "blocked" (denied); the UI needs to know which. */

@@ -1,29 +1,53 @@
 // AudioWorklet: cuts the microphone stream into fixed frames (512 samples at the context rate, 32 ms at 16 kHz,
 // the Silero VAD v5 frame) and posts each with its RMS level. Runs on the audio thread; allocation is one
-// Float32Array per frame, transferred to the main thread.
+// Float32Array per frame and channel, transferred to the main thread.
+//
+// Channel 0 is the capture after Chrome's echo canceller; channel 1, when the node is given two channels, is the same
+// microphone unprocessed (docs/echo.md, "The unprocessed microphone"). Both are cut at the same sample, so a frame of
+// one and the frame of the other cover the same 32 ms.
 const FRAME = 512;
 
+function rmsOf(buffer) {
+  let sum = 0;
+  for (let i = 0; i < FRAME; i++) sum += buffer[i] * buffer[i];
+  return Math.sqrt(sum / FRAME);
+}
+
 class MicFramer extends AudioWorkletProcessor {
-  constructor() {
+  constructor(options) {
     super();
+    this.withRaw = Boolean(options && options.processorOptions && options.processorOptions.withRaw);
     this.buffer = new Float32Array(FRAME);
+    this.raw = this.withRaw ? new Float32Array(FRAME) : null;
     this.filled = 0;
   }
 
   process(inputs) {
     const channel = inputs[0] && inputs[0][0];
     if (!channel) return true;
+    const rawChannel = this.withRaw ? inputs[0][1] : undefined;
     let offset = 0;
     while (offset < channel.length) {
       const take = Math.min(FRAME - this.filled, channel.length - offset);
       this.buffer.set(channel.subarray(offset, offset + take), this.filled);
+      // A missing second channel (its track has not started or has ended) is silence, not the first channel again.
+      if (this.raw) {
+        if (rawChannel) this.raw.set(rawChannel.subarray(offset, offset + take), this.filled);
+        else this.raw.fill(0, this.filled, this.filled + take);
+      }
       this.filled += take;
       offset += take;
       if (this.filled === FRAME) {
-        let sum = 0;
-        for (let i = 0; i < FRAME; i++) sum += this.buffer[i] * this.buffer[i];
         const frame = this.buffer;
-        this.port.postMessage({ frame, rms: Math.sqrt(sum / FRAME), time: currentTime }, [frame.buffer]);
+        const message = { frame, rms: rmsOf(frame), time: currentTime };
+        const transfer = [frame.buffer];
+        if (this.raw) {
+          message.raw = this.raw;
+          message.rawRms = rmsOf(this.raw);
+          transfer.push(this.raw.buffer);
+          this.raw = new Float32Array(FRAME);
+        }
+        this.port.postMessage(message, transfer);
         this.buffer = new Float32Array(FRAME);
         this.filled = 0;
       }

@@ -52,7 +52,16 @@ export function printVoiceMatch(match: { index: number; correlation: number }, e
 }
 
 /** The speakers' and the room's level in 100 ms steps around the voice (dB; '.' below −60 dB), and the panel's latency. */
-export async function printAroundVoice(room: RoomSession, voiceAt: number): Promise<void> {
+export async function printAroundVoice(
+  room: RoomSession,
+  voiceAt: number,
+  mic?: { startedAt: number; frames: number[] } | null,
+): Promise<void> {
+  if (mic) {
+    const first = Math.round((voiceAt - mic.startedAt) / 32);
+    const shown = mic.frames.map((r) => Math.round(r * 1e3));
+    console.log(`ROOM mic after the canceller (RMS ×1e3, 32 ms frames; voice near frame ${first})`, JSON.stringify(shown));
+  }
   const envelope = (rec: Recording) =>
     Array.from({ length: 40 }, (_, i) => {
       const r = rms(rec.between(voiceAt - 2000 + i * 100, voiceAt - 1900 + i * 100));

@@ -304,6 +304,13 @@ async function follow(
   for (const end = Date.now() + 5000; !playing() && Date.now() < end;) await sleep(10);
   const beforeVoice = await marksAfter(panel, before);
   const preempted = beforeVoice.some((m) => m.turnId === turnId && TERMINAL.has(m.name));
+  // What the engine's microphone delivers (after Chrome's canceller) around the voice, for reading a run.
+  const aroundVoice = DEBUG
+    ? sendFromPage<{ ok: boolean; data?: { frameRms: number[] } }>(
+        panel,
+        request('mic/probe', 'offscreen', { durationMs: 4000 }),
+      ).then((p) => ({ startedAt: Date.now() - 4000, frames: p.data?.frameRms ?? [] }))
+    : null;
   const { spawnedAt, startedAt, done } = await rig.say(say.wav);
   await done;
   const after = await poll(
@@ -327,7 +334,7 @@ async function follow(
   const level = activeRms(room.speakers.between(voiceAt - 1000, voiceAt));
   const afterVoice = room.speakers.between(voiceAt, stoppedAt ?? Date.now());
   const loweredAt = voiceAt + (endOfLastLoud(afterVoice, level * 10 ** (-LOWERED_DB / 20)) / RIG_RATE) * 1000;
-  if (DEBUG) await printAroundVoice(room, voiceAt);
+  if (DEBUG) await printAroundVoice(room, voiceAt, await aroundVoice);
   const duck = after.find((m) => m.turnId === turnId && m.name === 'barge-tentative' && m.wallAt >= voiceAt - 500);
   const echoPaths = after.filter((m) => m.name === 'echo-path');
   const runs = echoPaths.map((m) => Number(m.fields?.longestRun ?? 0));

@@ -7,8 +7,8 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isEchoOfReplyEnd } from '../../../core/engine/backchannel';
-import { resetTunables } from '../../../core/tunables';
-import { loadSilero, runScenario } from '../../fixtures/audio/conversation-sim';
+import { resetTunables, setTunable } from '../../../core/tunables';
+import { loadSilero, runScenario, type ScenarioInput } from '../../fixtures/audio/conversation-sim';
 import { TrackBuilder } from '../../fixtures/audio/make-audio';
 import type { SileroVadJs as SileroVad } from '../../../models/vad/silero-js';
 
@@ -26,6 +26,7 @@ async function lateTail(
   echoHeardAs?: string,
   delays: { echoDelayMs: number; echoDelayWhenSilentMs?: number } = { echoDelayMs: 1100 },
   echoGainWhenSilent = 0.6,
+  extra: Partial<ScenarioInput> = {},
 ) {
   const t = new TrackBuilder().pause(500).say('Tell me about the lighthouse.');
   if (then) t.pause(then.afterMs).say(then.say);
@@ -40,6 +41,7 @@ async function lateTail(
     echoHeardAs,
     tailMs: then ? 6000 : 12_000,
     reply: (turn) => (turn.text.includes('lighthouse') ? REPLY : 'Okay.'),
+    ...extra,
   });
 }
 
@@ -141,6 +143,46 @@ describe("the echo of the reply's end", () => {
     const r = await lateTail({ afterMs: 14_300, say: 'The top of the tower.' });
     const users = r.engine.messages.filter((m) => m.role === 'user').map((m) => m.text);
     expect(users).toEqual(['Tell me about the lighthouse.', 'The top of the tower.']);
+  });
+});
+
+// docs/echo.md, "Matching the reply's audio": the envelope rule is off here (a likeness of 1 is never reached), and the
+// recogniser hears other words in the tail, so only the reply's exact audio can tell the tail from the user.
+describe("the echo of the reply's end, found by the reply's audio", () => {
+  const late = { echoDelayMs: 900, echoDelayWhenSilentMs: 1500 };
+
+  it('the tail is dropped as the reply’s own (red without the reply’s audio)', async () => {
+    setTunable('engine.echoTailMinLikeness', 1);
+    for (const replyAudio of [true, false]) {
+      const r = await lateTail(undefined, 'Wzwzw jcals.', late, 0.6, { replyAudio });
+      const ended = r.playback.find((p) => p.event.type === 'ended')!.at;
+      expect(r.marks('speech-start').filter((m) => m.at > ended).length).toBeGreaterThan(0);
+      const users = r.engine.messages.filter((m) => m.role === 'user');
+      if (!replyAudio) {
+        expect(users.length, 'without the reply audio the tail is a turn').toBeGreaterThan(1);
+        continue;
+      }
+      const dropped = r.marks('discarded').filter((m) => m.reason === 'own-echo');
+      expect(dropped.length).toBeGreaterThan(0);
+      const endpoint = r.marks('endpoint').find((m) => m.turnId === dropped[0]!.turnId)!;
+      expect(endpoint.echoMatchHead).toBeGreaterThanOrEqual(25);
+      expect(users).toHaveLength(1);
+    }
+  });
+
+  it('a question over the tail, or a short word after the reply, is still a turn', async () => {
+    setTunable('engine.echoTailMinLikeness', 1);
+    const asks: [string, number, number][] = [
+      ['What was at the top of the tower?', 10_300, 0.6],
+      ['What was at the top of the tower?', 10_800, 0.6],
+      ['Yes.', 10_400, 0.03],
+      ['Stop.', 11_200, 0.03],
+    ];
+    for (const [say, afterMs, tail] of asks) {
+      const r = await lateTail({ afterMs, say }, 'Wzwzw jcals.', late, tail);
+      const users = r.engine.messages.filter((m) => m.role === 'user').map((m) => m.text);
+      expect(users, `"${say}" ${afterMs} ms after the question`).toEqual(['Tell me about the lighthouse.', say]);
+    }
   });
 });
 

@@ -1,0 +1,104 @@
+/**
+ * The barge gate's floor, measured instead of guessed (docs/echo.md, "The measured floor").
+ *
+ * What Chrome's echo canceller leaves of a reply differs from room to room by two orders of magnitude: the room rig
+ * measured residual peaks of 2e-4 RMS with the speakers 30 dB under the user and 0.03–0.06 at 10 dB under, and the
+ * VAD calls that residual speech most of the time. A fixed floor (`bargeMinRms`, 0.02) is then too high in the quiet
+ * room (a voice that the canceller turns down in double talk stays under it) and too low in the loud one (the
+ * residual made onset runs one frame short of a false duck).
+ *
+ * So each reply measures the level its echo sustained over an onset run: the highest level at which `bargeFrames`
+ * frames in a row were voiced and at least that loud (the gate at which that reply would have ducked itself). Speech
+ * that ducked the reply is held apart until it is decided: when it interrupts, it was the user, and nothing from its
+ * start on is learned; when it is released (the reply's own words, no words, a listener's "mm-hm"), it counts. So a
+ * room that got louder (the volume turned up), whose echo now ducks the reply, is learned from that echo instead of
+ * never. The floor is `bargeResidualMargin` times the largest of the last `residualReplies` levels, never under
+ * `bargeLearnedMinRms`. Until one reply has been measured the fixed floor stands.
+ */
+import { engineTunables } from '../tunables';
+
+export class ResidualFloor {
+  /** RMS of the newest run of consecutive voiced frames, at most `bargeFrames` long. */
+  private voicedRun: number[] = [];
+  /** This reply's frames, and the highest level its echo sustained over an onset run. */
+  private frames = 0;
+  private runLevel = 0;
+  /** The level before the current run of barge candidates began, and the same since (while a duck is undecided). */
+  private levelBeforeRun = 0;
+  private framesBeforeRun = 0;
+  private pendingLevel = 0;
+  /** 'pending': speech ducked the reply and is not decided; 'closed': it interrupted, the rest is not learned from. */
+  private mode: 'open' | 'pending' | 'closed' = 'open';
+  /** The run levels of the last replies measured, oldest first. */
+  private levels: number[] = [];
+
+  /** One microphone frame while the reply plays. */
+  onFrame(voiced: boolean, micRms: number): void {
+    if (this.mode === 'closed') return;
+    this.frames++;
+    if (!voiced) {
+      this.voicedRun = [];
+      return;
+    }
+    this.voicedRun.push(micRms);
+    const need = engineTunables.bargeFrames;
+    if (this.voicedRun.length > need) this.voicedRun.shift();
+    if (this.voicedRun.length < need) return;
+    const sustained = Math.min(...this.voicedRun);
+    if (this.mode === 'open') this.runLevel = Math.max(this.runLevel, sustained);
+    else this.pendingLevel = Math.max(this.pendingLevel, sustained);
+  }
+
+  /** A run of barge candidates begins with the frame just fed: remember what was measured before it. */
+  runStarted(): void {
+    if (this.mode !== 'open') return;
+    this.levelBeforeRun = this.runLevel;
+    this.framesBeforeRun = this.frames - 1;
+  }
+
+  /** That run ducked the reply: held apart until it is decided. */
+  ducked(): void {
+    if (this.mode !== 'open') return;
+    this.mode = 'pending';
+    this.pendingLevel = this.runLevel;
+    this.runLevel = this.levelBeforeRun;
+  }
+
+  /** The speech that ducked the reply was not the user asking for the floor: it counts as the reply's echo. */
+  released(): void {
+    if (this.mode !== 'pending') return;
+    this.mode = 'open';
+    this.runLevel = Math.max(this.runLevel, this.pendingLevel);
+  }
+
+  /** It interrupted the reply: it was the user, and so may be everything after it. */
+  interrupted(): void {
+    if (this.mode === 'pending') this.frames = this.framesBeforeRun;
+    this.mode = 'closed';
+  }
+
+  /** The reply is over (the next one begins): learn from it if it played long enough before anyone interrupted it. */
+  endReply(): void {
+    const { residualMinFrames, residualReplies } = engineTunables;
+    if (this.frames >= residualMinFrames) {
+      this.levels.push(this.runLevel);
+      while (this.levels.length > residualReplies) this.levels.shift();
+    }
+    this.voicedRun = [];
+    this.frames = 0;
+    this.runLevel = this.levelBeforeRun = this.pendingLevel = this.framesBeforeRun = 0;
+    this.mode = 'open';
+  }
+
+  /** The learned floor, or null until a reply has been measured. */
+  get floor(): number | null {
+    if (this.levels.length === 0) return null;
+    const { bargeResidualMargin, bargeLearnedMinRms } = engineTunables;
+    return Math.max(bargeLearnedMinRms, bargeResidualMargin * Math.max(...this.levels));
+  }
+
+  /** This reply's level so far (trace). */
+  get replyRunLevel(): number {
+    return this.runLevel;
+  }
+}

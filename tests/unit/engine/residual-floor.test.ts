@@ -1,0 +1,149 @@
+/**
+ * The barge gate's measured floor (core/engine/residual-floor.ts, docs/echo.md "The measured floor"): each reply
+ * nobody talked over measures the level the canceller's residual sustained over an onset run, and the gate's floor
+ * follows it instead of the fixed `bargeMinRms`. No playback levels here, so the gate is the floor alone.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { FRAME_MS } from '../../../core/engine/audio-frames';
+import { BargeDetector, type BargeDecision } from '../../../core/engine/barge-detector';
+import { ResidualFloor } from '../../../core/engine/residual-floor';
+import { engineTunables as T, resetTunables, setTunable } from '../../../core/tunables';
+
+afterEach(() => resetTunables('engine'));
+
+/**
+ * Feeds one reply's microphone frames (all voiced unless the level is negative: then unvoiced at its magnitude). What
+ * the engine does with a decision is done here too: a barge interrupts; a released burst is, with `echoWords`, one
+ * whose words were the reply's own (the engine then lets the reply go on), else the user's "stop" (it interrupts).
+ */
+function play(barge: BargeDetector, levels: number[], echoWords = false): BargeDecision['kind'][] {
+  barge.reset();
+  return levels.map((rms, i) => {
+    const kind = barge.onFrame((i + 1) * FRAME_MS, rms < 0 ? 0.1 : 0.9, Math.abs(rms)).kind;
+    if (kind === 'barge' || (kind === 'release' && !echoWords)) barge.interrupted();
+    else if (kind === 'release') barge.burstReleased();
+    return kind;
+  });
+}
+
+/**
+ * A residual as the room rig showed it: voiced most of the time, in syllable-long bursts with single loud peaks. Each
+ * burst is four frames at `peak` and one at `low`, so an onset run over the gate is never longer than four frames
+ * while the gate is over `low`, and the level sustained over five frames is `low`.
+ */
+function residual(frames: number, low: number, peak: number): number[] {
+  return Array.from({ length: frames }, (_, i) => (i % 5 === 4 ? low : i % 11 === 0 ? -peak : peak));
+}
+
+describe('the measured floor of the barge gate', () => {
+  it('is the largest level the residual sustained over an onset run, times the margin', () => {
+    const floor = new ResidualFloor();
+    // Runs of voiced frames: five at ≥ 0.03 (sustained 0.03), then a longer one whose weakest five-frame stretch
+    // holds 0.04; a single unvoiced frame breaks a run.
+    for (const [voiced, rms] of [
+      ...[0.05, 0.03, 0.06, 0.04, 0.035].map((r) => [true, r] as const),
+      [false, 0.2] as const,
+      ...[0.04, 0.045, 0.05, 0.041, 0.04, 0.01].map((r) => [true, r] as const),
+      ...Array.from({ length: 60 }, () => [false, 0.001] as const),
+    ])
+      floor.onFrame(voiced, rms);
+    expect(floor.replyRunLevel).toBeCloseTo(0.04, 6);
+    expect(floor.floor).toBeNull(); // not learned until the reply is over
+    floor.endReply();
+    expect(floor.floor).toBeCloseTo(T.bargeResidualMargin * 0.04, 6);
+  });
+
+  it('never goes under bargeLearnedMinRms (headphones: no residual at all)', () => {
+    const floor = new ResidualFloor();
+    for (let i = 0; i < 100; i++) floor.onFrame(false, 0.0005);
+    floor.endReply();
+    expect(floor.floor).toBe(T.bargeLearnedMinRms);
+  });
+
+  it('learns only what came before speech that interrupted the reply, and nothing from too little of it', () => {
+    const floor = new ResidualFloor();
+    for (let i = 0; i < 100; i++) floor.onFrame(true, 0.01);
+    floor.onFrame(true, 0.2);
+    floor.runStarted();
+    for (let i = 0; i < 20; i++) floor.onFrame(true, 0.2);
+    floor.ducked();
+    floor.interrupted();
+    for (let i = 0; i < 50; i++) floor.onFrame(true, 0.3);
+    floor.endReply();
+    expect(floor.floor).toBeCloseTo(T.bargeResidualMargin * 0.01, 6);
+    // A reply ducked before it had played residualMinFrames frames teaches nothing.
+    const early = new ResidualFloor();
+    for (let i = 0; i < T.residualMinFrames - 1; i++) early.onFrame(true, 0.05);
+    early.onFrame(true, 0.2);
+    early.runStarted();
+    early.ducked();
+    early.interrupted();
+    for (let i = 0; i < 100; i++) early.onFrame(true, 0.05);
+    early.endReply();
+    expect(early.floor).toBeNull();
+  });
+
+  it('remembers the last residualReplies replies: a louder room is kept until it has left them', () => {
+    setTunable('engine.residualReplies', 2);
+    const floor = new ResidualFloor();
+    for (const level of [0.04, 0.01, 0.01]) {
+      for (let i = 0; i < 80; i++) floor.onFrame(true, level);
+      floor.endReply();
+    }
+    expect(floor.floor).toBeCloseTo(T.bargeResidualMargin * 0.01, 6);
+  });
+
+  it('quiet room: a voice the canceller turned down under the fixed floor interrupts once the residual is known', () => {
+    const barge = new BargeDetector();
+    const voice = Array.from({ length: 20 }, () => 0.015); // under bargeMinRms (0.02)
+    // With the fixed floor the soft voice does not duck the reply.
+    expect(play(new BargeDetector(), [...residual(80, 0.001, 0.003), ...voice])).not.toContain('duck');
+    // A first reply nobody talked over: the next one's floor is measured.
+    expect(play(barge, residual(80, 0.001, 0.003))).not.toContain('duck');
+    expect(play(barge, [...residual(80, 0.001, 0.003), ...voice])).toContain('duck');
+    expect(barge.replyTrace()).toMatchObject({ floorRms: T.bargeLearnedMinRms });
+  });
+
+  it('a reply the user talked over (it ducked) teaches only the echo before the voice, however loud the voice', () => {
+    const barge = new BargeDetector();
+    expect(play(barge, [...residual(80, 0.012, 0.03), ...Array.from({ length: 20 }, () => 0.1)])).toContain('duck');
+    play(barge, []);
+    expect(barge.floor).toBeCloseTo(T.bargeResidualMargin * 0.012, 6);
+  });
+
+  it('a room that got louder: the echo that ducks the reply (released by its words) raises the floor over it', () => {
+    const barge = new BargeDetector();
+    play(barge, residual(80, 0.004, 0.01)); // a quiet room: the floor goes to its minimum
+    play(barge, []);
+    expect(barge.floor).toBe(T.bargeLearnedMinRms);
+    // The volume goes up: the echo's sentences now hold 0.03 for 10 frames, with pauses between them. Each ducks the
+    // reply, and its words are the reply's own, so the duck is released and counts as echo: the next reply's floor is
+    // over it.
+    const louder = Array.from({ length: 120 }, (_, i) => (i % 20 < 10 ? 0.03 : -0.001));
+    expect(play(barge, louder, true)).toContain('duck');
+    expect(play(barge, louder, true)).not.toContain('duck');
+    expect(barge.floor).toBeGreaterThan(0.02);
+  });
+
+  it('a voice the engine did not hear is learned as residual: it raises the floor for the next replies', () => {
+    const barge = new BargeDetector();
+    play(barge, [...residual(80, 0.001, 0.003), ...Array.from({ length: 20 }, () => 0.015)]);
+    play(barge, residual(80, 0.001, 0.003));
+    expect(barge.floor).toBeCloseTo(T.bargeResidualMargin * 0.015, 6);
+  });
+
+  it('loud room: a residual a little louder than the fixed floor does not duck once the residual is known', () => {
+    const barge = new BargeDetector();
+    // The first reply's residual holds 0.018 over five frames (under the fixed floor, so it does not duck itself).
+    expect(play(barge, residual(120, 0.018, 0.05))).not.toContain('duck');
+    expect(barge.floor).toBe(T.bargeMinRms); // learned only when the reply is over
+    // The next reply's residual is a fifth louder: over the fixed floor, under the measured one.
+    const louder = residual(120, 0.0216, 0.06);
+    expect(play(barge, louder)).not.toContain('duck');
+    expect(barge.floor).toBeCloseTo(T.bargeResidualMargin * 0.018, 6);
+    // The user's voice over it still interrupts.
+    const kinds = play(barge, [...louder, ...Array.from({ length: 20 }, () => 0.08)]);
+    expect(kinds).toContain('duck');
+    expect(kinds).toContain('barge');
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * The unprocessed microphone (docs/echo.md, "The unprocessed microphone"): in the room rig Chrome's canceller turned
+ * the user's voice down to the level of its echo residual while the reply played, so a gate on the processed track
+ * missed interruptions. The echo handling reads the unprocessed track instead, where the voice is whole and the echo
+ * follows the reply's level. Real Silero on espeak speech (conversation-sim.ts).
+ */
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { resetTunables, setTunable } from '../../../core/tunables';
+import { loadSilero, runScenario, type ScenarioInput } from '../../fixtures/audio/conversation-sim';
+import { TrackBuilder } from '../../fixtures/audio/make-audio';
+import type { SileroVadJs } from '../../../models/vad/silero-js';
+
+let vad: SileroVadJs;
+let rawVad: SileroVadJs;
+beforeAll(async () => {
+  vad = await loadSilero();
+  rawVad = await loadSilero();
+});
+// Off by default (docs/echo.md says why); these tests are about what it does when on.
+beforeEach(() => setTunable('engine.echoFromUnprocessed', 1));
+afterEach(() => resetTunables('engine'));
+
+const STORY =
+  'Once upon a time, a small dragon lived in the hills above a quiet village. ' +
+  'Every morning it counted the sheep in the valley and sang to the river. ' +
+  'The villagers were afraid at first, but the dragon only wanted a friend.';
+
+/** The story, with "Stop, wait a second." said over it when `interrupt`. Canceller: residual 0.02, near end × 0.05. */
+async function run(interrupt: boolean, input: Partial<ScenarioInput>) {
+  const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.');
+  if (interrupt) t.pause(4200).say('Stop, wait a second.');
+  t.pause(200);
+  return runScenario(vad, {
+    user: t.build(),
+    segments: t.segments,
+    reply: (turn) => (turn.text.includes('dragon') ? STORY : 'Okay, I am listening.'),
+    echoGain: 0.02,
+    nearEndWhilePlaying: 0.05,
+    tailMs: 14000,
+    ...input,
+  });
+}
+
+describe('the unprocessed microphone', () => {
+  it('a voice the canceller turns down while the reply plays: missed on the processed track alone', async () => {
+    const r = await run(true, {});
+    expect(r.marks('barge-in')).toHaveLength(0);
+  });
+
+  it('the same voice interrupts when the echo handling reads the unprocessed track', async () => {
+    const r = await run(true, { unprocessed: { echoGain: 0.3, vad: rawVad } });
+    expect(r.marks('barge-in')).toHaveLength(1);
+    expect(r.respondCalls.at(-1)!.text).toBe('Stop, wait a second.');
+  });
+
+  it("the unprocessed track's echo alone (0.3, 480 ms late) neither barges in nor opens a turn", async () => {
+    // Later than the look-back of the reply's first frames (echoTailMs): the echo path must learn it from that track.
+    const r = await run(false, { unprocessed: { echoGain: 0.3, vad: rawVad }, echoDelayMs: 480 });
+    const played = r.first('first-audio');
+    expect(r.marks('barge-tentative')).toHaveLength(0);
+    expect(r.marks('barge-in')).toHaveLength(0);
+    expect(r.marks('speech-start').filter((m) => m.at > played)).toHaveLength(0);
+    expect(r.marks('done')).toHaveLength(1);
+    expect(r.marks('echo-path').at(-1)).toMatchObject({ unprocessedMic: true });
+  });
+});
