@@ -79,7 +79,7 @@ export const engineTunables = registerTunables(
      * residual sustained over an onset run in the last `residualReplies` such replies (of at least `residualMinFrames`
      * frames), never under `bargeLearnedMinRms` (docs/echo.md, "The measured floor").
      */
-    bargeResidualMargin: 1.5,
+    bargeResidualMargin: 2.5,
     bargeLearnedMinRms: 0.01,
     residualReplies: 3,
     residualMinFrames: 60,
