@@ -9,6 +9,7 @@
  * Only the speech band is weighted (`BAND_HZ`): whitening gives every bin the same weight, and the bins outside it
  * carry hum, the canceller's artefacts and little of either voice.
  */
+import { MixedRadixFft } from '../turn/fft';
 
 const SAMPLE_RATE = 16_000;
 /** The rate the correlation runs at (`decimate`). */
@@ -18,63 +19,14 @@ const BAND_HZ: readonly [number, number] = [200, 4000];
 export interface EchoMatch {
   /** Height of the correlation's peak over its spread: (peak − median) / (1.4826 · median absolute deviation). */
   score: number;
-  /** The peak as a share of a perfect match's (1: the microphone is the reference, delayed). */
-  peak: number;
   /** Where the microphone's sound sits in the reference at the peak, seconds from the reference's start. */
   atSeconds: number;
 }
 
-/** In-place iterative radix-2 FFT (forward, e^{-2πi·jk/n}) for one power-of-two size, twiddles precomputed. */
-class Radix2Fft {
-  private readonly cos: Float64Array;
-  private readonly sin: Float64Array;
-  private readonly reversed: Uint32Array;
-
-  constructor(readonly n: number) {
-    this.cos = Float64Array.from({ length: n / 2 }, (_, k) => Math.cos((2 * Math.PI * k) / n));
-    this.sin = Float64Array.from({ length: n / 2 }, (_, k) => -Math.sin((2 * Math.PI * k) / n));
-    const bits = Math.log2(n);
-    this.reversed = Uint32Array.from({ length: n }, (_, i) => {
-      let r = 0;
-      for (let b = 0; b < bits; b++) r |= ((i >> b) & 1) << (bits - 1 - b);
-      return r;
-    });
-  }
-
-  transform(re: Float64Array, im: Float64Array): void {
-    const { n, cos, sin, reversed } = this;
-    for (let i = 0; i < n; i++) {
-      const j = reversed[i]!;
-      if (j > i) {
-        [re[i], re[j]] = [re[j]!, re[i]!];
-        [im[i], im[j]] = [im[j]!, im[i]!];
-      }
-    }
-    for (let size = 2; size <= n; size *= 2) {
-      const half = size / 2;
-      const step = n / size;
-      for (let start = 0; start < n; start += size) {
-        for (let k = 0; k < half; k++) {
-          const wr = cos[k * step]!;
-          const wi = sin[k * step]!;
-          const a = start + k;
-          const b = a + half;
-          const tr = re[b]! * wr - im[b]! * wi;
-          const ti = re[b]! * wi + im[b]! * wr;
-          re[b] = re[a]! - tr;
-          im[b] = im[a]! - ti;
-          re[a] = re[a]! + tr;
-          im[a] = im[a]! + ti;
-        }
-      }
-    }
-  }
-}
-
-const ffts = new Map<number, Radix2Fft>();
-function fftOf(n: number): Radix2Fft {
+const ffts = new Map<number, MixedRadixFft>();
+function fftOf(n: number): MixedRadixFft {
   let fft = ffts.get(n);
-  if (!fft) ffts.set(n, (fft = new Radix2Fft(n)));
+  if (!fft) ffts.set(n, (fft = new MixedRadixFft(n)));
   return fft;
 }
 
@@ -135,7 +87,7 @@ export function matchEcho(mic16k: Float32Array, reference16k: Float32Array): Ech
   const deviations = sample.map((v) => Math.abs(v - median)).sort();
   const mad = deviations[deviations.length >> 1]! * 1.4826;
   if (!(mad > 0)) return null;
-  return { score: (best - median) / mad, peak: best / bins, atSeconds: -bestAt / HALF_RATE };
+  return { score: (best - median) / mad, atSeconds: -bestAt / HALF_RATE };
 }
 
 /** 16 kHz → 8 kHz: a windowed-sinc low-pass at 3.8 kHz (31 taps), then every second sample. */

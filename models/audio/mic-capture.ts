@@ -29,6 +29,8 @@ export class MicCapture {
   private context: AudioContext | null = null;
   private stream: MediaStream | null = null;
   private rawStream: MediaStream | null = null;
+  /** The unprocessed track still delivers (a track that ended would feed the worklet silence). */
+  private rawLive = false;
   private listeners = new Set<MicFrameListener>();
   private starting: Promise<void> | null = null;
   lastError: string | undefined;
@@ -92,7 +94,7 @@ export class MicCapture {
         // The worklet stamps context time; its distance from the context's current time maps it onto performance.now().
         const capturedAt = performance.now() - Math.max(0, context.currentTime - data.time) * 1000;
         const frame: MicFrame = { samples: data.frame, rms: data.rms, time: data.time, capturedAt };
-        if (data.raw && this.rawLive()) frame.raw = { samples: data.raw, rms: data.rawRms ?? 0 };
+        if (data.raw && this.rawLive) frame.raw = { samples: data.raw, rms: data.rawRms ?? 0 };
         for (const listener of this.listeners) listener(frame);
       };
       if (context.state !== 'running') await context.resume();
@@ -100,6 +102,14 @@ export class MicCapture {
       this.lastError = undefined;
       const stream = this.stream;
       for (const track of stream.getAudioTracks()) track.addEventListener('ended', () => void this.lost(stream), { once: true });
+      const raw = this.rawStream;
+      this.rawLive = raw !== null;
+      for (const track of raw?.getAudioTracks() ?? []) {
+        const ended = () => {
+          if (raw === this.rawStream) this.rawLive = false;
+        };
+        track.addEventListener('ended', ended, { once: true });
+      }
     } catch (err) {
       this.stopTracks();
       this.lastError = describeMediaError(err);
@@ -123,16 +133,12 @@ export class MicCapture {
     this.onEnded?.(message);
   }
 
-  /** The unprocessed track still delivers (a track that ended would feed the worklet silence). */
-  private rawLive(): boolean {
-    return this.rawStream?.getAudioTracks().some((t) => t.readyState === 'live') ?? false;
-  }
-
   private stopTracks(): void {
     this.stream?.getTracks().forEach((t) => t.stop());
     this.rawStream?.getTracks().forEach((t) => t.stop());
     this.stream = null;
     this.rawStream = null;
+    this.rawLive = false;
   }
 }
 
