@@ -67,6 +67,8 @@ export function summarise(rows: RoomRow[]) {
     voiceToEngineOnsetMs: spread((i) => i.voiceToEngineOnsetMs),
     voiceToDuckMs: spread((i) => i.voiceToDuckMs),
     duckToLoweredMs: spread((i) => i.duckToLoweredMs),
+    /** Interruptions the unprocessed track's own gate lowered first (where both tracks gate a barge-in). */
+    duckedByUnprocessed: over.filter((o) => o.interrupted?.duckTrack === 'unprocessed').length,
     onsetToLoweredMs: { p50: quantile(lowered, 0.5), p90: quantile(lowered, 0.9), n: lowered.length },
     onsetToSilentMs: { p50: quantile(stops, 0.5), p90: quantile(stops, 0.9), n: stops.length },
     engineOnsetToDecisionMs: { p50: quantile(engine, 0.5), p90: quantile(engine, 0.9), n: engine.length },
@@ -107,6 +109,9 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     `| voice onset → reply lowered ≥ 10 dB (duck or cut), p50 / p90 (n) | ${f(s.onsetToLoweredMs.p50)} / ${f(s.onsetToLoweredMs.p90)} ms (${s.onsetToLoweredMs.n}) |`,
     `| talked-over replies whose barge-in run began before the voice (their echo started it) | ${s.startedByEcho.n ? `${s.startedByEcho.early} of ${s.startedByEcho.n}` : '–'} |`,
     `| of which: voice → the engine's onset / → duck decided / duck → speakers lowered, p50 (n) | ${f(s.voiceToEngineOnsetMs?.p50)} (${s.voiceToEngineOnsetMs?.n ?? 0}) / ${f(s.voiceToDuckMs?.p50)} (${s.voiceToDuckMs?.n ?? 0}) / ${f(s.duckToLoweredMs?.p50)} (${s.duckToLoweredMs?.n ?? 0}) ms |`,
+    ...(s.duckedByUnprocessed
+      ? [`| interruptions lowered first by the unprocessed track's gate | ${s.duckedByUnprocessed} |`]
+      : []),
     `| voice onset → speakers silent, p50 / p90 (n) | ${f(s.onsetToSilentMs.p50)} / ${f(s.onsetToSilentMs.p90)} ms (${s.onsetToSilentMs.n}) |`,
     `| engine onset → barge decision, p50 / p90 | ${f(s.engineOnsetToDecisionMs.p50)} / ${f(s.engineOnsetToDecisionMs.p90)} ms |`,
     `| ERLE of Chrome's canceller, min / p50 / max | ${f(s.erleDb.min, 1)} / ${f(s.erleDb.p50, 1)} / ${f(s.erleDb.max, 1)} dB |`,

@@ -245,9 +245,12 @@ export class BargeDetector {
     this.residual.released();
   }
 
-  /** Speech interrupted the reply: it was the user (the measured floor learns nothing more from this reply). */
-  interrupted(): void {
-    this.residual.interrupted();
+  /**
+   * Speech interrupted the reply: it was the user (the measured floor learns nothing more from this reply, nor from
+   * the last `sinceFrames` frames when the other microphone track heard the speech first).
+   */
+  interrupted(sinceFrames = 0): void {
+    this.residual.interrupted(sinceFrames);
   }
 
   /** True while speech over the reply has lowered it and is not decided yet. */

@@ -7,26 +7,25 @@
  * unspoken) → endpoint after an adaptive silence → answer. Resuming before the endpoint discards the speculation;
  * resuming after it but before any reply audio merges both halves into one turn. While the reply plays, a barge-in
  * (VAD and energy over the echo estimate) cancels the turn: ASR, LLM, TTS and playback all observe its one signal.
- * Each reply is owned by a `Turn` (core/engine/turn.ts): one phase, one `cancel(reason)`, typed stage events.
+ * Each reply is owned by a `Turn` (core/engine/turn.ts): one phase, one `cancel(reason)`, typed stage events. What
+ * the user does while a turn is active, and the reply's own echo, are core/engine/over-the-reply.ts.
  */
 import { AsrDrafts } from './asr-drafts';
 import { phraseCompleteness } from '../text/phrase-completeness';
 import { isGarbledTranscript, isNonSpeechTranscript } from '../text/transcript-quality';
 import { engineTunables as T } from '../tunables';
-import { FRAME_MS, rms } from './audio-frames';
+import { rms } from './audio-frames';
 import { LINES } from './lines';
 import type { CancelReason } from './turn';
-import { TurnKeeper, type ActiveTurn } from './turn-keeper';
-import type { MicFrame, PlaybackEvent, Transcript } from './types';
-import { replyEchoVerdict, type ReplyEchoVerdict } from './echo-match';
-import { UtteranceTracker } from './utterance-tracker';
+import type { ActiveTurn } from './turn-keeper';
+import { OverTheReply, unprocessed } from './over-the-reply';
+import type { MicFrame, Transcript } from './types';
 import { EndOfTurnCheck, endpointWindow } from './end-of-turn-check';
 import { newSpeculation, speculativeAsrQuietMs, type Speculation } from './speculation';
-import { isBackchannelBurst, isEchoOfReplyEnd } from './backchannel';
+import { isEchoOfReplyEnd } from './backchannel';
 import { likenessFields } from './echo-path';
 
-export class DuplexEngine extends TurnKeeper {
-  private readonly tracker = new UtteranceTracker();
+export class DuplexEngine extends OverTheReply {
   private readonly drafts = new AsrDrafts(
     (pcm, signal, draft) => this.options.stages.transcribe(pcm, signal, draft),
     () => this.options.stages.draftsAffordable?.() ?? false,
@@ -34,21 +33,9 @@ export class DuplexEngine extends TurnKeeper {
     (report) => this.stageOf(this.upcomingId(), 'asr-draft', report),
   );
   private speculation: Speculation | null = null;
-  /** The turn a merged continuation replaces: its partial user line gives way to the merged one (docs/onboarding.md). */
-  private mergedFrom: string | null = null;
   /** The words of a speculation dropped as stale inside the same pause (see `listening`). */
   private staleHint: string | null = null;
   private readonly endOfTurn = new EndOfTurnCheck(this.options.stages.endOfTurn?.bind(this.options.stages));
-  private lastAudibleAt = -Infinity;
-  private lastLevelHeardAt = -Infinity;
-  /** How long the current mic frame took from capture to the engine (VAD queue included), for the trace. */
-  private frameLagMs = 0;
-  /** When the current mic frame was heard: the echo path's clock. */
-  private frameAt = 0;
-  /** The last frame during a reply came with the unprocessed microphone (trace). */
-  private unprocessedMic = false;
-  /** How long after the last audible playback the current utterance opened (Infinity: not right after a reply). */
-  private onsetAfterAudibleMs = Infinity;
 
   start(): void {
     this.micOn = true;
@@ -125,43 +112,6 @@ export class DuplexEngine extends TurnKeeper {
     this.background = null;
     this.resetUtterance();
     this.setState('idle');
-  }
-
-  onPlayback(event: PlaybackEvent): void {
-    const now = this.options.clock.now();
-    if (event.type === 'level') {
-      // Placed when it was heard (never before the last one: the output clock may step back a little).
-      const heardAt = Math.max(this.lastLevelHeardAt, event.at ?? now);
-      this.lastLevelHeardAt = heardAt;
-      this.barge.onPlaybackLevel(now, event.rms, heardAt);
-      // On arrival, as the windows after a reply measure it from the frames' processing (the later of the two).
-      if (event.rms > T.playbackAudibleRms) this.lastAudibleAt = now;
-      return;
-    }
-    const active = this.active;
-    // The player's report on a reply already cut (barge-in, stop) says how much of it was heard.
-    if (!active || event.turnId !== active.turn.id) return this.heard.played(event);
-    this.lastProgressAt = now;
-    if (event.type === 'started') {
-      active.turn.audioOutstanding = true;
-      this.heardFirstAudio(active);
-    } else if (event.interrupted) {
-      // The player cut the audio (the panel closed, or a stop reached it first): nobody hears the rest of the reply.
-      this.interrupt();
-      this.heard.played(event);
-    } else {
-      // A run that drained was heard, also when its start never arrived (docs/echo.md, "A start the player lost").
-      this.heardFirstAudio(active);
-      active.turn.stage('echo-path', { ...this.barge.replyTrace(), unprocessedMic: this.unprocessedMic });
-      active.turn.audioOutstanding = false;
-      if (active.turn.generationComplete) this.finish(active);
-    }
-  }
-
-  private heardFirstAudio(active: ActiveTurn): void {
-    if (!active.turn.advance('speaking')) return;
-    active.turn.stage('first-audio', {});
-    this.setState('speaking');
   }
 
   onFrame(frame: MicFrame): void {
@@ -259,7 +209,7 @@ export class DuplexEngine extends TurnKeeper {
   }
 
   /** The utterance so far is dropped: its audio and its ASR draft. */
-  private resetUtterance(): void {
+  protected resetUtterance(): void {
     this.tracker.reset();
     this.drafts.reset();
   }
@@ -358,26 +308,6 @@ export class DuplexEngine extends TurnKeeper {
     void this.answer(active, spec, audio, undefined, replaces, draft);
   }
 
-  /** Whether the utterance (with `silenceMs` of quiet at its end) is the last reply's audio come back (echo-match.ts). */
-  private replyEcho(audio: Float32Array, silenceMs: number): ReplyEchoVerdict | null {
-    const id = this.lastSpokenTurnId;
-    const reference = id && T.echoMatchMinScore > 0 ? this.options.stages.replyAudio?.(id) : null;
-    if (!reference) return null;
-    const speechEnd = audio.length - Math.round((silenceMs / 1000) * 16_000);
-    return replyEchoVerdict(audio, speechEnd, reference, T.echoMatchMinScore, T.echoMatchOverrunMs);
-  }
-
-  /** The utterance was the reply's own echo: no turn, and a speculative reply already started for it is dropped unheard. */
-  private dropOwnEcho(active: ActiveTurn, spec: Speculation | null): void {
-    spec?.replyController?.abort();
-    const likeness = active.echoLikeness;
-    active.turn.stage('discarded', {
-      reason: 'own-echo',
-      ...(likeness != null ? { likeness: Math.round(likeness * 100) / 100 } : {}),
-    });
-    this.finish(active);
-  }
-
   private async answer(
     active: ActiveTurn,
     spec: Speculation | null,
@@ -439,78 +369,6 @@ export class DuplexEngine extends TurnKeeper {
     return transcript.confidence >= T.asrMinConfidence && !isGarbledTranscript(transcript.text);
   }
 
-  // ---- the user speaks while a turn is active ----------------------------------------------------------------------
-
-  /** Before any reply audio was heard: the user resumed. Merge both halves, or start over with the new speech. */
-  private beforeAudio(active: ActiveTurn, now: number, frame: MicFrame, level: number): void {
-    if (active.saved) active.gap.push(frame.pcm);
-    const event = this.tracker.onFrame(now, frame.pcm, frame.prob);
-    if (event.kind !== 'onset') return;
-    if (level < T.resumeMinRms) return this.resetUtterance();
-    const { turn, saved } = active;
-    if (saved && this.mergesLeft > 0 && now - active.endpointAt <= T.mergeWindowMs) {
-      this.mergesLeft--;
-      turn.stage('merge', { afterEndpointMs: now - active.endpointAt });
-      turn.cancel('resumed');
-      this.mergedFrom = turn.id;
-      const frames = saved.frames.concat(active.gap);
-      this.tracker.adopt(frames, saved.speechStart, saved.voiced + this.tracker.voicedFrames);
-    } else {
-      turn.cancel('resumed');
-      this.mergedFrom = null;
-      this.stageOf(this.upcomingId(), 'speech-start', { beforeAudio: true }, event.at);
-    }
-    this.active = null;
-    if (active.historyIndex !== null) this.history.splice(active.historyIndex, 1);
-    this.setState('listening');
-  }
-
-  private duringPlayback(active: ActiveTurn, now: number, frame: MicFrame, level: number): void {
-    this.tracker.observe(frame.pcm);
-    // The echo path learns only while the reply plays: then the microphone hears the echo and (until a barge) nobody
-    // else. Frames from the rest of the conversation would correlate the user's turns with the assistant's.
-    // The echo's side of the microphone: unprocessed where it is available (docs/echo.md, "The unprocessed microphone").
-    const raw = unprocessed(frame);
-    const echoLevel = raw?.rms ?? level;
-    this.unprocessedMic = raw !== undefined;
-    this.barge.observeMic(this.frameAt, echoLevel);
-    const decision = this.barge.onFrame(now, raw?.prob ?? frame.prob, echoLevel, this.frameAt);
-    if (decision.kind === 'duck') return active.turn.stage('barge-tentative', { onsetMs: now - decision.onsetAt });
-    if (decision.kind === 'release') return this.checkBurst(active, decision.onsetAt, decision.voicedFrames);
-    if (decision.kind === 'barge') this.bargeIn(active, decision.onsetAt, now, echoLevel);
-  }
-
-  /** A short burst over the reply: a backchannel lets the reply go on, words that want the floor interrupt it. */
-  private checkBurst(active: ActiveTurn, onsetAt: number, voicedFrames: number): void {
-    const frames = Math.round((this.options.clock.now() - onsetAt) / FRAME_MS) + Math.round(T.preRollMs / FRAME_MS);
-    const transcribe = (pcm: Float32Array) => this.options.stages.transcribe(pcm, active.turn.signal);
-    void isBackchannelBurst(this.tracker.recent(frames), transcribe, active.reply?.spoken).then((backchannel) => {
-      if (this.active !== active || active.turn.signal.aborted) return;
-      if (!backchannel) return this.bargeIn(active, onsetAt, this.options.clock.now(), 0);
-      this.barge.burstReleased();
-      // Newer speech over the reply keeps it lowered until that is decided.
-      if (!this.barge.deciding) active.turn.stage('barge-released', { voicedFrames });
-    });
-  }
-
-  private bargeIn(active: ActiveTurn, onsetAt: number, now: number, level: number): void {
-    const { turn } = active;
-    this.onsetAfterAudibleMs = Infinity; // the user spoke over the reply: what follows is theirs
-    this.barge.interrupted();
-    turn.stage('barge-onset', {}, onsetAt);
-    turn.stage('barge-in', { latencyMs: now - onsetAt });
-    turn.cancel('barge-in');
-    this.active = null;
-    this.heard.cut(turn.id, active.reply?.spoken ?? '', active.recordAsAssistant);
-    // The new utterance starts with pre-roll before the onset (the first syllable rose before the VAD did).
-    const runFrames = Math.round((now - onsetAt) / FRAME_MS);
-    this.tracker.startUtterance(onsetAt, runFrames + Math.round(T.bargePreRollMs / FRAME_MS), runFrames);
-    this.mergesLeft = 1;
-    const trace = this.barge.bargeTrace(now, this.frameAt, this.frameLagMs, level);
-    this.stageOf(this.upcomingId(), 'speech-start', trace, onsetAt);
-    this.setState('listening');
-  }
-
   private watchdog(active: ActiveTurn, now: number): void {
     active.turn.stage('watchdog', { stalledMs: now - this.lastProgressAt });
     active.turn.cancel('watchdog');
@@ -526,9 +384,4 @@ export class DuplexEngine extends TurnKeeper {
     if (now - this.tracker.lastVoiceAt < T.deliverAfterSilenceMs || now - this.lastAudibleAt < T.deliverAfterSilenceMs) return;
     this.deliverBackground(result, now);
   }
-}
-
-/** The frame's unprocessed twin, when it has one and the echo handling is to use it (`echoFromUnprocessed`). */
-function unprocessed(frame: MicFrame): MicFrame['raw'] {
-  return T.echoFromUnprocessed ? frame.raw : undefined;
 }

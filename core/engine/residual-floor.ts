@@ -17,6 +17,9 @@
  */
 import { engineTunables } from '../tunables';
 
+/** How far back (frames) an interruption from the other track can undo this one's measurement: 2 s. */
+const ROLLBACK_FRAMES = 64;
+
 export class ResidualFloor {
   /** RMS of the newest run of consecutive voiced frames, at most `bargeFrames` long. */
   private voicedRun: number[] = [];
@@ -31,10 +34,14 @@ export class ResidualFloor {
   private mode: 'open' | 'pending' | 'closed' = 'open';
   /** The run levels of the last replies measured, oldest first. */
   private levels: number[] = [];
+  /** What was measured before each of the newest frames (newest last): undone when the other track interrupts. */
+  private before: { frames: number; runLevel: number }[] = [];
 
   /** One microphone frame while the reply plays. */
   onFrame(voiced: boolean, micRms: number): void {
     if (this.mode === 'closed') return;
+    this.before.push({ frames: this.frames, runLevel: this.runLevel });
+    if (this.before.length > ROLLBACK_FRAMES) this.before.shift();
     this.frames++;
     if (!voiced) {
       this.voicedRun = [];
@@ -71,9 +78,18 @@ export class ResidualFloor {
     this.runLevel = Math.max(this.runLevel, this.pendingLevel);
   }
 
-  /** It interrupted the reply: it was the user, and so may be everything after it. */
-  interrupted(): void {
+  /**
+   * It interrupted the reply: it was the user, and so may be everything after it. `sinceFrames`: the speech began that
+   * many frames ago without ducking through this floor's track (the other track heard it first), so what this track
+   * measured since is the user's voice, not the echo, and is undone.
+   */
+  interrupted(sinceFrames = 0): void {
     if (this.mode === 'pending') this.frames = this.framesBeforeRun;
+    else if (this.mode === 'open' && sinceFrames > 0 && this.before.length > 0) {
+      const at = this.before[Math.max(0, this.before.length - sinceFrames)]!;
+      this.frames = at.frames;
+      this.runLevel = at.runLevel;
+    }
     this.mode = 'closed';
   }
 
@@ -85,6 +101,7 @@ export class ResidualFloor {
       while (this.levels.length > residualReplies) this.levels.shift();
     }
     this.voicedRun = [];
+    this.before = [];
     this.frames = 0;
     this.runLevel = this.levelBeforeRun = this.pendingLevel = this.framesBeforeRun = 0;
     this.mode = 'open';

@@ -62,6 +62,8 @@ export abstract class TurnKeeper {
   private stateValue: EngineState = 'idle';
   private readonly listeners = new Set<EngineListener>();
   protected readonly barge = new BargeDetector();
+  /** The unprocessed track's own gate, where it also opens a barge-in (`bargeFromUnprocessed`; barge-tracks.ts). */
+  protected readonly rawGate = new BargeDetector();
   protected readonly history: HistoryMessage[] = [];
   /** The last interrupted reply, until the player says how much of it was heard. */
   protected readonly heard: InterruptedReply;
@@ -136,6 +138,7 @@ export abstract class TurnKeeper {
     this.active = active;
     this.lastProgressAt = now;
     this.barge.reset();
+    this.rawGate.reset();
     return active;
   }
 

@@ -176,7 +176,8 @@ export interface TurnStageFields {
   'audio-complete': Record<never, never>;
   merge: { afterEndpointMs: number };
   /** Speech over the reply lowered its volume; `onsetMs` ago it began. The reply goes on until it is decided. */
-  'barge-tentative': { onsetMs: number };
+  /** `unprocessedTrack`: which microphone track's gate heard it (barge-tracks.ts), where both gate a barge-in. */
+  'barge-tentative': { onsetMs: number; unprocessedTrack?: boolean };
   /** That speech stopped before it counted as an interruption (a backchannel): the reply is back at full volume. */
   'barge-released': { voicedFrames: number };
   'barge-onset': Record<never, never>;
@@ -210,6 +211,12 @@ export interface TurnStageFields {
     floorRms?: number;
     /** The reply's frames came with the unprocessed microphone (the echo handling used it). */
     unprocessedMic?: boolean;
+    /** The unprocessed track's own barge gate, where it has one (barge-tracks.ts): as the fields above. */
+    rawPeakOverGate?: number;
+    rawLongestRun?: number;
+    rawVoicedUnderGateFrames?: number;
+    rawResidualRunRms?: number;
+    rawFloorRms?: number;
   };
   /** Terminal: exactly one of done, failed, interrupted per turn. */
   done: Record<never, never>;

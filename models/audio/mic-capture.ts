@@ -3,10 +3,11 @@
  * The capture context is never suspended while listening (a MediaStream source can stay silent after resume);
  * stopping closes the context and the tracks so the browser's mic indicator goes off.
  *
- * With `engine.echoFromUnprocessed` on, two tracks of the one microphone: one through Chrome's echo canceller (what
- * speech recognition and turn-taking hear) and one unprocessed, cut into the same frames. While a reply plays, Chrome's canceller can turn the user's
- * voice down to nothing; the unprocessed track keeps it, next to an echo that follows the reply's own level
- * (docs/echo.md, "The unprocessed microphone"). Without the second track (refused, or ended) frames carry no `raw`.
+ * With `engine.echoFromUnprocessed` or `engine.bargeFromUnprocessed` on, two tracks of the one microphone: one
+ * through Chrome's echo canceller (what speech recognition and turn-taking hear) and one unprocessed, cut into the
+ * same frames. While a reply plays, Chrome's canceller can turn the user's voice down to nothing; the unprocessed track
+ * keeps it, next to an echo that follows the reply's own level (docs/echo.md, "The unprocessed microphone"). Without
+ * the second track (refused, or ended) frames carry no `raw`.
  */
 import { engineTunables } from '../../core/tunables';
 
@@ -66,9 +67,10 @@ export class MicCapture {
       const audio = { channelCount: 1, noiseSuppression: false, autoGainControl: false };
       this.stream = await navigator.mediaDevices.getUserMedia({ audio: { ...audio, echoCancellation: true } });
       // The unprocessed track is a help for the echo handling, not a condition for listening; off unless asked for.
-      this.rawStream = engineTunables.echoFromUnprocessed
-        ? await navigator.mediaDevices.getUserMedia({ audio: { ...audio, echoCancellation: false } }).catch(() => null)
-        : null;
+      this.rawStream =
+        engineTunables.echoFromUnprocessed || engineTunables.bargeFromUnprocessed
+          ? await navigator.mediaDevices.getUserMedia({ audio: { ...audio, echoCancellation: false } }).catch(() => null)
+          : null;
       const context = new AudioContext({ sampleRate: MIC_SAMPLE_RATE, latencyHint: 'interactive' });
       await context.audioWorklet.addModule(this.workletUrl);
       const withRaw = this.rawStream !== null;

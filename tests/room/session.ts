@@ -160,6 +160,8 @@ export interface ReplyResult {
     /** The voice's onset was found in the room's recording (else: paplay's start plus the phrase's lead). */
     voiceFound?: boolean;
     voiceToDuckMs?: number;
+    /** Which microphone track's gate lowered the reply, where both gate a barge-in. */
+    duckTrack?: string;
     duckToLoweredMs?: number;
     /** Voice onset → the speakers stayed `LOWERED_DB` below the reply's level before it (the duck; absent in older results). */
     loweredLatencyMs?: number;
@@ -353,6 +355,8 @@ async function follow(
     voiceToEngineOnsetMs: onset ? Math.round(onset.wallAt - voiceAt) : undefined,
     voiceFound: found >= 0,
     voiceToDuckMs: duck ? Math.round(duck.wallAt - voiceAt) : undefined,
+    duckTrack:
+      duck?.fields?.unprocessedTrack === undefined ? undefined : duck.fields.unprocessedTrack ? 'unprocessed' : 'processed',
     duckToLoweredMs: duck && detected && loweredAt > voiceAt ? Math.round(loweredAt - duck.wallAt) : undefined,
     voiceAt,
   };

@@ -16,8 +16,6 @@ beforeAll(async () => {
   vad = await loadSilero();
   rawVad = await loadSilero();
 });
-// Off by default (docs/echo.md says why); these tests are about what it does when on.
-beforeEach(() => setTunable('engine.echoFromUnprocessed', 1));
 afterEach(() => resetTunables('engine'));
 
 const STORY =
@@ -42,6 +40,9 @@ async function run(interrupt: boolean, input: Partial<ScenarioInput>) {
 }
 
 describe('the unprocessed microphone', () => {
+  // Off by default (docs/echo.md says why); these tests are about what it does when on.
+  beforeEach(() => setTunable('engine.echoFromUnprocessed', 1));
+
   it('a voice the canceller turns down while the reply plays: missed on the processed track alone', async () => {
     const r = await run(true, {});
     expect(r.marks('barge-in')).toHaveLength(0);
@@ -62,5 +63,36 @@ describe('the unprocessed microphone', () => {
     expect(r.marks('speech-start').filter((m) => m.at > played)).toHaveLength(0);
     expect(r.marks('done')).toHaveLength(1);
     expect(r.marks('echo-path').at(-1)).toMatchObject({ unprocessedMic: true });
+  });
+});
+
+describe('both tracks gate a barge-in (the echo handling stays on the processed track)', () => {
+  beforeEach(() => setTunable('engine.bargeFromUnprocessed', 1));
+
+  it('the voice the canceller turns down interrupts through the unprocessed track’s own gate', async () => {
+    const r = await run(true, { unprocessed: { echoGain: 0.3, vad: rawVad } });
+    expect(r.marks('barge-tentative')[0]).toMatchObject({ unprocessedTrack: true });
+    expect(r.marks('barge-in')).toHaveLength(1);
+    expect(r.respondCalls.at(-1)!.text).toBe('Stop, wait a second.');
+  });
+
+  it('the same voice is missed with the second gate off (what the test above guards)', async () => {
+    setTunable('engine.bargeFromUnprocessed', 0);
+    const r = await run(true, { unprocessed: { echoGain: 0.3, vad: rawVad } });
+    expect(r.marks('barge-in')).toHaveLength(0);
+  });
+
+  it("the unprocessed track's loud, late echo alone neither lowers the reply nor opens a turn", async () => {
+    const r = await run(false, { unprocessed: { echoGain: 0.3, vad: rawVad }, echoDelayMs: 480 });
+    const played = r.first('first-audio');
+    expect(r.marks('barge-tentative')).toHaveLength(0);
+    expect(r.marks('barge-in')).toHaveLength(0);
+    expect(r.marks('speech-start').filter((m) => m.at > played)).toHaveLength(0);
+    expect(r.marks('done')).toHaveLength(1);
+    // The echo handling read the processed track; the second gate reported its own measure.
+    const path = r.marks('echo-path').at(-1)!;
+    expect(path).toMatchObject({ unprocessedMic: false });
+    expect(path.rawPeakOverGate).toBeGreaterThan(0);
+    expect(path.rawPeakOverGate).toBeLessThan(1);
   });
 });

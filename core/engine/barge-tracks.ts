@@ -1,0 +1,28 @@
+/**
+ * Speech over the reply judged on both tracks of the one microphone (docs/echo.md, "Both tracks gate a barge-in"):
+ * Chrome's canceller turns the user's voice down while the reply plays, so the processed track alone misses some
+ * interruptions; the unprocessed track keeps the voice whole but carries the whole echo. Each track has its own gate
+ * (barge-detector.ts: its own calibration, echo path and measured floor), and their decisions are merged here: either
+ * one lowers the reply, either one interrupts it, and a burst is let go only once neither is still deciding on it.
+ */
+import type { BargeDecision } from './barge-detector';
+
+const NONE: BargeDecision = { kind: 'none' };
+
+/**
+ * One frame's decision from two gates. `wasDeciding`: a duck was undecided on either track before this frame (the
+ * reply is already lowered); `stillDeciding`: one is undecided after it (a release waits for the other).
+ */
+export function mergeBargeDecisions(
+  a: BargeDecision,
+  b: BargeDecision,
+  wasDeciding: boolean,
+  stillDeciding: boolean,
+): BargeDecision {
+  const barges = [a, b].filter((d) => d.kind === 'barge');
+  if (barges.length > 0) return { kind: 'barge', onsetAt: Math.min(...barges.map((d) => d.onsetAt)) };
+  const duck = [a, b].find((d) => d.kind === 'duck');
+  if (duck) return wasDeciding ? NONE : duck;
+  const release = [a, b].find((d) => d.kind === 'release');
+  return release && !stillDeciding ? release : NONE;
+}

@@ -1,0 +1,210 @@
+/**
+ * The user's side while a turn is active, and the reply's echo: speech before the reply's audio (merge both halves
+ * or start over), speech over the reply (duck, backchannel, barge-in; core/engine/barge-detector.ts), the player's
+ * events, and whether an utterance right after a reply was that reply coming back (docs/echo.md). The listening
+ * policy and the turn's answer build on it in core/engine/duplex-engine.ts.
+ */
+import { engineTunables as T } from '../tunables';
+import { FRAME_MS } from './audio-frames';
+import { isBackchannelBurst } from './backchannel';
+import type { BargeDecision } from './barge-detector';
+import { mergeBargeDecisions } from './barge-tracks';
+import { replyEchoVerdict, type ReplyEchoVerdict } from './echo-match';
+import type { Speculation } from './speculation';
+import { TurnKeeper, type ActiveTurn } from './turn-keeper';
+import type { MicFrame, PlaybackEvent, TurnStageFields } from './types';
+import { UtteranceTracker } from './utterance-tracker';
+
+const NONE: BargeDecision = { kind: 'none' };
+
+export abstract class OverTheReply extends TurnKeeper {
+  protected readonly tracker = new UtteranceTracker();
+  /** The turn a merged continuation replaces: its partial user line gives way to the merged one (docs/onboarding.md). */
+  protected mergedFrom: string | null = null;
+  protected lastAudibleAt = -Infinity;
+  private lastLevelHeardAt = -Infinity;
+  /** How long the current mic frame took from capture to the engine (VAD queue included), for the trace. */
+  protected frameLagMs = 0;
+  /** When the current mic frame was heard: the echo path's clock. */
+  protected frameAt = 0;
+  /** The last frame during a reply came with the unprocessed microphone (trace). */
+  private unprocessedMic = false;
+  /** The unprocessed track's own gate saw a frame of this session (trace). */
+  private rawGateUsed = false;
+  /** How long after the last audible playback the current utterance opened (Infinity: not right after a reply). */
+  protected onsetAfterAudibleMs = Infinity;
+
+  /** Speech over the reply lowered it and is not decided yet, on either track. */
+  private get deciding(): boolean {
+    return this.barge.deciding || this.rawGate.deciding;
+  }
+
+  /** The user pressed stop, or the player cut the audio: the current reply ends. */
+  abstract interrupt(): void;
+  /** The utterance so far is dropped (its audio and whatever was transcribed of it). */
+  protected abstract resetUtterance(): void;
+
+  onPlayback(event: PlaybackEvent): void {
+    const now = this.options.clock.now();
+    if (event.type === 'level') {
+      // Placed when it was heard (never before the last one: the output clock may step back a little).
+      const heardAt = Math.max(this.lastLevelHeardAt, event.at ?? now);
+      this.lastLevelHeardAt = heardAt;
+      this.barge.onPlaybackLevel(now, event.rms, heardAt);
+      this.rawGate.onPlaybackLevel(now, event.rms, heardAt);
+      // On arrival, as the windows after a reply measure it from the frames' processing (the later of the two).
+      if (event.rms > T.playbackAudibleRms) this.lastAudibleAt = now;
+      return;
+    }
+    const active = this.active;
+    // The player's report on a reply already cut (barge-in, stop) says how much of it was heard.
+    if (!active || event.turnId !== active.turn.id) return this.heard.played(event);
+    this.lastProgressAt = now;
+    if (event.type === 'started') {
+      active.turn.audioOutstanding = true;
+      this.heardFirstAudio(active);
+    } else if (event.interrupted) {
+      // The player cut the audio (the panel closed, or a stop reached it first): nobody hears the rest of the reply.
+      this.interrupt();
+      this.heard.played(event);
+    } else {
+      // A run that drained was heard, also when its start never arrived (docs/echo.md, "A start the player lost").
+      this.heardFirstAudio(active);
+      active.turn.stage('echo-path', { ...this.barge.replyTrace(), unprocessedMic: this.unprocessedMic, ...this.rawGateTrace() });
+      active.turn.audioOutstanding = false;
+      if (active.turn.generationComplete) this.finish(active);
+    }
+  }
+
+  /** The unprocessed track's gate over the reply (echo-path mark), where it gates a barge-in too. */
+  private rawGateTrace(): Partial<TurnStageFields['echo-path']> {
+    if (!this.rawGateUsed) return {};
+    const t = this.rawGate.replyTrace();
+    return {
+      rawPeakOverGate: t.peakOverGate,
+      rawLongestRun: t.longestRun,
+      rawVoicedUnderGateFrames: t.voicedUnderGateFrames,
+      rawResidualRunRms: t.residualRunRms,
+      rawFloorRms: t.floorRms,
+    };
+  }
+
+  private heardFirstAudio(active: ActiveTurn): void {
+    if (!active.turn.advance('speaking')) return;
+    active.turn.stage('first-audio', {});
+    this.setState('speaking');
+  }
+
+  /** Whether the utterance (with `silenceMs` of quiet at its end) is the last reply's audio come back (echo-match.ts). */
+  protected replyEcho(audio: Float32Array, silenceMs: number): ReplyEchoVerdict | null {
+    const id = this.lastSpokenTurnId;
+    const reference = id && T.echoMatchMinScore > 0 ? this.options.stages.replyAudio?.(id) : null;
+    if (!reference) return null;
+    const speechEnd = audio.length - Math.round((silenceMs / 1000) * 16_000);
+    return replyEchoVerdict(audio, speechEnd, reference, T.echoMatchMinScore, T.echoMatchOverrunMs);
+  }
+
+  /** The utterance was the reply's own echo: no turn, and a speculative reply already started for it is dropped unheard. */
+  protected dropOwnEcho(active: ActiveTurn, spec: Speculation | null): void {
+    spec?.replyController?.abort();
+    const likeness = active.echoLikeness;
+    active.turn.stage('discarded', {
+      reason: 'own-echo',
+      ...(likeness != null ? { likeness: Math.round(likeness * 100) / 100 } : {}),
+    });
+    this.finish(active);
+  }
+
+  /** Before any reply audio was heard: the user resumed. Merge both halves, or start over with the new speech. */
+  protected beforeAudio(active: ActiveTurn, now: number, frame: MicFrame, level: number): void {
+    if (active.saved) active.gap.push(frame.pcm);
+    const event = this.tracker.onFrame(now, frame.pcm, frame.prob);
+    if (event.kind !== 'onset') return;
+    if (level < T.resumeMinRms) return this.resetUtterance();
+    const { turn, saved } = active;
+    if (saved && this.mergesLeft > 0 && now - active.endpointAt <= T.mergeWindowMs) {
+      this.mergesLeft--;
+      turn.stage('merge', { afterEndpointMs: now - active.endpointAt });
+      turn.cancel('resumed');
+      this.mergedFrom = turn.id;
+      const frames = saved.frames.concat(active.gap);
+      this.tracker.adopt(frames, saved.speechStart, saved.voiced + this.tracker.voicedFrames);
+    } else {
+      turn.cancel('resumed');
+      this.mergedFrom = null;
+      this.stageOf(this.upcomingId(), 'speech-start', { beforeAudio: true }, event.at);
+    }
+    this.active = null;
+    if (active.historyIndex !== null) this.history.splice(active.historyIndex, 1);
+    this.setState('listening');
+  }
+
+  protected duringPlayback(active: ActiveTurn, now: number, frame: MicFrame, level: number): void {
+    this.tracker.observe(frame.pcm);
+    // The echo path learns only while the reply plays: then the microphone hears the echo and (until a barge) nobody
+    // else. Frames from the rest of the conversation would correlate the user's turns with the assistant's.
+    // The echo's side of the microphone: unprocessed where it is available (docs/echo.md, "The unprocessed microphone").
+    const raw = unprocessed(frame);
+    const echoLevel = raw?.rms ?? level;
+    this.unprocessedMic = raw !== undefined;
+    this.barge.observeMic(this.frameAt, echoLevel);
+    const wasDeciding = this.deciding;
+    const own = this.barge.onFrame(now, raw?.prob ?? frame.prob, echoLevel, this.frameAt);
+    const second = bargeTrack(frame);
+    if (second) this.rawGate.observeMic(this.frameAt, second.rms);
+    this.rawGateUsed ||= second !== undefined;
+    const other = second ? this.rawGate.onFrame(now, second.prob, second.rms, this.frameAt) : NONE;
+    const decision = mergeBargeDecisions(own, other, wasDeciding, this.deciding);
+    if (decision.kind === 'duck') {
+      const track = second ? { unprocessedTrack: decision === other } : {};
+      return active.turn.stage('barge-tentative', { onsetMs: now - decision.onsetAt, ...track });
+    }
+    if (decision.kind === 'release') return this.checkBurst(active, decision.onsetAt, decision.voicedFrames);
+    if (decision.kind === 'barge') this.bargeIn(active, decision.onsetAt, now, echoLevel);
+  }
+
+  /** A short burst over the reply: a backchannel lets the reply go on, words that want the floor interrupt it. */
+  private checkBurst(active: ActiveTurn, onsetAt: number, voicedFrames: number): void {
+    const frames = Math.round((this.options.clock.now() - onsetAt) / FRAME_MS) + Math.round(T.preRollMs / FRAME_MS);
+    const transcribe = (pcm: Float32Array) => this.options.stages.transcribe(pcm, active.turn.signal);
+    void isBackchannelBurst(this.tracker.recent(frames), transcribe, active.reply?.spoken).then((backchannel) => {
+      if (this.active !== active || active.turn.signal.aborted) return;
+      if (!backchannel) return this.bargeIn(active, onsetAt, this.options.clock.now(), 0);
+      this.barge.burstReleased();
+      this.rawGate.burstReleased();
+      // Newer speech over the reply keeps it lowered until that is decided.
+      if (!this.deciding) active.turn.stage('barge-released', { voicedFrames });
+    });
+  }
+
+  private bargeIn(active: ActiveTurn, onsetAt: number, now: number, level: number): void {
+    const { turn } = active;
+    this.onsetAfterAudibleMs = Infinity; // the user spoke over the reply: what follows is theirs
+    // The speech began at its onset on whichever track heard it first: the other measured the voice since, not echo.
+    const since = Math.round((now - onsetAt) / FRAME_MS) + 1;
+    this.barge.interrupted(since);
+    this.rawGate.interrupted(since);
+    turn.stage('barge-onset', {}, onsetAt);
+    turn.stage('barge-in', { latencyMs: now - onsetAt });
+    turn.cancel('barge-in');
+    this.active = null;
+    this.heard.cut(turn.id, active.reply?.spoken ?? '', active.recordAsAssistant);
+    // The new utterance starts with pre-roll before the onset (the first syllable rose before the VAD did).
+    const runFrames = Math.round((now - onsetAt) / FRAME_MS);
+    this.tracker.startUtterance(onsetAt, runFrames + Math.round(T.bargePreRollMs / FRAME_MS), runFrames);
+    this.mergesLeft = 1;
+    const trace = this.barge.bargeTrace(now, this.frameAt, this.frameLagMs, level);
+    this.stageOf(this.upcomingId(), 'speech-start', trace, onsetAt);
+    this.setState('listening');
+  }
+}
+
+/** The unprocessed twin as a second barge gate's input: captured, asked for, and not already the echo handling's. */
+function bargeTrack(frame: MicFrame): MicFrame['raw'] {
+  return T.bargeFromUnprocessed && !T.echoFromUnprocessed ? frame.raw : undefined;
+}
+
+/** The frame's unprocessed twin, when it has one and the echo handling is to use it (`echoFromUnprocessed`). */
+export function unprocessed(frame: MicFrame): MicFrame['raw'] {
+  return T.echoFromUnprocessed ? frame.raw : undefined;
+}

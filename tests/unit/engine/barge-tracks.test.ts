@@ -1,0 +1,74 @@
+/**
+ * Two microphone tracks gating one reply (core/engine/barge-tracks.ts, docs/echo.md "Both tracks gate a barge-in"):
+ * either track lowers the reply and either interrupts it; a burst is let go only once neither still decides on it.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { FRAME_MS } from '../../../core/engine/audio-frames';
+import type { BargeDecision } from '../../../core/engine/barge-detector';
+import { mergeBargeDecisions } from '../../../core/engine/barge-tracks';
+import { ResidualFloor } from '../../../core/engine/residual-floor';
+import { engineTunables as T, resetTunables } from '../../../core/tunables';
+
+afterEach(() => resetTunables('engine'));
+
+const none: BargeDecision = { kind: 'none' };
+const duck = (onsetAt: number): BargeDecision => ({ kind: 'duck', onsetAt });
+const barge = (onsetAt: number): BargeDecision => ({ kind: 'barge', onsetAt });
+const release = (onsetAt: number): BargeDecision => ({ kind: 'release', onsetAt, voicedFrames: 6 });
+
+describe('merging the two tracks’ decisions', () => {
+  it('either track interrupts, from the earlier onset of the two', () => {
+    expect(mergeBargeDecisions(none, barge(300), true, false)).toEqual(barge(300));
+    expect(mergeBargeDecisions(barge(500), none, true, false)).toEqual(barge(500));
+    expect(mergeBargeDecisions(barge(500), barge(200), true, false)).toEqual(barge(200));
+    // One interrupts while the other lets its burst go on the same frame: the interruption wins.
+    expect(mergeBargeDecisions(release(100), barge(400), true, false)).toEqual(barge(400));
+  });
+
+  it('either track lowers the reply, once: a second duck while one is undecided changes nothing', () => {
+    expect(mergeBargeDecisions(none, duck(96), false, true)).toEqual(duck(96));
+    expect(mergeBargeDecisions(duck(64), none, false, true)).toEqual(duck(64));
+    expect(mergeBargeDecisions(duck(64), none, true, true)).toEqual(none);
+  });
+
+  it('a burst is let go only when the other track is not deciding on it', () => {
+    expect(mergeBargeDecisions(release(64), none, true, false)).toEqual(release(64));
+    expect(mergeBargeDecisions(release(64), none, true, true)).toEqual(none);
+    // One lets go as the other ducks: the reply stays lowered for the other's decision.
+    expect(mergeBargeDecisions(release(64), duck(300), true, true)).toEqual(none);
+  });
+});
+
+describe('the floor of the track that did not hear the interruption', () => {
+  /** A reply's residual at `echo` for `frames` voiced frames, then the user's voice at `voice` for `voiceFrames`. */
+  function reply(floor: ResidualFloor, echo: number, frames: number, voice: number, voiceFrames: number): void {
+    for (let i = 0; i < frames; i++) floor.onFrame(true, echo);
+    for (let i = 0; i < voiceFrames; i++) floor.onFrame(true, voice);
+  }
+
+  it('forgets what it measured since the onset the other track heard: the voice is not learned as echo', () => {
+    const floor = new ResidualFloor();
+    reply(floor, 0.004, 80, 0.015, 14);
+    // The other track interrupted 14 frames after the onset (its confirmation): those frames were the user's.
+    floor.interrupted(14 + 1);
+    floor.endReply();
+    expect(floor.floor).toBeCloseTo(Math.max(T.bargeLearnedMinRms, T.bargeResidualMargin * 0.004), 6);
+  });
+
+  it('without the onset (the same track interrupted), a voice under this gate would have been learned', () => {
+    const floor = new ResidualFloor();
+    reply(floor, 0.004, 80, 0.015, 14);
+    floor.interrupted();
+    floor.endReply();
+    expect(floor.floor).toBeCloseTo(T.bargeResidualMargin * 0.015, 6);
+  });
+
+  it('an onset further back than it keeps undoes all it kept, not more', () => {
+    const floor = new ResidualFloor();
+    reply(floor, 0.004, 100, 0.015, 10);
+    floor.interrupted(Math.round(5000 / FRAME_MS));
+    floor.endReply();
+    // 110 frames minus the 64 kept: 46 are left, under residualMinFrames, so the reply teaches nothing.
+    expect(floor.floor).toBeNull();
+  });
+});
