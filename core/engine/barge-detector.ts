@@ -62,6 +62,13 @@ export class BargeDetector {
   /** The gate's floor, measured on the replies nobody talked over (kept across replies, as the path). */
   readonly residual = new ResidualFloor();
 
+  /**
+   * `measuredOnly`: this gate decides nothing until its floor has been measured on a reply. The fixed floor is the
+   * canceller's residual's; on the unprocessed track the echo itself is that loud at −10 dB, and a fresh session's
+   * first reply in such a room ducked and cut itself through it (docs/echo.md, "Both tracks gate a barge-in").
+   */
+  constructor(private readonly measuredOnly = false) {}
+
   /** A new reply: learn the last one's residual, forget its calibration (volume or device may have changed). */
   reset(): void {
     this.residual.endReply();
@@ -211,7 +218,7 @@ export class BargeDetector {
     }
     const gate = this.threshold(now, capturedAt);
     if (voiced) this.peakOverGate = Math.max(this.peakOverGate, micRms / gate);
-    const candidate = voiced && micRms > gate;
+    const candidate = voiced && micRms > gate && (!this.measuredOnly || this.residual.floor !== null);
     if (candidate) {
       this.overGateFrames++;
       this.echo.markNearEnd(capturedAt);

@@ -63,7 +63,7 @@ export abstract class TurnKeeper {
   private readonly listeners = new Set<EngineListener>();
   protected readonly barge = new BargeDetector();
   /** The unprocessed track's own gate, where it also opens a barge-in (`bargeFromUnprocessed`; barge-tracks.ts). */
-  protected readonly rawGate = new BargeDetector();
+  protected readonly rawGate = new BargeDetector(true);
   protected readonly history: HistoryMessage[] = [];
   /** The last interrupted reply, until the player says how much of it was heard. */
   protected readonly heard: InterruptedReply;

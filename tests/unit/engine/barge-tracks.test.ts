@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { FRAME_MS } from '../../../core/engine/audio-frames';
-import type { BargeDecision } from '../../../core/engine/barge-detector';
+import { BargeDetector, type BargeDecision } from '../../../core/engine/barge-detector';
 import { mergeBargeDecisions } from '../../../core/engine/barge-tracks';
 import { ResidualFloor } from '../../../core/engine/residual-floor';
 import { engineTunables as T, resetTunables } from '../../../core/tunables';
@@ -70,5 +70,28 @@ describe('the floor of the track that did not hear the interruption', () => {
     floor.endReply();
     // 110 frames minus the 64 kept: 46 are left, under residualMinFrames, so the reply teaches nothing.
     expect(floor.floor).toBeNull();
+  });
+});
+
+describe('the unprocessed track’s gate before its floor is measured', () => {
+  /** One reply's frames, all voiced at `rms` (no playback levels: the gate is its floor), then its end; the kinds. */
+  function reply(gate: BargeDetector, rms: number, frames: number): string[] {
+    const kinds = Array.from({ length: frames }, (_, i) => gate.onFrame((i + 1) * FRAME_MS, 0.9, rms).kind);
+    gate.reset(); // the next reply begins: this one is learned from
+    return kinds;
+  }
+
+  it('decides nothing on a first reply whose echo is over the fixed floor (a fresh session in a loud room)', () => {
+    const echo = 1.5 * T.bargeMinRms;
+    expect(reply(new BargeDetector(true), echo, 80)).not.toContain('duck');
+    // What it guards: the same echo through a gate that trusts the fixed floor ducks the reply.
+    expect(reply(new BargeDetector(), echo, 80)).toContain('duck');
+  });
+
+  it('once that reply is measured, a voice over its floor lowers the next one', () => {
+    const gate = new BargeDetector(true);
+    reply(gate, 0.01, 80);
+    expect(gate.floor).toBeCloseTo(T.bargeResidualMargin * 0.01, 6);
+    expect(reply(gate, 2 * gate.floor, 20)).toContain('duck');
   });
 });

@@ -23,15 +23,22 @@ const STORY =
   'Every morning it counted the sheep in the valley and sang to the river. ' +
   'The villagers were afraid at first, but the dragon only wanted a friend.';
 
-/** The story, with "Stop, wait a second." said over it when `interrupt`. Canceller: residual 0.02, near end × 0.05. */
-async function run(interrupt: boolean, input: Partial<ScenarioInput>) {
-  const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.');
+const GREETING = 'Hello! I am here and happy to listen, so ask me anything you like, whenever you are ready.';
+
+/**
+ * The story, with "Stop, wait a second." said over it when `interrupt`. Canceller: residual 0.02, near end × 0.05.
+ * `greeting`: a first exchange before it, whose reply nobody talks over (the second gate measures its floor there).
+ */
+async function run(interrupt: boolean, input: Partial<ScenarioInput>, greeting = false) {
+  const t = new TrackBuilder().pause(500);
+  if (greeting) t.say('Hello.').pause(9000);
+  t.say('Tell me a long story about a dragon.');
   if (interrupt) t.pause(4200).say('Stop, wait a second.');
   t.pause(200);
   return runScenario(vad, {
     user: t.build(),
     segments: t.segments,
-    reply: (turn) => (turn.text.includes('dragon') ? STORY : 'Okay, I am listening.'),
+    reply: (turn) => (turn.text.includes('dragon') ? STORY : turn.text.includes('Hello') ? GREETING : 'Okay, I am listening.'),
     echoGain: 0.02,
     nearEndWhilePlaying: 0.05,
     tailMs: 14000,
@@ -70,25 +77,32 @@ describe('both tracks gate a barge-in (the echo handling stays on the processed 
   beforeEach(() => setTunable('engine.bargeFromUnprocessed', 1));
 
   it('the voice the canceller turns down interrupts through the unprocessed track’s own gate', async () => {
-    const r = await run(true, { unprocessed: { echoGain: 0.3, vad: rawVad } });
-    expect(r.marks('barge-tentative')[0]).toMatchObject({ unprocessedTrack: true });
+    const r = await run(true, { unprocessed: { echoGain: 0.3, vad: rawVad } }, true);
     expect(r.marks('barge-in')).toHaveLength(1);
+    expect(r.marks('barge-tentative')[0]).toMatchObject({ unprocessedTrack: true });
     expect(r.respondCalls.at(-1)!.text).toBe('Stop, wait a second.');
   });
 
-  it('the same voice is missed with the second gate off (what the test above guards)', async () => {
-    setTunable('engine.bargeFromUnprocessed', 0);
+  it('not on the first reply: that gate waits until it has measured its own floor', async () => {
     const r = await run(true, { unprocessed: { echoGain: 0.3, vad: rawVad } });
     expect(r.marks('barge-in')).toHaveLength(0);
   });
 
-  it("the unprocessed track's loud, late echo alone neither lowers the reply nor opens a turn", async () => {
-    const r = await run(false, { unprocessed: { echoGain: 0.3, vad: rawVad }, echoDelayMs: 480 });
+  it('the same voice is missed with the second gate off (what the first test guards)', async () => {
+    setTunable('engine.bargeFromUnprocessed', 0);
+    const r = await run(true, { unprocessed: { echoGain: 0.3, vad: rawVad } }, true);
+    expect(r.marks('barge-in')).toHaveLength(0);
+  });
+
+  it("the unprocessed track's loud, late echo alone neither lowers the replies nor opens a turn", async () => {
+    // Two replies: on the second the gate decides from the floor it measured on the first.
+    const r = await run(false, { unprocessed: { echoGain: 0.3, vad: rawVad }, echoDelayMs: 480 }, true);
     const played = r.first('first-audio');
     expect(r.marks('barge-tentative')).toHaveLength(0);
     expect(r.marks('barge-in')).toHaveLength(0);
-    expect(r.marks('speech-start').filter((m) => m.at > played)).toHaveLength(0);
-    expect(r.marks('done')).toHaveLength(1);
+    // The second question is the only speech after the first reply began.
+    expect(r.marks('speech-start').filter((m) => m.at > played)).toHaveLength(1);
+    expect(r.marks('done')).toHaveLength(2);
     // The echo handling read the processed track; the second gate reported its own measure.
     const path = r.marks('echo-path').at(-1)!;
     expect(path).toMatchObject({ unprocessedMic: false });
