@@ -23,7 +23,10 @@ process.stdin.on('data', (data) => {
   const whole = bytes.length - (bytes.length % 4);
   rest = bytes.subarray(whole);
   const samples = whole / 4;
-  const keep = Math.min(samples, Math.floor(tokens));
+  // The next stage not keeping up (sox slower than real time on a busy machine) leaves what it has not taken queued
+  // here: played later, that queue would be delay that only grows. Past the cap, the chunk is dropped instead.
+  const backlogged = process.stdout.writableLength > capSamples * 4;
+  const keep = backlogged ? 0 : Math.min(samples, Math.floor(tokens));
   dropped += samples - keep;
   tokens -= keep;
   if (keep > 0) process.stdout.write(bytes.subarray(whole - keep * 4, whole));

@@ -183,9 +183,11 @@ export async function startRig(room: Acoustics): Promise<Rig> {
     // the pipeline's own processes on a busy machine did the same on a smaller scale (a room 1.3 s long in the room
     // e2e, heard as a user talking after each reply): the latency cap drops such backlog.
     const q = (xs: string[]) => xs.map((x) => `'${x}'`).join(' ');
+    // Before sox too: a sox slower than real time leaves its backlog upstream, where the cap after it cannot see it.
+    const cap = q([process.execPath, LATENCY_CAP, String(RIG_RATE), String(LATENCY_CAP_MS)]);
     const line =
-      `parec -d speakers.monitor ${q(RAW)} | sox --buffer 1024 ${q(SOX_RAW)} - ${q(SOX_RAW)} - ${q(soxEffects(a))} 2>/dev/null` +
-      ` | ${q([process.execPath, LATENCY_CAP, String(RIG_RATE), String(LATENCY_CAP_MS)])}` +
+      `parec -d speakers.monitor ${q(RAW)} | ${cap} | sox --buffer 1024 ${q(SOX_RAW)} - ${q(SOX_RAW)} - ${q(soxEffects(a))} 2>/dev/null` +
+      ` | ${cap}` +
       ` | pacat -d room --playback ${q(RAW)}`;
     pipe = [spawn('bash', ['-c', line], { env, stdio: 'ignore', detached: true })];
     await sleep(200);
