@@ -12,8 +12,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { RIG_RATE } from '../../tests/room/rig';
+import { windowPower } from '../../tests/room/signal';
 
-const RATE = 48_000;
 const ENV_MS = 10;
 const WINDOW = 400; // envelope frames: 4 s
 const MAX_LAG = 200; // 2 s
@@ -30,18 +31,12 @@ function newest(name: string): { samples: Float32Array; startedAt: number } {
   return { samples, startedAt: Number(file.slice(`room-${name}-`.length, -'.f32'.length)) };
 }
 
-function envelope(x: Float32Array, from: number): Float64Array {
-  const step = (RATE * ENV_MS) / 1000;
-  const out = new Float64Array(Math.floor((x.length - from) / step));
-  for (let i = 0; i < out.length; i++) {
-    let sum = 0;
-    for (let j = 0; j < step; j++) sum += x[from + i * step + j]! ** 2;
-    out[i] = Math.sqrt(sum / step);
-  }
-  return out;
+/** 10 ms RMS levels of `x` from sample `from` on. */
+function envelope(x: Float32Array, from: number): number[] {
+  return windowPower(x.subarray(from), ENV_MS).map(Math.sqrt);
 }
 
-function pearson(a: Float64Array, b: Float64Array): number {
+function pearson(a: readonly number[], b: readonly number[]): number {
   const n = Math.min(a.length, b.length);
   let ma = 0;
   let mb = 0;
@@ -68,14 +63,14 @@ const speakers = newest('speakers');
 const room = newest('room');
 // Both envelopes from the same wall time.
 const start = Math.max(speakers.startedAt, room.startedAt);
-const s = envelope(speakers.samples, Math.round(((start - speakers.startedAt) / 1000) * RATE));
-const r = envelope(room.samples, Math.round(((start - room.startedAt) / 1000) * RATE));
+const s = envelope(speakers.samples, Math.round(((start - speakers.startedAt) / 1000) * RIG_RATE));
+const r = envelope(room.samples, Math.round(((start - room.startedAt) / 1000) * RIG_RATE));
 const rows: { atS: number; lagMs: number; r: number }[] = [];
 for (let w = 0; w + WINDOW + MAX_LAG < Math.min(s.length, r.length); w += WINDOW) {
-  const a = s.subarray(w, w + WINDOW);
+  const a = s.slice(w, w + WINDOW);
   let best = { lag: 0, r: -1 };
   for (let lag = 0; lag <= MAX_LAG; lag++) {
-    const c = pearson(a, r.subarray(w + lag, w + lag + WINDOW));
+    const c = pearson(a, r.slice(w + lag, w + lag + WINDOW));
     if (c > best.r) best = { lag, r: c };
   }
   rows.push({ atS: (w * ENV_MS) / 1000, lagMs: best.lag * ENV_MS, r: Math.round(best.r * 100) / 100 });

@@ -8,7 +8,7 @@ export function rms(s: Float32Array): number {
 }
 
 /** Mean square of each whole `windowMs` window of `s`, in order. */
-function windowPower(s: Float32Array, windowMs: number): number[] {
+export function windowPower(s: Float32Array, windowMs: number): number[] {
   const w = Math.round((RIG_RATE * windowMs) / 1000);
   const levels: number[] = [];
   for (let i = 0; i + w <= s.length; i += w) {
