@@ -26,8 +26,8 @@ export interface AvatarHandle {
   endOfSpeech(): void;
   /** Stop audio and mouth now (barge-in). */
   interrupt(): void;
-  /** Play the reply at `gain` from now on (speech over it; 1 restores it). The next reply starts at full volume. */
-  duck(gain: number): void;
+  /** Hold the reply where it is (speech over it), or let it go on from there; nothing of it is skipped. */
+  pause(paused: boolean): void;
   setState(state: AvatarState): void;
   setMood(mood: string): void;
 }
@@ -72,7 +72,7 @@ export function Avatar(props: AvatarProps) {
         speakChunk: (pcm) => player.speakChunk(pcm),
         endOfSpeech: () => player.endOfSpeech(),
         interrupt: () => player.interrupt(),
-        duck: (gain) => player.duck(gain),
+        pause: (paused) => player.pause(paused),
         setState: () => {},
         setMood: () => {},
       });
@@ -97,7 +97,7 @@ export function Avatar(props: AvatarProps) {
           speakChunk: (pcm, text) => c.speakChunk(pcm, text),
           endOfSpeech: () => c.endOfSpeech(),
           interrupt: () => c.interrupt(),
-          duck: (gain) => c.duck(gain),
+          pause: (paused) => c.pause(paused),
           setState: (s) => c.setState(s),
           setMood: (m) => c.setMood(m),
         });

@@ -23,6 +23,7 @@ import { TEST_HOOKS } from '../../core/build-flags';
 import { PlayedAudio } from '../../core/tts/played-audio';
 import { PlaybackRun } from './playback-run';
 import { detectSoftwareRenderer } from './software-gl';
+import { animNow, resumeAfterCut, SpeechHold, type HoldableHead } from './speech-hold';
 
 /** The avatar mirrors the engine's state. */
 export type AvatarState = EngineState;
@@ -62,13 +63,9 @@ interface JawClip {
 }
 
 /** TalkingHead internals we read (not in its public surface). */
-interface HeadInternals {
-  animClock: number;
-  /** rAF timestamp of the last drawn frame (animClock's value at that moment). */
-  animTimeLast: number;
+interface HeadInternals extends HoldableHead {
   animate: (t: number) => void;
   morphs: MorphMesh[];
-  streamAudioStartTime: number | null;
   isSpeaking: boolean;
 }
 
@@ -84,6 +81,8 @@ const STATE_LOOK: Record<AvatarState, { mood: string; values: Record<string, num
 const AVATAR_FPS: Record<AvatarState, number> = { idle: 10, listening: 20, thinking: 15, speaking: 30 };
 /** Playback levels are reported at most this often (ms), on the page's animation frames. */
 const LEVEL_EVERY_MS = 30;
+/** Fade time constant when a reply is held or let go (s): no click, and gone well within one microphone frame. */
+const HOLD_FADE_S = 0.003;
 
 export class AvatarController {
   readonly head: TalkingHead;
@@ -92,6 +91,8 @@ export class AvatarController {
   private loaded = false;
   private jaw: JawClip[] = [];
   private readonly run = new PlaybackRun();
+  /** Speech over the reply holds it (docs/echo.md, "Holding the reply"). */
+  private readonly hold = new SpeechHold();
   private interrupting = false;
   private blobUrl: string | null = null;
   private levelBuf = new Float32Array(512);
@@ -162,7 +163,10 @@ export class AvatarController {
    */
   speakChunk(pcm: Float32Array, text: string): Promise<ChunkQueued | void> {
     const generation = this.generation;
-    const run = this.pending.then(() => (generation === this.generation ? this.playChunk(pcm, text) : undefined));
+    // A held reply takes no new audio: it would be scheduled on a clock that moves while the audio does not.
+    const run = this.pending
+      .then(() => this.hold.whenPlaying())
+      .then(() => (generation === this.generation ? this.playChunk(pcm, text) : undefined));
     this.pending = run.then(
       () => {},
       () => {},
@@ -225,7 +229,7 @@ export class AvatarController {
   /** TalkingHead's utterance clock right now (0 before playback has started). */
   private utteranceNow(h: HeadInternals): number {
     if (h.streamAudioStartTime === null) return 0;
-    return h.animClock + Math.max(0, performance.now() - h.animTimeLast) - h.streamAudioStartTime;
+    return animNow(h, performance.now()) - h.streamAudioStartTime;
   }
 
   /** No more chunks for this reply: the stream ends when the queued audio drains. */
@@ -237,16 +241,41 @@ export class AvatarController {
     });
   }
 
-  /** Barge-in: audio and mouth stop now (one call, same frame). */
-  /** The speech gain sits after the analyser, so the engine's playback level stays the reply's own. */
-  duck(gain: number): void {
-    const node = this.head.audioSpeechGainNode;
-    node.gain.setTargetAtTime(gain, this.head.audioCtx.currentTime, DUCK_TIME_CONSTANT_S);
+  /** The speech gain after the analyser, from now on. */
+  private setGain(gain: number, timeConstantS = DUCK_TIME_CONSTANT_S): void {
+    const param = this.head.audioSpeechGainNode.gain;
+    const t = this.head.audioCtx.currentTime;
+    param.cancelScheduledValues(t);
+    param.setTargetAtTime(gain, t, timeConstantS);
   }
 
+  /**
+   * Holds the reply where it is (`paused`) or lets it go on from there: the audio context stands still, the lips wait
+   * with it, chunks that arrive meanwhile wait their turn, and the engine hears a silent player.
+   */
+  pause(paused: boolean): void {
+    const head = this.head;
+    const internals = head as unknown as HeadInternals;
+    if (paused) {
+      if (!this.hold.hold(internals, performance.now())) return;
+      this.probe?.mark('hold');
+      this.setGain(0, HOLD_FADE_S);
+      void head.audioCtx.suspend();
+      closeMouth(head as unknown as TalkingHeadMouth);
+    } else {
+      if (this.hold.release(internals, performance.now()) === null) return;
+      this.probe?.mark('release');
+      this.setGain(1, HOLD_FADE_S);
+      void head.audioCtx.resume();
+    }
+  }
+
+  /** Barge-in: audio and mouth stop now (one call, same frame). */
   interrupt(): void {
     const head = this.head;
-    this.duck(1);
+    const held = this.hold.held;
+    this.hold.drop();
+    this.setGain(1);
     this.probe?.mark('interrupt');
     this.generation++;
     this.interrupting = true; // streamInterrupt calls onAudioEnd synchronously; report that end as an interruption
@@ -256,6 +285,8 @@ export class AvatarController {
     this.lips.interrupt();
     closeMouth(this.head as unknown as TalkingHeadMouth);
     if (this.run.isPlaying) this.handleEnded(true);
+    // The worklet takes its stop once the context runs again.
+    if (held) resumeAfterCut(head.audioCtx, head.audioSpeechGainNode.gain);
   }
 
   /**
@@ -330,7 +361,7 @@ export class AvatarController {
 
   private handleEnded(interrupted: boolean): void {
     if (!this.run.end(interrupted || this.interrupting)) return;
-    this.duck(1); // the next reply starts at full volume
+    if (!this.hold.held) this.setGain(1); // the next reply starts at full volume
     this.probe?.mark('ended');
     const ctx = this.head.audioCtx;
     const playedMs = ctx && this.playedCtx === ctx ? this.played.playedMs(ctx.currentTime) : undefined;
@@ -350,6 +381,8 @@ export class AvatarController {
     const now = performance.now();
     if (now - this.levelReportedAt < LEVEL_EVERY_MS) return;
     this.levelReportedAt = now;
+    // Held, the analyser keeps its last window: the speakers are silent, and a silent player is what the engine hears.
+    if (this.hold.held) return this.events.onLevel(0, undefined, now);
     if (this.levelBuf.length !== analyser.fftSize) this.levelBuf = new Float32Array(analyser.fftSize);
     analyser.getFloatTimeDomainData(this.levelBuf);
     const { rms, heardAt, windowAt } = readLevel(this.levelBuf, head.audioCtx, now);
@@ -362,6 +395,11 @@ export class AvatarController {
     const internals = head as unknown as HeadInternals;
     const jawOpen = head.mtAvatar.jawOpen;
     if (!jawOpen || internals.streamAudioStartTime === null || !this.jaw.length) return;
+    if (this.hold.held) {
+      jawOpen.newvalue = 0;
+      jawOpen.needsUpdate = true;
+      return;
+    }
     const t = internals.animClock - internals.streamAudioStartTime;
     const clip = this.jaw.find((c) => t >= c.start && t < c.start + c.curve.length * 20);
     jawOpen.newvalue = clip ? 0.3 * sampleCurve(clip.curve, t - clip.start) : 0;

@@ -20,12 +20,15 @@ export interface AvatarFrame {
   gain: number;
   /** TalkingHead's utterance clock (ms since the stream's audio started), or -1 between utterances. */
   clockMs: number;
+  /** The AudioContext's clock (ms): it stands still while the context renders nothing (a held reply). */
+  audioMs: number;
 }
 
 export interface AvatarProbeSnapshot {
   frames: AvatarFrame[];
   /**
-   * Controller events with their performance.now() times: interrupt, timebase (a new utterance clock), started, ended.
+   * Controller events with their performance.now() times: interrupt, timebase (a new utterance clock), started, ended,
+   * hold and release (speech over the reply held it; components/avatar/speech-hold.ts).
    * `audioMs`: the AudioContext's clock at the same moment (ms), the clock the player counts played audio on.
    */
   events: ProbeEvent[];
@@ -34,7 +37,7 @@ export interface AvatarProbeSnapshot {
   outputLatency: number;
 }
 
-export type AvatarProbeEvent = 'interrupt' | 'timebase' | 'started' | 'ended';
+export type AvatarProbeEvent = 'interrupt' | 'timebase' | 'started' | 'ended' | 'hold' | 'release';
 export interface ProbeEvent {
   name: AvatarProbeEvent;
   at: number;
@@ -129,7 +132,8 @@ export function attachAvatarProbe(head: ProbedHead, isPlaying: () => boolean): A
     }
     const clockMs = head.streamAudioStartTime === null ? -1 : head.animClock - head.streamAudioStartTime;
     const gain = head.audioSpeechGainNode?.gain.value ?? 1;
-    probe.record({ at: t0, frameMs, mouth: mouthOpenness(head.morphs ?? []), audible, speaking: isPlaying(), clockMs, gain });
+    const audioMs = (head.audioCtx?.currentTime ?? 0) * 1000;
+    probe.record({ at: t0, frameMs, mouth: mouthOpenness(head.morphs ?? []), audible, speaking: isPlaying(), clockMs, gain, audioMs });
   };
   return probe;
 }

@@ -5,9 +5,11 @@
 import type { AvatarEvents } from './avatar-controller';
 import { readLevel } from './audible-onset';
 import { PlayedAudio } from '../../core/tts/played-audio';
+import { resumeAfterCut } from './speech-hold';
 
-/** How fast a duck takes effect: 10 ms time constant, no click, well within one VAD frame. */
+/** How fast a gain change takes effect: 10 ms time constant, no click, well within one VAD frame. */
 export const DUCK_TIME_CONSTANT_S = 0.01;
+
 
 export class FallbackPlayer {
   private ctx: AudioContext | null = null;
@@ -18,6 +20,8 @@ export class FallbackPlayer {
   private raf = 0;
   /** The audio scheduled since the last end, to report how much of it played (core/tts/played-audio.ts). */
   private readonly played = new PlayedAudio();
+  /** Speech over the reply holds it: the context stands still (docs/echo.md, "Holding the reply"). */
+  private held = false;
 
   constructor(
     private events: AvatarEvents,
@@ -33,14 +37,14 @@ export class FallbackPlayer {
       this.analyser.connect(this.gain).connect(this.ctx.destination);
     }
     const ctx = this.ctx;
-    if (ctx.state === 'suspended') await ctx.resume();
+    if (ctx.state === 'suspended' && !this.held) await ctx.resume();
     const buf = ctx.createBuffer(1, pcm.length, this.sampleRate);
     buf.copyToChannel(new Float32Array(pcm), 0);
     const src = ctx.createBufferSource();
     src.buffer = buf;
     src.connect(this.analyser!);
     const first = this.sources.size === 0;
-    if (first) this.duck(1);
+    if (first && !this.held) this.setGain(1);
     this.nextAt = Math.max(this.nextAt, ctx.currentTime + 0.02);
     src.start(this.nextAt);
     this.played.queue(this.nextAt, buf.duration);
@@ -56,8 +60,18 @@ export class FallbackPlayer {
     }
   }
 
-  duck(gain: number): void {
-    if (this.ctx && this.gain) this.gain.gain.setTargetAtTime(gain, this.ctx.currentTime, DUCK_TIME_CONSTANT_S);
+  private setGain(gain: number): void {
+    if (!this.ctx || !this.gain) return;
+    this.gain.gain.cancelScheduledValues(this.ctx.currentTime);
+    this.gain.gain.setTargetAtTime(gain, this.ctx.currentTime, DUCK_TIME_CONSTANT_S / 3);
+  }
+
+  /** Holds the reply where it is (`paused`), or lets it go on from there: chunks are scheduled on the context's clock. */
+  pause(paused: boolean): void {
+    if (paused === this.held || !this.ctx) return;
+    this.held = paused;
+    this.setGain(paused ? 0 : 1);
+    void (paused ? this.ctx.suspend() : this.ctx.resume());
   }
 
   /** Nothing to flush: each chunk is already scheduled; ended fires when the last one finishes. */
@@ -75,6 +89,10 @@ export class FallbackPlayer {
     }
     this.sources.clear();
     if (had) this.finish(true);
+    if (this.held && this.ctx && this.gain) {
+      this.held = false;
+      resumeAfterCut(this.ctx, this.gain.gain);
+    }
   }
 
   private finish(interrupted: boolean): void {
@@ -91,9 +109,14 @@ export class FallbackPlayer {
     const buf = new Float32Array(a.fftSize);
     const tick = (): void => {
       if (this.sources.size === 0) return;
-      a.getFloatTimeDomainData(buf);
-      const { rms, heardAt, windowAt } = readLevel(buf, a.context, performance.now());
-      this.events.onLevel?.(rms, heardAt, windowAt);
+      if (this.held) {
+        // The analyser keeps its last window while the context stands still; the speakers are silent.
+        this.events.onLevel?.(0, undefined, performance.now());
+      } else {
+        a.getFloatTimeDomainData(buf);
+        const { rms, heardAt, windowAt } = readLevel(buf, a.context, performance.now());
+        this.events.onLevel?.(rms, heardAt, windowAt);
+      }
       this.raf = requestAnimationFrame(tick);
     };
     this.raf = requestAnimationFrame(tick);

@@ -10,6 +10,7 @@ import {
 import type { AvatarHandle } from '../avatar/Avatar';
 import { PanelTrace } from './panel-trace';
 import { TEST_HOOKS } from '../../core/build-flags';
+import { engineTunables } from '../../core/tunables';
 
 /** RMS at the player's analyser above which the reply counts as audible (the turn trace's first audible level). */
 const AUDIBLE_RMS = 1e-3;
@@ -33,6 +34,8 @@ export class AudioBridge implements AudioSink {
    */
   private drained: { playedKnown: boolean } | null = null;
   private readonly stopped = new Set<string>();
+  /** Lets a held reply go on should the engine's word never come. */
+  private holdTimer: ReturnType<typeof setTimeout> | undefined;
   /** Counts chunks played, for tests and the debug panel. */
   chunksPlayed = 0;
   /** The turn trace (test builds with the debug panel on): sentence count of the traced turn, audible not yet seen. */
@@ -86,14 +89,20 @@ export class AudioBridge implements AudioSink {
     if (this.turnId === turnId) this.handle?.endOfSpeech();
   }
 
-  duck(turnId: string, gain: number): void {
-    if (this.turnId === turnId) this.handle?.duck(gain);
+  pause(turnId: string, paused: boolean): void {
+    if (this.turnId !== turnId || !this.handle) return;
+    clearTimeout(this.holdTimer);
+    this.handle.pause(paused);
+    // The engine lets a hold go or cuts the reply within a second; should its word never come (the microphone died
+    // mid-decision), the reply goes on rather than hang.
+    if (paused) this.holdTimer = setTimeout(() => this.handle?.pause(false), engineTunables.bargeHoldMaxMs);
   }
 
   stop(turnId: string): void {
     const first = !this.stopped.has(turnId);
     this.stopped.add(turnId);
     if (this.turnId !== turnId) return;
+    clearTimeout(this.holdTimer);
     const drained = this.drained;
     this.handle?.interrupt();
     // The engine keeps only the words heard once it has the interrupted end (docs/interruptions.md).

@@ -27,13 +27,13 @@ export const AudioStopSchema = z.object({
 });
 
 /**
- * Speech over the reply lowers it to `gain` (1 restores it) while the engine decides whether it is an interruption
- * or a backchannel (docs/echo.md, "Backchannels").
+ * Speech over the reply holds it (`paused`: true) while the engine decides whether it is an interruption or a
+ * backchannel; a backchannel lets it go on from where it stopped (`paused`: false; docs/echo.md, "Holding the reply").
  */
-export const AudioDuckSchema = z.object({
-  kind: z.literal('duck'),
+export const AudioPauseSchema = z.object({
+  kind: z.literal('pause'),
   turnId: z.string().min(1).max(64),
-  gain: z.number().min(0).max(1),
+  paused: z.boolean(),
 });
 
 /** The turn's reply has no more audio: playback ends when what is queued has played. */
@@ -46,7 +46,7 @@ export const AudioChannelMessageSchema = z.discriminatedUnion('kind', [
   AudioChunkSchema,
   AudioStopSchema,
   AudioEndSchema,
-  AudioDuckSchema,
+  AudioPauseSchema,
 ]);
 export type AudioChannelMessage = z.infer<typeof AudioChannelMessageSchema>;
 export type AudioChunk = z.infer<typeof AudioChunkSchema>;
@@ -65,8 +65,8 @@ export interface AudioSink {
   end(turnId: string): void;
   /** Cut the turn's audio now; later chunks of it are dropped. */
   stop(turnId: string): void;
-  /** Play the turn's audio at `gain` from now on (1: as it is). */
-  duck(turnId: string, gain: number): void;
+  /** Hold the turn's audio where it is (`paused`), or go on from there; nothing of it is skipped. */
+  pause(turnId: string, paused: boolean): void;
 }
 
 /** Hands one validated channel message to a sink: the receiving end of the channel. */
@@ -83,7 +83,7 @@ export function deliverAudioMessage(message: AudioChannelMessage, sink: AudioSin
       return sink.end(message.turnId);
     case 'stop':
       return sink.stop(message.turnId);
-    case 'duck':
-      return sink.duck(message.turnId, message.gain);
+    case 'pause':
+      return sink.pause(message.turnId, message.paused);
   }
 }

@@ -104,13 +104,17 @@ export const engineTunables = registerTunables(
      */
     bargeGapFrames: 0,
     /**
-     * … which only lowers the reply's volume to `bargeDuckGain`; it interrupts once this many frames were voiced over
-     * the gate (14 × 32 ms ≈ 450 ms), and a burst that goes quiet for `bargeReleaseFrames` first was a backchannel
-     * ("mm-hm", "yeah", a cough): the reply goes on at full volume (docs/echo.md, "Backchannels").
+     * … which only holds the reply (paused where it is); it interrupts once this many frames were voiced over the
+     * gate (14 × 32 ms ≈ 450 ms), and a burst that goes quiet for `bargeReleaseFrames` first was a backchannel
+     * ("mm-hm", "yeah", a cough): the reply goes on from where it was held (docs/echo.md, "Holding the reply").
      */
     bargeConfirmFrames: 14,
     bargeReleaseFrames: 8,
-    bargeDuckGain: 0.1,
+    /**
+     * The side panel lets a held reply go on by itself after this long (ms): the engine decides within ~1 s, so this
+     * only matters when its word never comes (the microphone died mid-decision).
+     */
+    bargeHoldMaxMs: 4000,
     /** Playback level is looked back over this window to cover the speaker → mic delay. */
     echoTailMs: 160,
     /** The longest speaker → microphone delay the echo path looks for (docs/echo.md). */
@@ -181,7 +185,7 @@ export const engineTunables = registerTunables(
     bargeGapFrames: { min: 0, max: 10, integer: true },
     bargeConfirmFrames: { min: 1, max: 100, integer: true },
     bargeReleaseFrames: { min: 1, max: 100, integer: true },
-    bargeDuckGain: { min: 0, max: 1 },
+    bargeHoldMaxMs: { min: 500, max: 30_000 },
     echoTailMs: { min: 0, max: 2000 },
     echoMaxDelayMs: { min: 0, max: 4000 },
     echoMinCorrelation: { min: 0, max: 1 },

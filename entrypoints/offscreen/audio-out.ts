@@ -20,8 +20,8 @@ export class ChannelAudioSink implements AudioSink {
     this.post({ kind: 'stop', turnId });
   }
 
-  duck(turnId: string, gain: number): void {
-    this.post({ kind: 'duck', turnId, gain });
+  pause(turnId: string, paused: boolean): void {
+    this.post({ kind: 'pause', turnId, paused });
   }
 
   private post(message: AudioChannelMessage): void {

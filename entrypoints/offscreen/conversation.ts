@@ -2,37 +2,30 @@ import { draftsAffordable } from '../../core/engine/asr-drafts';
 import { ConversationProbes } from './conversation-probes';
 import { loadVadWeights } from './vad-weights';
 import { SileroVadJs } from '../../models/vad/silero-js';
-import { buildPersonaPrompt, greetingFor, speechTextFor } from '../../core/characters/persona-prompt';
+import { buildPersonaPrompt, greetingFor } from '../../core/characters/persona-prompt';
 import type { Character } from '../../core/characters/character';
 import { createResponder, type PageRead } from '../../core/conversation/responder';
 import { DuplexEngine } from '../../core/engine/duplex-engine';
-import { SentenceAudioLog } from '../../core/engine/heard-text';
-import { ReplyAudioLog } from '../../core/engine/reply-audio';
-import type { SpeakMeta } from '../../core/engine/types';
 import { FactMemory } from '../../core/memory/fact-memory';
 import {
   eventMessage,
   sendRequest,
   type AudioSink,
-  type AudioSinkChunk,
   type GpuInfo,
   type ModelChoiceValue,
 } from '../../core/protocol';
-import { expectedSpeechSeconds, GenerationRate, holdFrames, SentenceJitterBuffer } from '../../core/tts/jitter-buffer';
-import { engineTunables, ttsTunables } from '../../core/tunables';
 import { levelHeardAt, PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protocol/playback';
 import type { ToolCall, ToolResult } from '../../core/tools/types';
 import type { MicCapture } from '../../models/audio/mic-capture';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, TURN_BUNDLE } from '../../models/registry';
 import { GpuLostError, ModelWorkerClient } from './model-client';
 import { TurnMarks } from './turn-marks';
-import type { TtsClient } from './tts-client';
 import type { ActiveCharacter } from './character-state';
 import type { LanguageModel } from './remote-llm';
 import type { VoiceService } from './voices';
 import { VisionService } from './vision';
-import { offscreenTrace } from './turn-trace';
 import { PageSimilarity } from './page-similarity';
+import { SentenceSpeaker } from './sentence-speaker';
 
 const DEFAULT_MODELS: ModelChoiceValue = { asr: 'moonshine', device: 'auto', language: 'en' };
 const send = (message: unknown) => chrome.runtime.sendMessage(message);
@@ -63,19 +56,12 @@ export interface ConversationOptions {
  */
 export class Conversation {
   private readonly models = new ModelWorkerClient();
-  private readonly tts: TtsClient;
   private readonly playbackIn = new BroadcastChannel(PLAYBACK_CHANNEL_NAME);
   private readonly memory = new FactMemory();
   private readonly engine: DuplexEngine;
   private readonly marks = new TurnMarks();
-  /** The turn trace across contexts (test builds only; docs/benchmarks.md, "What the user hears"). */
-  private readonly trace = offscreenTrace;
-  /** How fast the voice generates, learned across sentences (sizes the jitter buffer). */
-  private readonly generationRate = new GenerationRate();
-  /** Each recent turn's sentences and the audio handed to the player for them (what an interruption was heard of). */
-  private readonly sentenceAudio = new SentenceAudioLog();
-  /** What each reply sent to the player, for telling its echo from the user (core/engine/echo-match.ts). */
-  private readonly replyAudio = new ReplyAudioLog();
+  /** Reply sentences into the player, and what of them was handed to it. */
+  private readonly speaker: SentenceSpeaker;
   private ready: Promise<unknown>;
   private readonly vadWeights = loadVadWeights(chrome.runtime.getURL('/vad/silero_vad_v5.onnx'));
   private loading: Promise<void> | null = null;
@@ -89,7 +75,7 @@ export class Conversation {
   readonly probes: ConversationProbes;
 
   constructor(private readonly options: ConversationOptions) {
-    this.tts = options.voices.tts;
+    this.speaker = new SentenceSpeaker(options.voices, options.audio, () => this.character, (m) => notice('error', m));
     this.vision = new VisionService(
       () => this.models.visionPort(),
       options.modelsReady,
@@ -163,10 +149,10 @@ export class Conversation {
             : Promise.reject(new Error('the end-of-turn model is not loaded')),
         respond: (turn, signal) => responder.respond(turn, signal),
         route: (turn) => responder.route(turn),
-        speak: (sentence, signal, meta) => this.speak(sentence, signal, meta),
+        speak: (sentence, signal, meta) => this.speaker.speak(sentence, signal, meta),
         audioComplete: (turnId) => options.audio.end(turnId),
-        playedSentences: (turnId) => this.sentenceAudio.sentences(turnId),
-        replyAudio: (turnId) => this.replyAudio.tail(turnId),
+        playedSentences: (turnId) => this.speaker.sentenceAudio.sentences(turnId),
+        replyAudio: (turnId) => this.speaker.replyAudio.tail(turnId),
       },
     });
     this.engine.on((event) => {
@@ -180,8 +166,8 @@ export class Conversation {
         this.marks.add(event);
         this.vision.onTurnEvent(event);
         if (event.stage === 'interrupted') options.audio.stop(event.turnId);
-        if (event.stage === 'barge-tentative') options.audio.duck(event.turnId, engineTunables.bargeDuckGain);
-        if (event.stage === 'barge-released') options.audio.duck(event.turnId, 1);
+        if (event.stage === 'barge-tentative') options.audio.pause(event.turnId, true);
+        if (event.stage === 'barge-released') options.audio.pause(event.turnId, false);
       }
     });
     this.playbackIn.onmessage = (e: MessageEvent) => {
@@ -342,51 +328,6 @@ export class Conversation {
 
   interrupt(): void {
     this.engine.interrupt();
-  }
-
-  private async speak(sentence: string, signal: AbortSignal, { turnId, index }: SpeakMeta): Promise<void> {
-    const spoken = speechTextFor(this.character, sentence);
-    if (signal.aborted) return;
-    this.sentenceAudio.begin(turnId, index, sentence);
-    if (!spoken.trim()) return this.sentenceAudio.complete(turnId, index);
-    // The character's voice (preset or a stored clone), else the bundle's first preset.
-    const voiceId = this.options.voices.pickVoice(this.character.voice.voiceId);
-    this.options.voices.stopPreview();
-    let first = true;
-    this.trace?.stamp('tts-call', turnId, index);
-    // A voice slower than real time gets a head start so the sentence does not stall (core/tts/jitter-buffer.ts).
-    const hold = holdFrames(expectedSpeechSeconds(spoken), this.generationRate.framesPerSecond, ttsTunables.jitterMaxHoldMs);
-    const buffer = new SentenceJitterBuffer<AudioSinkChunk>(hold, (chunk) => {
-      if (signal.aborted) return;
-      this.options.audio.chunk(turnId, chunk);
-      this.replyAudio.push(turnId, chunk.samples, chunk.sampleRate);
-      this.sentenceAudio.audio(turnId, index, (chunk.samples.length / chunk.sampleRate) * 1000);
-    });
-    await this.tts
-      .speak(spoken, voiceId, signal, (frame) => {
-        if (signal.aborted) return;
-        this.generationRate.frame(performance.now());
-        if (first) this.trace?.stamp('tts-first-frame', turnId, index, { ...frame.timing, holdFrames: hold });
-        buffer.push({
-          sampleRate: frame.sampleRate,
-          samples: frame.pcm as Float32Array<ArrayBuffer>,
-          voiceId,
-          ...(first ? { text: sentence } : {}),
-        });
-        first = false;
-      })
-      .finally(() => {
-        buffer.finish();
-        // A sentence cut by the stop is not complete: its audio never all reached the player.
-        if (!signal.aborted) this.sentenceAudio.complete(turnId, index);
-        this.generationRate.endSentence();
-      })
-      .catch((err: unknown) => {
-        // The sentence for the user; the reason for the debug log (docs/onboarding.md, "Errors").
-        console.warn('[sidetalk] the voice failed:', err);
-        notice('error', 'The voice could not speak that reply.');
-        throw err;
-      });
   }
 
   /** A failing model stream ends the reply (the engine says a short line); the user also sees why. */

@@ -66,6 +66,15 @@ function writeArtifact(name: string, data: unknown): void {
 
 const routes = () =>
   panel.evaluate(() => (globalThis as unknown as { __sidetalkAudioRoutes: () => AudioRoutes }).__sidetalkAudioRoutes());
+/** Records the playback channel's messages from now on, with one listener (a second would record each twice). */
+const recordPlayback = () =>
+  panel.evaluate(() => {
+    const g = globalThis as unknown as { __playback: unknown[]; __playbackIn?: BroadcastChannel };
+    g.__playback = [];
+    g.__playbackIn?.close();
+    g.__playbackIn = new BroadcastChannel('sidetalk-playback');
+    g.__playbackIn.onmessage = (e) => g.__playback.push(e.data);
+  });
 const AUDIBLE = 0.01;
 const REST = 0.02;
 
@@ -143,11 +152,7 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
 
   it('an interrupt silences the audio and closes the mouth within one avatar frame, and reports it to the engine', async () => {
     await startProbe(panel);
-    await panel.evaluate(() => {
-      const g = globalThis as unknown as { __playback: unknown[] };
-      g.__playback = [];
-      new BroadcastChannel('sidetalk-playback').onmessage = (e) => g.__playback.push(e.data);
-    });
+    await recordPlayback();
     const played = playUtterance(panel, utterance, SENTENCE, '7002');
     await poll(
       () => probeSnapshot(panel),
@@ -207,77 +212,110 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
     expect(session.errors.filter((e) => !/favicon|ERR_FILE_NOT_FOUND/.test(e))).toEqual([]);
   });
 
-  it('speech over the reply ducks it and a release restores it: the audio never stops, nothing ends early', async () => {
+  it('speech over the reply holds it where it is, and a release goes on from there: nothing skipped, nothing ends early', async () => {
     await startProbe(panel);
-    await panel.evaluate(() => {
-      const g = globalThis as unknown as { __playback: unknown[] };
-      g.__playback = [];
-      new BroadcastChannel('sidetalk-playback').onmessage = (e) => g.__playback.push(e.data);
-    });
+    await recordPlayback();
     const post = (message: object) => panel.evaluate((m) => new BroadcastChannel('sidetalk-audio').postMessage(m), message);
     const played = playUtterance(panel, utterance, SENTENCE, '7003');
-    const audibleFrames = (s: AvatarProbeSnapshot) => s.frames.filter((f) => f.audible > AUDIBLE).length;
     await poll(
       () => probeSnapshot(panel),
-      (s) => audibleFrames(s) > 10,
+      (s) => s.frames.filter((f) => f.audible > AUDIBLE).length > 10,
       20_000,
       100,
     );
-    // Another turn's duck is not this reply's business.
+    // Another turn's hold is not this reply's business.
     const foreignSentAt = await panel.evaluate(() => performance.now());
-    await post({ kind: 'duck', turnId: '9999', gain: 0.1 });
+    await post({ kind: 'pause', turnId: '9999', paused: true });
     await panel.waitForTimeout(400);
-    const ownDuckSentAt = await panel.evaluate(() => performance.now());
-    await post({ kind: 'duck', turnId: '7003', gain: 0.1 });
-    const ducked = await poll(
+    await post({ kind: 'pause', turnId: '7003', paused: true });
+    const held = await poll(
       () => probeSnapshot(panel),
-      (s) => s.frames.some((f) => f.gain < 0.15),
+      (s) => s.events.some((e) => e.name === 'hold'),
       5_000,
       50,
     );
-    const duckedAt = ducked.frames.find((f) => f.gain < 0.15)!.at;
-    await panel.waitForTimeout(600); // the length of a short backchannel's decision
-    await post({ kind: 'duck', turnId: '7003', gain: 1 });
-    const restored = await poll(
-      () => probeSnapshot(panel),
-      (s) => s.frames.some((f) => f.at > duckedAt && f.gain > 0.95),
-      5_000,
-      50,
-    );
-    const restoredAt = restored.frames.find((f) => f.at > duckedAt && f.gain > 0.95)!.at;
+    const heldAt = held.events.find((e) => e.name === 'hold')!.at;
+    await panel.waitForTimeout(800); // the length of a short backchannel's decision
+    await post({ kind: 'pause', turnId: '7003', paused: false });
     await played;
     const snap = await poll(
       () => probeSnapshot(panel),
-      (s) => s.events.some((e) => e.name === 'ended'),
+      (s) => s.events.some((e) => e.name === 'release') && s.events.some((e) => e.name === 'ended'),
       20_000,
       200,
     );
-    writeArtifact('avatar-probe-duck.json', snap);
-    // Before the duck, the foreign duck changed nothing; while ducked, the reply kept playing (the analyser before
-    // the gain still hears it) and the mouth kept moving; it ended on its own, not as an interruption.
-    const afterForeign = snap.frames.filter((f) => f.at > foreignSentAt + 50 && f.at < ownDuckSentAt);
-    expect(afterForeign.length).toBeGreaterThan(1);
-    expect(afterForeign.every((f) => f.gain > 0.95)).toBe(true);
-    const whileDucked = snap.frames.filter((f) => f.at >= duckedAt && f.at < restoredAt);
-    expect(whileDucked.some((f) => f.audible > AUDIBLE && f.mouth > 0.08)).toBe(true);
-    expect(snap.frames.filter((f) => f.at > restoredAt && f.audible > AUDIBLE).length).toBeGreaterThan(0);
-    expect(snap.events.some((e) => e.name === 'interrupt')).toBe(false);
-    const events = await panel.evaluate(
-      () => (globalThis as unknown as { __playback: Array<{ type: string; interrupted?: boolean; turnId?: string }> }).__playback,
+    writeArtifact('avatar-probe-hold.json', snap);
+    const releasedAt = snap.events.find((e) => e.name === 'release')!.at;
+    const playback = await panel.evaluate(
+      () =>
+        (globalThis as unknown as { __playback: Array<{ type: string; interrupted?: boolean; turnId?: string; rms?: number; playedMs?: number }> })
+          .__playback,
     );
+    // The foreign hold changed nothing: the audio clock ran on and the reply stayed audible.
+    const afterForeign = snap.frames.filter((f) => f.at > foreignSentAt + 50 && f.at < heldAt);
+    expect(afterForeign.length).toBeGreaterThan(1);
+    expect(afterForeign.at(-1)!.audioMs - afterForeign[0]!.audioMs).toBeGreaterThan(100);
+    // Held: the audio clock stands still (nothing rendered, so nothing skipped) and the mouth rests.
+    const whileHeld = snap.frames.filter((f) => f.at > heldAt + 100 && f.at < releasedAt);
+    expect(whileHeld.length).toBeGreaterThan(1);
+    expect(whileHeld.at(-1)!.audioMs - whileHeld[0]!.audioMs).toBeLessThan(30);
+    for (const f of whileHeld) expect(f.mouth).toBeLessThan(REST);
+    // Released: it goes on, with the lips.
+    const after = snap.frames.filter((f) => f.at > releasedAt + 100);
+    expect(after.some((f) => f.audible > AUDIBLE && f.mouth > 0.08)).toBe(true);
+    expect(snap.events.some((e) => e.name === 'interrupt')).toBe(false);
     // (More than one end when chunk delivery on a loaded machine falls behind and the stream drains between chunks.)
-    const ends = events.filter((e) => e.type === 'ended');
+    const ends = playback.filter((e) => e.type === 'ended');
     expect(ends.length).toBeGreaterThan(0);
     expect(ends.every((e) => e.turnId === '7003' && e.interrupted === false)).toBe(true);
+    // Every sample was played: what the runs rendered adds up to the utterance (a muted stretch would add up too, but
+    // the clock above would have run through it).
+    const playedMs = ends.reduce((sum, e) => sum + (e.playedMs ?? 0), 0);
+    expect(Math.abs(playedMs - (utterance.length / 24000) * 1000)).toBeLessThan(100);
+  });
+
+  it('a reply cut while held stays silent, and the next reply plays at full volume', async () => {
+    await startProbe(panel);
+    const post = (message: object) => panel.evaluate((m) => new BroadcastChannel('sidetalk-audio').postMessage(m), message);
+    const played = playUtterance(panel, utterance, SENTENCE, '7005');
+    await poll(
+      () => probeSnapshot(panel),
+      (s) => s.frames.filter((f) => f.audible > AUDIBLE).length > 10,
+      20_000,
+      100,
+    );
+    await post({ kind: 'pause', turnId: '7005', paused: true });
+    await panel.waitForTimeout(500);
+    await post({ kind: 'stop', turnId: '7005' });
+    await played;
+    const cut = await poll(
+      () => probeSnapshot(panel),
+      (s) => s.events.some((e) => e.name === 'interrupt') && s.frames.some((f) => f.at > s.events.find((e) => e.name === 'interrupt')!.at + 600),
+      10_000,
+      100,
+    );
+    const cutAt = cut.events.find((e) => e.name === 'interrupt')!.at;
+    const afterCut = cut.frames.filter((f) => f.at > cutAt + 100);
+    for (const f of afterCut) expect(f.audible).toBeLessThan(1e-3);
+    // The context runs again (the next reply needs it) ...
+    expect(afterCut.at(-1)!.audioMs - afterCut[0]!.audioMs).toBeGreaterThan(100);
+    // ... and the next reply is heard at full volume.
+    await startProbe(panel);
+    await playUtterance(panel, utterance.slice(0, 24000 * 2), SENTENCE, '7006');
+    const next = await poll(
+      () => probeSnapshot(panel),
+      (s) => s.events.some((e) => e.name === 'ended'),
+      20_000,
+      100,
+    );
+    const heard = next.frames.filter((f) => f.audible > AUDIBLE);
+    expect(heard.length).toBeGreaterThan(5);
+    expect(heard.every((f) => f.gain > 0.95)).toBe(true);
   });
 
   it('the interrupted end says how much of the turn played: the time from the worklet’s start to the stop', async () => {
     await startProbe(panel);
-    await panel.evaluate(() => {
-      const g = globalThis as unknown as { __playback: unknown[] };
-      g.__playback = [];
-      new BroadcastChannel('sidetalk-playback').onmessage = (e) => g.__playback.push(e.data);
-    });
+    await recordPlayback();
     // Every chunk is queued at once, long before it plays: no underrun, so the played audio is the elapsed time.
     await playUtterance(panel, utterance, SENTENCE, '7004', 100);
     await poll(

@@ -10,7 +10,7 @@ import { ChannelAudioSink } from '../../../entrypoints/offscreen/audio-out';
 
 /** Records what a sink was told, in order. */
 class RecordingSink implements AudioSink {
-  readonly calls: (['chunk', string, AudioSinkChunk] | ['end' | 'stop', string] | ['duck', string, number])[] = [];
+  readonly calls: (['chunk', string, AudioSinkChunk] | ['end' | 'stop', string] | ['pause', string, boolean])[] = [];
   chunk(turnId: string, chunk: AudioSinkChunk): void {
     this.calls.push(['chunk', turnId, chunk]);
   }
@@ -20,8 +20,8 @@ class RecordingSink implements AudioSink {
   stop(turnId: string): void {
     this.calls.push(['stop', turnId]);
   }
-  duck(turnId: string, gain: number): void {
-    this.calls.push(['duck', turnId, gain]);
+  pause(turnId: string, paused: boolean): void {
+    this.calls.push(['pause', turnId, paused]);
   }
 }
 
@@ -43,8 +43,8 @@ describe('the audio channel is one AudioSink on both ends', () => {
     const samples = new Float32Array([0, 0.25, -0.25]);
     out.chunk('t1', { sampleRate: 24_000, samples, text: 'Hello.', voiceId: 'alba' });
     out.chunk('t1', { sampleRate: 24_000, samples });
-    out.duck('t1', 0.1);
-    out.duck('t1', 1);
+    out.pause('t1', true);
+    out.pause('t1', false);
     out.stop('t1');
     out.end('t2');
     await new Promise((r) => setTimeout(r, 50));
@@ -52,12 +52,12 @@ describe('the audio channel is one AudioSink on both ends', () => {
     expect(receiving.calls.map((c) => [c[0], c[1]])).toEqual([
       ['chunk', 't1'],
       ['chunk', 't1'],
-      ['duck', 't1'],
-      ['duck', 't1'],
+      ['pause', 't1'],
+      ['pause', 't1'],
       ['stop', 't1'],
       ['end', 't2'],
     ]);
-    expect(receiving.calls.filter((c) => c[0] === 'duck').map((c) => c[2])).toEqual([0.1, 1]);
+    expect(receiving.calls.filter((c) => c[0] === 'pause').map((c) => c[2])).toEqual([true, false]);
     const first = receiving.calls[0]![2] as AudioSinkChunk;
     expect(first).toMatchObject({ sampleRate: 24_000, text: 'Hello.', voiceId: 'alba' });
     expect([...first.samples]).toEqual([0, 0.25, -0.25]);

@@ -1,0 +1,98 @@
+/**
+ * Holding a reply while the engine decides whether speech over it is an interruption (docs/echo.md, "Holding the
+ * reply"). The reply's AudioContext is suspended, so the audio stops where it is and nothing of it is skipped: a
+ * backchannel lets it go on from the same sample, an interruption stops it with the words heard so far counted on the
+ * context's clock (which stood still while held). The mouth must wait with the voice: the lip shapes already
+ * scheduled are taken off TalkingHead's animation queue and put back, later by the time held, on release.
+ */
+
+/** One of TalkingHead's animation items (the fields used here). */
+export interface TimedAnim {
+  template: { name: string };
+  /** Times on TalkingHead's animation clock (ms). */
+  ts: number[];
+}
+
+/** The TalkingHead internals a hold moves. */
+export interface HoldableHead {
+  animQueue: TimedAnim[];
+  animClock: number;
+  /** rAF timestamp of the last drawn frame (animClock's value at that moment). */
+  animTimeLast: number;
+  /** Animation-clock time at which the utterance's audio started, or null. */
+  streamAudioStartTime: number | null;
+}
+
+/** After a cut while held, the context resumes muted this long (s), so nothing it still had is heard. */
+const CUT_MUTE_S = 0.05;
+
+/** Items that belong to the speech's time line; the rest (moods, gestures, blinks) keeps its own time. */
+const SPEECH_ANIMS = new Set(['viseme', 'subtitles']);
+
+/** TalkingHead's animation clock now: it advances on drawn frames, so add the time since the last one. */
+export function animNow(head: HoldableHead, nowMs: number): number {
+  return head.animClock + Math.max(0, nowMs - head.animTimeLast);
+}
+
+export class SpeechHold {
+  private heldAt: number | null = null;
+  private parked: TimedAnim[] = [];
+  private waiting: (() => void)[] = [];
+
+  get held(): boolean {
+    return this.heldAt !== null;
+  }
+
+  /** Takes the speech's animations off the queue; `nowMs`: performance.now(). False when already held. */
+  hold(head: HoldableHead, nowMs: number): boolean {
+    if (this.heldAt !== null) return false;
+    this.heldAt = animNow(head, nowMs);
+    this.parked = head.animQueue.filter((a) => SPEECH_ANIMS.has(a.template.name));
+    head.animQueue = head.animQueue.filter((a) => !SPEECH_ANIMS.has(a.template.name));
+    return true;
+  }
+
+  /**
+   * Puts the speech's animations back, later by the time held, and moves the utterance's start with them (so chunks
+   * queued after this line up with the audio). Returns the time held (ms), or null when it was not held.
+   */
+  release(head: HoldableHead, nowMs: number): number | null {
+    if (this.heldAt === null) return null;
+    const heldMs = Math.max(0, animNow(head, nowMs) - this.heldAt);
+    for (const a of this.parked) a.ts = a.ts.map((t) => t + heldMs);
+    head.animQueue.push(...this.parked);
+    if (head.streamAudioStartTime !== null) head.streamAudioStartTime += heldMs;
+    this.clear();
+    return heldMs;
+  }
+
+  /** The reply was cut while held: its parked animations are dropped with it. */
+  drop(): void {
+    this.clear();
+  }
+
+  /** Resolves once the reply is not held (at once when it is not). */
+  whenPlaying(): Promise<void> {
+    return this.heldAt === null ? Promise.resolve() : new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private clear(): void {
+    this.heldAt = null;
+    this.parked = [];
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const resolve of waiting) resolve();
+  }
+}
+
+/**
+ * A reply cut while held: its context runs again (the next reply needs it), muted until the player has dropped what
+ * it still had, then at full volume.
+ */
+export function resumeAfterCut(ctx: AudioContext, gain: AudioParam): void {
+  const t = ctx.currentTime;
+  gain.cancelScheduledValues(t);
+  gain.setValueAtTime(0, t);
+  gain.setValueAtTime(1, t + CUT_MUTE_S);
+  void ctx.resume();
+}
