@@ -11,13 +11,15 @@ export interface RoomRow {
   echoLevelDb: number;
   silent: ReplyResult;
   over: ReplyResult;
+  /** A reply with a backchannel over it (absent in results from before 2026-12-04q). */
+  backchannel?: ReplyResult;
 }
 
 const dB = (x: number) => 20 * Math.log10(x);
 
 /** Every reply during which the user was silent: the silent one, the talked-over one before the voice, the follow-up. */
 function silentReplies(r: RoomRow): ReplyResult[] {
-  return [r.silent, r.over, ...(r.over.followUp ? [r.over.followUp] : [])];
+  return [r.silent, r.over, ...(r.over.followUp ? [r.over.followUp] : []), ...(r.backchannel ? [r.backchannel] : [])];
 }
 
 export function erleDb(r: ReplyResult): number {
@@ -46,6 +48,10 @@ export function summarise(rows: RoomRow[]) {
   };
   const engine = over.flatMap((o) => (o.interrupted?.engineLatencyMs !== undefined ? [o.interrupted.engineLatencyMs] : []));
   const erle = rows.map((r) => erleDb(r.silent)).filter(Number.isFinite);
+  const backs = rows.flatMap((r) =>
+    r.backchannel?.backchannel && !r.backchannel.backchannel.preempted ? [r.backchannel.backchannel] : [],
+  );
+  const heldMs = backs.flatMap((b) => (b.heldMs === undefined ? [] : [b.heldMs]));
   return {
     replies: silent.length,
     falseBargeIns: silent.reduce((n, r) => n + r.falseBargeIns, 0),
@@ -73,6 +79,14 @@ export function summarise(rows: RoomRow[]) {
     onsetToSilentMs: { p50: quantile(stops, 0.5), p90: quantile(stops, 0.9), n: stops.length },
     engineOnsetToDecisionMs: { p50: quantile(engine, 0.5), p90: quantile(engine, 0.9), n: engine.length },
     erleDb: { min: quantile(erle, 0), p50: quantile(erle, 0.5), max: quantile(erle, 1) },
+    /** Backchannels over a reply (measured: the reply still played when the user spoke). */
+    backchannels: {
+      n: backs.length,
+      stopped: backs.filter((b) => b.stopped).length,
+      turns: backs.reduce((n, b) => n + b.turns, 0),
+      held: backs.filter((b) => b.held).length,
+      heldMs: { p50: quantile(heldMs, 0.5), p90: quantile(heldMs, 0.9), n: heldMs.length },
+    },
     /** Loudest residual frame over every probe window, against the engine's bargeMinRms. */
     residualPeakRms: Math.max(...silent.map((r) => r.residualPeakRms).filter(Number.isFinite)),
   };
@@ -88,6 +102,14 @@ function missedWhy(i: NonNullable<ReplyResult['interrupted']>): string {
 
 /** A stop time for the table: none (missed, or an older result), or ≤ 0 when the voice began in a gap of the reply. */
 const latency = (ms: number | undefined) => (ms === undefined ? '–' : ms <= 0 ? 'gap at onset' : `${f(ms)} ms`);
+
+/** What a backchannel did to the reply, for the table. */
+function backchannelCell(b: ReplyResult['backchannel']): string {
+  if (!b) return '–';
+  if (b.preempted) return `${b.text}: reply had ended`;
+  const held = b.held ? `held${b.heldMs === undefined ? '' : ` ${b.heldMs} ms`}` : 'not held';
+  return `${b.text}: ${b.stopped ? 'stopped it' : `went on (${held})`}${b.turns ? `, ${b.turns} turn(s)` : ''}`;
+}
 
 export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta: Record<string, unknown>): string {
   const lines = [
@@ -114,11 +136,17 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
       : []),
     `| voice onset → speakers silent, p50 / p90 (n) | ${f(s.onsetToSilentMs.p50)} / ${f(s.onsetToSilentMs.p90)} ms (${s.onsetToSilentMs.n}) |`,
     `| engine onset → barge decision, p50 / p90 | ${f(s.engineOnsetToDecisionMs.p50)} / ${f(s.engineOnsetToDecisionMs.p90)} ms |`,
+    ...(s.backchannels.n
+      ? [
+          `| backchannels over the reply: stopped it / became turns / held it (n) | ${s.backchannels.stopped} / ${s.backchannels.turns} / ${s.backchannels.held} (${s.backchannels.n}) |`,
+          `| a held reply's pause for a backchannel, p50 / p90 (n) | ${f(s.backchannels.heldMs.p50)} / ${f(s.backchannels.heldMs.p90)} ms (${s.backchannels.heldMs.n}) |`,
+        ]
+      : []),
     `| ERLE of Chrome's canceller, min / p50 / max | ${f(s.erleDb.min, 1)} / ${f(s.erleDb.p50, 1)} / ${f(s.erleDb.max, 1)} dB |`,
     `| loudest residual frame (RMS) | ${s.residualPeakRms.toExponential(1)} |`,
     '',
-    '| level (asked / at mic) | reverb | overdrive | delay (first room) | echo RMS | residual RMS (peak frame) | ERLE | false barge-ins | phantom onsets | interruption (missed: longest onset run, frames; voiced frames under the gate, loud unvoiced frames) | onset → lowered | onset → silent |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| level (asked / at mic) | reverb | overdrive | delay (first room) | echo RMS | residual RMS (peak frame) | ERLE | false barge-ins | phantom onsets | interruption (missed: longest onset run, frames; voiced frames under the gate, loud unvoiced frames) | onset → lowered | onset → silent | backchannel |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
     const all = silentReplies(r);
@@ -127,7 +155,7 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
       `| ${r.levelDb} / ${f(r.echoLevelDb, 1)} dB | ${r.acoustics.reverb || 'none'} | ${r.acoustics.overdrive || 'none'} | ` +
         `${f(r.roomDelayMs)} ms | ${r.silent.echoRms.toExponential(1)} | ${r.silent.residualRms.toExponential(1)} (${r.silent.residualPeakRms.toExponential(1)}) | ` +
         `${f(erleDb(r.silent), 1)} dB | ${all.reduce((n, x) => n + x.falseBargeIns, 0)} | ${all.reduce((n, x) => n + x.phantomOnsets, 0)} | ` +
-        `${i?.preempted ? 'reply had ended' : i?.detected ? 'stopped' : 'missed'}${i?.detected || i?.longestRun === undefined ? '' : ` (${missedWhy(i)})`} | ${latency(i?.loweredLatencyMs)} | ${latency(i?.stopLatencyMs)} |`,
+        `${i?.preempted ? 'reply had ended' : i?.detected ? 'stopped' : 'missed'}${i?.detected || i?.longestRun === undefined ? '' : ` (${missedWhy(i)})`} | ${latency(i?.loweredLatencyMs)} | ${latency(i?.stopLatencyMs)} | ${backchannelCell(r.backchannel?.backchannel)} |`,
     );
   }
   return `${lines.join('\n')}\n`;

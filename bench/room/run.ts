@@ -2,7 +2,7 @@
  * Talking over the reply on speakers, measured (issue 23; docs/benchmarks.md, "Talking over the reply"): the built
  * extension in the acoustic loop of tests/room/rig.ts, swept over the speaker level at the microphone relative to the
  * user, the reverb and the speaker's non-linearity. Per room: one reply with the user silent, one the user talks over
- * (and the reply that interruption gets, with the user silent again). Reported: echo return loss enhancement of
+ * (and the reply that interruption gets, with the user silent again), and one with a backchannel over it. Reported: echo return loss enhancement of
  * Chrome's canceller (echo at the microphone vs what the offscreen document's microphone delivers), false barge-ins
  * and phantom user onsets while the user is silent, missed barge-ins, and voice onset → speakers silent.
  *
@@ -15,7 +15,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { db, echoGainDb, userRms } from '../../tests/room/levels';
 import { openRoom, reply } from '../../tests/room/session';
 import { activeRms } from '../../tests/room/signal';
-import { INTERRUPTIONS, userPhrase } from '../../tests/room/speech';
+import { BACKCHANNELS, backchannelPhrase, INTERRUPTIONS, userPhrase } from '../../tests/room/speech';
 import { markdown, summarise, type RoomRow } from './report';
 
 function arg(name: string, fallback: string): number[] {
@@ -66,10 +66,16 @@ async function main(): Promise<void> {
         const silent = await reply(room);
         const echoLevelDb = db(activeRms(room.room.between(from, Date.now()))) - db(userRms());
         const over = await reply(room, { wav: userPhrase(n % INTERRUPTIONS.length), afterMs: 2500 });
-        rows.push({ ...r, roomDelayMs: room.rig.roomDelayMs, echoLevelDb, silent, over });
+        const backchannel = await reply(room, {
+          wav: backchannelPhrase(n),
+          afterMs: 2500,
+          kind: 'backchannel',
+          text: BACKCHANNELS[n % BACKCHANNELS.length]!,
+        });
+        rows.push({ ...r, roomDelayMs: room.rig.roomDelayMs, echoLevelDb, silent, over, backchannel });
         console.error(
           `${((Date.now() - startedAt) / 1000).toFixed(0)} s: level ${r.levelDb} reverb ${r.acoustics.reverb} overdrive ${r.acoustics.overdrive}: ` +
-            JSON.stringify({ echoLevelDb: echoLevelDb.toFixed(1), silent, over }),
+            JSON.stringify({ echoLevelDb: echoLevelDb.toFixed(1), silent, over, backchannel }),
         );
       } catch (e) {
         stoppedBy = `level ${r.levelDb} reverb ${r.acoustics.reverb} overdrive ${r.acoustics.overdrive}: ${e instanceof Error ? e.message : String(e)}`;

@@ -133,7 +133,16 @@ export function attachAvatarProbe(head: ProbedHead, isPlaying: () => boolean): A
     const clockMs = head.streamAudioStartTime === null ? -1 : head.animClock - head.streamAudioStartTime;
     const gain = head.audioSpeechGainNode?.gain.value ?? 1;
     const audioMs = (head.audioCtx?.currentTime ?? 0) * 1000;
-    probe.record({ at: t0, frameMs, mouth: mouthOpenness(head.morphs ?? []), audible, speaking: isPlaying(), clockMs, gain, audioMs });
+    probe.record({
+      at: t0,
+      frameMs,
+      mouth: mouthOpenness(head.morphs ?? []),
+      audible,
+      speaking: isPlaying(),
+      clockMs,
+      gain,
+      audioMs,
+    });
   };
   return probe;
 }

@@ -10,7 +10,6 @@ import { resumeAfterCut } from './speech-hold';
 /** How fast a gain change takes effect: 10 ms time constant, no click, well within one VAD frame. */
 export const DUCK_TIME_CONSTANT_S = 0.01;
 
-
 export class FallbackPlayer {
   private ctx: AudioContext | null = null;
   private analyser: AnalyserNode | null = null;

@@ -7,13 +7,7 @@ import type { Character } from '../../core/characters/character';
 import { createResponder, type PageRead } from '../../core/conversation/responder';
 import { DuplexEngine } from '../../core/engine/duplex-engine';
 import { FactMemory } from '../../core/memory/fact-memory';
-import {
-  eventMessage,
-  sendRequest,
-  type AudioSink,
-  type GpuInfo,
-  type ModelChoiceValue,
-} from '../../core/protocol';
+import { eventMessage, sendRequest, type AudioSink, type GpuInfo, type ModelChoiceValue } from '../../core/protocol';
 import { levelHeardAt, PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protocol/playback';
 import type { ToolCall, ToolResult } from '../../core/tools/types';
 import type { MicCapture } from '../../models/audio/mic-capture';
@@ -75,7 +69,12 @@ export class Conversation {
   readonly probes: ConversationProbes;
 
   constructor(private readonly options: ConversationOptions) {
-    this.speaker = new SentenceSpeaker(options.voices, options.audio, () => this.character, (m) => notice('error', m));
+    this.speaker = new SentenceSpeaker(
+      options.voices,
+      options.audio,
+      () => this.character,
+      (m) => notice('error', m),
+    );
     this.vision = new VisionService(
       () => this.models.visionPort(),
       options.modelsReady,

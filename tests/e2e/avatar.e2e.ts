@@ -248,8 +248,11 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
     const releasedAt = snap.events.find((e) => e.name === 'release')!.at;
     const playback = await panel.evaluate(
       () =>
-        (globalThis as unknown as { __playback: Array<{ type: string; interrupted?: boolean; turnId?: string; rms?: number; playedMs?: number }> })
-          .__playback,
+        (
+          globalThis as unknown as {
+            __playback: Array<{ type: string; interrupted?: boolean; turnId?: string; rms?: number; playedMs?: number }>;
+          }
+        ).__playback,
     );
     // The foreign hold changed nothing: the audio clock ran on and the reply stayed audible.
     const afterForeign = snap.frames.filter((f) => f.at > foreignSentAt + 50 && f.at < heldAt);
@@ -290,7 +293,9 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
     await played;
     const cut = await poll(
       () => probeSnapshot(panel),
-      (s) => s.events.some((e) => e.name === 'interrupt') && s.frames.some((f) => f.at > s.events.find((e) => e.name === 'interrupt')!.at + 600),
+      (s) =>
+        s.events.some((e) => e.name === 'interrupt') &&
+        s.frames.some((f) => f.at > s.events.find((e) => e.name === 'interrupt')!.at + 600),
       10_000,
       100,
     );

@@ -180,6 +180,28 @@ export interface ReplyResult {
   residualPeakRms: number;
   /** The reply the user's interruption got, when there was one (the user is silent while it plays). */
   followUp?: ReplyResult;
+  /** A backchannel over the reply (`say.kind` 'backchannel'): it should neither stop the reply nor become a turn. */
+  backchannel?: {
+    text: string;
+    /** The reply had already ended when the user spoke: nothing measured. */
+    preempted: boolean;
+    /** The engine barged in: the reply was cut. */
+    stopped: boolean;
+    /** User turns after the voice that were not discarded (the backchannel, or the reply's echo, taken as a turn). */
+    turns: number;
+    /** The engine held the reply for it, and for how long (its `barge-tentative` → `barge-released`, wall clock). */
+    held: boolean;
+    heldMs?: number;
+  };
+}
+
+/** What the user says over a reply: an interruption (the default) or a backchannel. */
+export interface Say {
+  wav: string;
+  afterMs: number;
+  kind?: 'interrupt' | 'backchannel';
+  /** The words, for the report. */
+  text?: string;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -221,7 +243,7 @@ async function freshStart(panel: Page): Promise<void> {
  * Sends a typed question and follows its reply. With `say`, the user's phrase is played into the room `sayAfterMs`
  * after the reply became audible, and the reply the interruption gets is followed too (the user is silent then).
  */
-export async function reply(room: RoomSession, say?: { wav: string; afterMs: number }): Promise<ReplyResult> {
+export async function reply(room: RoomSession, say?: Say): Promise<ReplyResult> {
   const { panel } = room;
   await freshStart(panel);
   const before = (await engineMarks(panel)).length;
@@ -238,13 +260,7 @@ export async function reply(room: RoomSession, say?: { wav: string; afterMs: num
   return follow(room, before, turnId, audibleAt, say);
 }
 
-async function follow(
-  room: RoomSession,
-  before: number,
-  turnId: string,
-  audibleAt: number,
-  say?: { wav: string; afterMs: number },
-): Promise<ReplyResult> {
+async function follow(room: RoomSession, before: number, turnId: string, audibleAt: number, say?: Say): Promise<ReplyResult> {
   const { panel, rig } = room;
   const probeMs = 2500;
   // The residual the engine gets, while the user is still silent. A silent reply is probed once its echo is in the
@@ -324,6 +340,22 @@ async function follow(
   const barge = after.find((m) => m.turnId === turnId && m.name === 'barge-in');
   const onset = after.find((m) => m.turnId === turnId && m.name === 'barge-onset');
   const detected = !preempted && barge !== undefined;
+  if (say.kind === 'backchannel') {
+    await sleep(1500); // an endpoint of the burst, should it become a turn, comes after the reply's end
+    const fromVoice = (await marksAfter(panel, before)).slice(beforeVoice.length);
+    const held = fromVoice.find((m) => m.turnId === turnId && m.name === 'barge-tentative');
+    const released = fromVoice.find((m) => m.turnId === turnId && m.name === 'barge-released');
+    const backchannel = {
+      text: say.text ?? '',
+      preempted,
+      stopped: detected,
+      turns: phantomTurnsIn(fromVoice, turnId),
+      held: held !== undefined,
+      ...(held && released ? { heldMs: Math.round(released.wallAt - held.wallAt) } : {}),
+    };
+    if (DEBUG) printMarks(fromVoice, 0);
+    return { turnId, ...silentMarks(beforeVoice), echoRms, residualRms, residualPeakRms, backchannel };
+  }
   await sleep(1500);
   // When the voice began: found in the room's recording (paplay's start-up varies by up to a second under load).
   const searchFrom = spawnedAt;

@@ -17,6 +17,12 @@ const ASSISTANT_TEXT =
 /** What the user says over the reply: interruptions of different lengths and shapes. */
 export const INTERRUPTIONS = ['Wait, stop a moment.', 'Hold on, what about the second one?', 'Stop, I have a question.'];
 
+/**
+ * What the user says over the reply while listening: backchannels, and a cough-like burst (band-passed noise, 250 ms:
+ * a stand-in with a cough's length and broadband energy, not a recorded cough). None of them should stop the reply.
+ */
+export const BACKCHANNELS = ['Mm-hm.', 'Yeah.', 'Right.', '(cough)'];
+
 /** The user's voice peak at the microphone, dBFS (a normal speaking level for a raw, AGC-free laptop microphone). */
 export const USER_PEAK_DBFS = -6;
 /** Silence before each phrase: its speech starts this long after the file does. */
@@ -41,12 +47,46 @@ export function assistantSpeech(): Float32Array {
 
 /** The WAV of interruption `i` (48 kHz mono 16-bit). */
 export function userPhrase(i: number): string {
+  return phraseWav(`room-user-${i}`, INTERRUPTIONS[i % INTERRUPTIONS.length]!);
+}
+
+/** The WAV of backchannel `i` (48 kHz mono 16-bit). */
+export function backchannelPhrase(i: number): string {
+  const k = i % BACKCHANNELS.length;
+  return phraseWav(`room-back-${k}`, BACKCHANNELS[k]!);
+}
+
+/** Speaks `text` (or makes the cough-like burst) as a 48 kHz WAV with the lead and peak of every user phrase. */
+function phraseWav(name: string, text: string): string {
   mkdirSync(GENERATED_DIR, { recursive: true });
-  const raw = join(GENERATED_DIR, `room-user-${i}.raw.wav`);
-  const out = join(GENERATED_DIR, `room-user-${i}.wav`);
+  const raw = join(GENERATED_DIR, `${name}.raw.wav`);
+  const out = join(GENERATED_DIR, `${name}.wav`);
   if (!existsSync(out)) {
-    run('espeak-ng', ['-v', 'en-us', '-s', '160', '-w', raw, INTERRUPTIONS[i % INTERRUPTIONS.length]!]);
-    // Trim espeak's own leading silence, so the lead is exactly USER_LEAD_S.
+    if (text === '(cough)') {
+      run('sox', [
+        '-n',
+        '-r',
+        '48000',
+        '-c',
+        '1',
+        '-b',
+        '16',
+        raw,
+        'synth',
+        '0.25',
+        'pinknoise',
+        'sinc',
+        '300-3000',
+        'fade',
+        'q',
+        '0.01',
+        '0.25',
+        '0.15',
+      ]);
+    } else {
+      run('espeak-ng', ['-v', 'en-us', '-s', '160', '-w', raw, text]);
+    }
+    // Trim the leading silence, so the lead is exactly USER_LEAD_S.
     run('sox', [
       raw,
       '-r',

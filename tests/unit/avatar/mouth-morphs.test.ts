@@ -38,7 +38,8 @@ describe('mouth morphs', () => {
 
   it('the probe keeps the newest frames and events within its capacity', () => {
     const probe = new AvatarProbe(() => ({ baseLatency: 0.01, outputLatency: 0.02 }), 3);
-    for (let i = 0; i < 5; i++) probe.record({ at: i, frameMs: 1, mouth: 0, audible: 0, speaking: false, clockMs: -1, gain: 1, audioMs: 0 });
+    for (let i = 0; i < 5; i++)
+      probe.record({ at: i, frameMs: 1, mouth: 0, audible: 0, speaking: false, clockMs: -1, gain: 1, audioMs: 0 });
     probe.mark('interrupt', 7);
     const snap = probe.snapshot();
     expect(snap.frames.map((f) => f.at)).toEqual([2, 3, 4]);
