@@ -69,6 +69,8 @@ export function summarise(rows: RoomRow[]) {
       early: over.filter((o) => (o.interrupted?.voiceToEngineOnsetMs ?? 0) < 0).length,
     },
     missedBargeIns: over.filter((o) => !o.interrupted?.detected && !o.interrupted?.preempted).length,
+    /** Interruptions cut by what the (fixture) ASR heard in a short burst rather than by their length. */
+    cutByWords: over.filter((o) => o.interrupted?.detected && o.interrupted.byWords).length,
     /** Where the time to lowered went (wall clock; absent in older results). */
     voiceToEngineOnsetMs: spread((i) => i.voiceToEngineOnsetMs),
     voiceToDuckMs: spread((i) => i.voiceToDuckMs),
@@ -83,6 +85,7 @@ export function summarise(rows: RoomRow[]) {
     backchannels: {
       n: backs.length,
       stopped: backs.filter((b) => b.stopped).length,
+      stoppedByWords: backs.filter((b) => b.stoppedByWords).length,
       turns: backs.reduce((n, b) => n + b.turns, 0),
       held: backs.filter((b) => b.held).length,
       heldMs: { p50: quantile(heldMs, 0.5), p90: quantile(heldMs, 0.9), n: heldMs.length },
@@ -108,7 +111,8 @@ function backchannelCell(b: ReplyResult['backchannel']): string {
   if (!b) return '–';
   if (b.preempted) return `${b.text}: reply had ended`;
   const held = b.held ? `held${b.heldMs === undefined ? '' : ` ${b.heldMs} ms`}` : 'not held';
-  return `${b.text}: ${b.stopped ? 'stopped it' : `went on (${held})`}${b.turns ? `, ${b.turns} turn(s)` : ''}`;
+  const stopped = `stopped it${b.stoppedByWords === undefined ? '' : b.stoppedByWords ? ' (by words)' : ' (by length)'}`;
+  return `${b.text}: ${b.stopped ? stopped : `went on (${held})`}${b.turns ? `, ${b.turns} turn(s)` : ''}`;
 }
 
 export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta: Record<string, unknown>): string {
@@ -128,6 +132,7 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     `| phantom user onsets (speech-start while silent) | ${s.phantomOnsets} |`,
     `| reply ducked while the user was silent | ${s.falseDucks} |`,
     `| interruptions / missed / reply already ended when the user spoke | ${s.interruptions} / ${s.missedBargeIns} / ${s.preempted} |`,
+    `| of the stopped: cut by the words the rig's fixture ASR heard in a short burst (not the user's words), not by their length | ${s.cutByWords} |`,
     `| voice onset → reply lowered ≥ 10 dB (duck or cut), p50 / p90 (n) | ${f(s.onsetToLoweredMs.p50)} / ${f(s.onsetToLoweredMs.p90)} ms (${s.onsetToLoweredMs.n}) |`,
     `| talked-over replies whose barge-in run began before the voice (their echo started it) | ${s.startedByEcho.n ? `${s.startedByEcho.early} of ${s.startedByEcho.n}` : '–'} |`,
     `| of which: voice → the engine's onset / → duck decided / duck → speakers lowered, p50 (n) | ${f(s.voiceToEngineOnsetMs?.p50)} (${s.voiceToEngineOnsetMs?.n ?? 0}) / ${f(s.voiceToDuckMs?.p50)} (${s.voiceToDuckMs?.n ?? 0}) / ${f(s.duckToLoweredMs?.p50)} (${s.duckToLoweredMs?.n ?? 0}) ms |`,
@@ -138,7 +143,7 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     `| engine onset → barge decision, p50 / p90 | ${f(s.engineOnsetToDecisionMs.p50)} / ${f(s.engineOnsetToDecisionMs.p90)} ms |`,
     ...(s.backchannels.n
       ? [
-          `| backchannels over the reply: stopped it / became turns / held it (n) | ${s.backchannels.stopped} / ${s.backchannels.turns} / ${s.backchannels.held} (${s.backchannels.n}) |`,
+          `| backchannels over the reply: stopped it (of which by the fixture ASR's words) / became turns / held it (n) | ${s.backchannels.stopped} (${s.backchannels.stoppedByWords}) / ${s.backchannels.turns} / ${s.backchannels.held} (${s.backchannels.n}) |`,
           `| a held reply's pause for a backchannel, p50 / p90 (n) | ${f(s.backchannels.heldMs.p50)} / ${f(s.backchannels.heldMs.p90)} ms (${s.backchannels.heldMs.n}) |`,
         ]
       : []),

@@ -160,7 +160,7 @@ export abstract class OverTheReply extends TurnKeeper {
       return active.turn.stage('barge-tentative', { onsetMs: now - decision.onsetAt, ...track });
     }
     if (decision.kind === 'release') return this.checkBurst(active, decision.onsetAt, decision.voicedFrames);
-    if (decision.kind === 'barge') this.bargeIn(active, decision.onsetAt, now, echoLevel);
+    if (decision.kind === 'barge') this.bargeIn(active, decision.onsetAt, now, echoLevel, false);
   }
 
   /** A short burst over the reply: a backchannel lets the reply go on, words that want the floor interrupt it. */
@@ -169,7 +169,7 @@ export abstract class OverTheReply extends TurnKeeper {
     const transcribe = (pcm: Float32Array) => this.options.stages.transcribe(pcm, active.turn.signal);
     void isBackchannelBurst(this.tracker.recent(frames), transcribe, active.reply?.spoken).then((backchannel) => {
       if (this.active !== active || active.turn.signal.aborted) return;
-      if (!backchannel) return this.bargeIn(active, onsetAt, this.options.clock.now(), 0);
+      if (!backchannel) return this.bargeIn(active, onsetAt, this.options.clock.now(), 0, true);
       this.barge.burstReleased();
       this.rawGate.burstReleased();
       // Newer speech over the reply keeps it lowered until that is decided.
@@ -177,7 +177,7 @@ export abstract class OverTheReply extends TurnKeeper {
     });
   }
 
-  private bargeIn(active: ActiveTurn, onsetAt: number, now: number, level: number): void {
+  private bargeIn(active: ActiveTurn, onsetAt: number, now: number, level: number, byWords: boolean): void {
     const { turn } = active;
     this.onsetAfterAudibleMs = Infinity; // the user spoke over the reply: what follows is theirs
     // The speech began at its onset on whichever track heard it first: the other measured the voice since, not echo.
@@ -185,7 +185,7 @@ export abstract class OverTheReply extends TurnKeeper {
     this.barge.interrupted(since);
     this.rawGate.interrupted(since);
     turn.stage('barge-onset', {}, onsetAt);
-    turn.stage('barge-in', { latencyMs: now - onsetAt });
+    turn.stage('barge-in', { latencyMs: now - onsetAt, byWords: byWords ? 1 : 0 });
     turn.cancel('barge-in');
     this.active = null;
     this.heard.cut(turn.id, active.reply?.spoken ?? '', active.recordAsAssistant);

@@ -175,13 +175,14 @@ export interface TurnStageFields {
   /** Every sentence of the reply was handed to TTS; playback ends when the queued audio has played. */
   'audio-complete': Record<never, never>;
   merge: { afterEndpointMs: number };
-  /** Speech over the reply lowered its volume; `onsetMs` ago it began. The reply goes on until it is decided. */
+  /** Speech over the reply held it; `onsetMs` ago it began. The reply goes on once it is decided a backchannel. */
   /** `unprocessedTrack`: which microphone track's gate heard it (barge-tracks.ts), where both gate a barge-in. */
   'barge-tentative': { onsetMs: number; unprocessedTrack?: boolean };
-  /** That speech stopped before it counted as an interruption (a backchannel): the reply is back at full volume. */
+  /** That speech stopped before it counted as an interruption (a backchannel): the reply goes on. */
   'barge-released': { voicedFrames: number };
   'barge-onset': Record<never, never>;
-  'barge-in': { latencyMs: number };
+  /** `byWords`: 1 when a short burst was decided by what ASR heard in it, 0 when the speech lasted long enough. */
+  'barge-in': { latencyMs: number; byWords: number };
   /** `likeness`: for an echo suspect, how much it followed the reply's envelope (docs/echo.md). */
   discarded: { reason: 'noise' | 'empty' | 'own-echo'; voicedFrames?: number; likeness?: number };
   clarify: { confidence: number };

@@ -166,6 +166,11 @@ export interface ReplyResult {
     /** Voice onset → the speakers stayed `LOWERED_DB` below the reply's level before it (the duck; absent in older results). */
     loweredLatencyMs?: number;
     voiceAt: number;
+    /**
+     * The cut was decided by what ASR heard in a short burst, not by the speech's length. The rig's ASR is a fixture
+     * (its words are not the user's), so such a cut says nothing about the words rule (absent before 2026-12-04s).
+     */
+    byWords?: boolean;
     /** The longest onset run over the gate after the voice (`echo-path` trace; absent in older results). */
     longestRun?: number;
     /** After the voice: frames the VAD called speech under the gate, and loud frames it did not (absent before 12-04). */
@@ -187,6 +192,8 @@ export interface ReplyResult {
     preempted: boolean;
     /** The engine barged in: the reply was cut. */
     stopped: boolean;
+    /** It was cut by what ASR heard in the burst (the rig's ASR is a fixture: its words are not the user's). */
+    stoppedByWords?: boolean;
     /** User turns after the voice that were not discarded (the backchannel, or the reply's echo, taken as a turn). */
     turns: number;
     /** The engine held the reply for it, and for how long (its `barge-tentative` → `barge-released`, wall clock). */
@@ -349,6 +356,7 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
       text: say.text ?? '',
       preempted,
       stopped: detected,
+      ...(barge ? { stoppedByWords: barge.fields?.byWords === 1 } : {}),
       turns: phantomTurnsIn(fromVoice, turnId),
       held: held !== undefined,
       ...(held && released ? { heldMs: Math.round(released.wallAt - held.wallAt) } : {}),
@@ -382,6 +390,7 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
     voicedUnderGateFrames: total('voicedUnderGateFrames'),
     loudUnvoicedFrames: total('loudUnvoicedFrames'),
     engineLatencyMs: barge && onset ? barge.at - onset.at : undefined,
+    byWords: barge ? barge.fields?.byWords === 1 : undefined,
     stopLatencyMs: detected && stoppedAt !== null ? stoppedAt - voiceAt : undefined,
     loweredLatencyMs: detected ? Math.round(loweredAt - voiceAt) : undefined,
     voiceToEngineOnsetMs: onset ? Math.round(onset.wallAt - voiceAt) : undefined,

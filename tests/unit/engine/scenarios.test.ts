@@ -176,6 +176,8 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
     expect(ducked - onset).toBe(T.bargeFrames * FRAME_MS);
     between(cut - onset, T.bargeConfirmFrames * FRAME_MS, (T.bargeConfirmFrames + T.bargeReleaseFrames) * FRAME_MS, 'cut');
     expect(r.marks('barge-released')).toHaveLength(0);
+    // The trace says which rule cut it (the room sweep reports it): "Stop," then a breath, so its words did.
+    expect(r.marks('barge-in')[0]!.byWords).toBe(1);
     // Playback of the interrupted reply ends within one frame of the abort; no sentence of it is spoken later.
     const ended = r.playback.find((p) => p.event.type === 'ended' && p.event.turnId === 't1')!;
     between(ended.at, cut, cut + FRAME_MS, 'playback stopped');
@@ -222,11 +224,18 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
     });
   }
 
+  it('a long question without a pause interrupts by its length, not by its words', async () => {
+    const { r } = await story({ then: 'What about the second dragon and the old village in the story?', echoGain: 0.3 });
+    expect(r.marks('barge-in')).toHaveLength(1);
+    expect(r.marks('barge-in')[0]!.byWords).toBe(0);
+  });
+
   it('"Stop." alone over the reply is short, but its word stops the reply', async () => {
     const { r } = await story({ then: 'Stop.', echoGain: 0.3 });
     expect(r.marks('barge-tentative')).toHaveLength(1);
     expect(r.marks('barge-released')).toHaveLength(0);
     expect(r.marks('barge-in')).toHaveLength(1);
+    expect(r.marks('barge-in')[0]!.byWords).toBe(1); // too short to interrupt by its length: its word did
     expect(r.marks('interrupted').map((m) => m.reason)).toContain('barge-in');
   });
 
