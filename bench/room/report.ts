@@ -55,6 +55,7 @@ export function summarise(rows: RoomRow[]) {
   return {
     replies: silent.length,
     falseBargeIns: silent.reduce((n, r) => n + r.falseBargeIns, 0),
+    falseBargeInsByWords: silent.reduce((n, r) => n + (r.falseBargeInsByWords ?? 0), 0),
     phantomOnsets: silent.reduce((n, r) => n + r.phantomOnsets, 0),
     /** Absent (null) in results from before it was counted. */
     phantomTurns: silent.some((r) => r.phantomTurns === undefined) ? null : silent.reduce((n, r) => n + (r.phantomTurns ?? 0), 0),
@@ -128,6 +129,7 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     '|---|---|',
     `| replies with the user silent | ${s.replies} |`,
     `| false barge-ins (replies with one) | ${s.falseBargeIns} (${s.repliesWithFalseBargeIn}) |`,
+    `| of which cut by the fixture ASR's words (a real ASR could hear the reply's own words and let it go) | ${s.falseBargeInsByWords} |`,
     `| phantom user turns (an utterance from the echo that was not discarded) | ${s.phantomTurns ?? 'not counted'} |`,
     `| phantom user onsets (speech-start while silent) | ${s.phantomOnsets} |`,
     `| reply ducked while the user was silent | ${s.falseDucks} |`,

@@ -136,6 +136,11 @@ export interface ReplyResult {
   /** Barge-ins while the reply played and the user was silent (must be 0). */
   falseBargeIns: number;
   /**
+   * Of those, the ones a short burst's words decided: words of the rig's fixture ASR, which cannot be the reply's own
+   * (the rule that lets a reply's echo go by its words cannot work in the rig). Absent before 2026-12-04t.
+   */
+  falseBargeInsByWords?: number;
+  /**
    * User turns made from the reply's echo while the user was silent: an utterance that reached an endpoint and was
    * not discarded (as noise, empty or the reply's own echo). The issue's goal is 0.
    */
@@ -291,6 +296,7 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
   const residualPeakRms = probe.ok ? (probe.data?.peakRms ?? NaN) : NaN;
   const silentMarks = (marks: EngineMark[]) => ({
     falseBargeIns: marks.filter((m) => m.name === 'barge-in').length,
+    falseBargeInsByWords: marks.filter((m) => m.name === 'barge-in' && m.fields?.byWords === 1).length,
     phantomTurns: phantomTurnsIn(marks, turnId),
     phantomOnsets: marks.filter((m) => m.name === 'speech-start').length,
     falseDucks: marks.filter((m) => m.name === 'barge-tentative').length,
