@@ -76,6 +76,16 @@ const recordPlayback = () =>
     g.__playbackIn.onmessage = (e) => g.__playback.push(e.data);
   });
 const AUDIBLE = 0.01;
+/** A message on the audio channel, as the offscreen document sends it. */
+const post = (message: object) => panel.evaluate((m) => new BroadcastChannel('sidetalk-audio').postMessage(m), message);
+/** Waits until the probe has seen more than `n` audible frames since it was started. */
+const audibleFrames = (n: number) =>
+  poll(
+    () => probeSnapshot(panel),
+    (s) => s.frames.filter((f) => f.audible > AUDIBLE).length > n,
+    20_000,
+    100,
+  );
 const REST = 0.02;
 
 function during(snap: AvatarProbeSnapshot) {
@@ -215,14 +225,8 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
   it('speech over the reply holds it where it is, and a release goes on from there: nothing skipped, nothing ends early', async () => {
     await startProbe(panel);
     await recordPlayback();
-    const post = (message: object) => panel.evaluate((m) => new BroadcastChannel('sidetalk-audio').postMessage(m), message);
     const played = playUtterance(panel, utterance, SENTENCE, '7003');
-    await poll(
-      () => probeSnapshot(panel),
-      (s) => s.frames.filter((f) => f.audible > AUDIBLE).length > 10,
-      20_000,
-      100,
-    );
+    await audibleFrames(10);
     // Another turn's hold is not this reply's business.
     const foreignSentAt = await panel.evaluate(() => performance.now());
     await post({ kind: 'pause', turnId: '9999', paused: true });
@@ -279,14 +283,8 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
 
   it('a reply cut while held stays silent, and the next reply plays at full volume', async () => {
     await startProbe(panel);
-    const post = (message: object) => panel.evaluate((m) => new BroadcastChannel('sidetalk-audio').postMessage(m), message);
     const played = playUtterance(panel, utterance, SENTENCE, '7005');
-    await poll(
-      () => probeSnapshot(panel),
-      (s) => s.frames.filter((f) => f.audible > AUDIBLE).length > 10,
-      20_000,
-      100,
-    );
+    await audibleFrames(10);
     await post({ kind: 'pause', turnId: '7005', paused: true });
     await panel.waitForTimeout(500);
     await post({ kind: 'stop', turnId: '7005' });

@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GENERATED_DIR } from '../fixtures/audio/make-wav';
+import { GENERATED_DIR, SOX_WAV_48K } from '../fixtures/audio/make-wav';
 
 const ASSISTANT_TEXT =
   'The lighthouse stood at the end of the harbour wall, and every evening the keeper climbed its ninety steps to ' +
@@ -65,12 +65,7 @@ function phraseWav(name: string, text: string): string {
     if (text === '(cough)') {
       run('sox', [
         '-n',
-        '-r',
-        '48000',
-        '-c',
-        '1',
-        '-b',
-        '16',
+        ...SOX_WAV_48K,
         raw,
         'synth',
         '0.25',
@@ -89,12 +84,7 @@ function phraseWav(name: string, text: string): string {
     // Trim the leading silence, so the lead is exactly USER_LEAD_S.
     run('sox', [
       raw,
-      '-r',
-      '48000',
-      '-c',
-      '1',
-      '-b',
-      '16',
+      ...SOX_WAV_48K,
       out,
       'silence',
       '1',
