@@ -257,7 +257,9 @@ export class AvatarController {
     const head = this.head;
     const internals = head as unknown as HeadInternals;
     if (paused) {
-      if (!this.hold.hold(internals, performance.now())) return;
+      // Nothing queued (the reply drained just before the word came): there is nothing to hold, and a held context
+      // would keep the next reply waiting.
+      if (!this.run.isPlaying || !this.hold.hold(internals, performance.now())) return;
       this.probe?.mark('hold');
       this.setGain(0, HOLD_FADE_S);
       void head.audioCtx.suspend();

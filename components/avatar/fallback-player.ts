@@ -67,7 +67,8 @@ export class FallbackPlayer {
 
   /** Holds the reply where it is (`paused`), or lets it go on from there: chunks are scheduled on the context's clock. */
   pause(paused: boolean): void {
-    if (paused === this.held || !this.ctx) return;
+    // Nothing scheduled (the reply drained just before the word came): nothing to hold.
+    if (paused === this.held || !this.ctx || (paused && this.sources.size === 0)) return;
     this.held = paused;
     this.setGain(paused ? 0 : 1);
     void (paused ? this.ctx.suspend() : this.ctx.resume());

@@ -56,7 +56,12 @@ export class AudioBridge implements AudioSink {
 
   chunk(turnId: string, chunk: AudioSinkChunk): void {
     if (this.stopped.has(turnId) || !this.handle) return;
-    if (this.turnId !== turnId) this.playedMs = 0;
+    if (this.turnId !== turnId) {
+      this.playedMs = 0;
+      // A new reply is never held by the last one's undecided speech.
+      clearTimeout(this.holdTimer);
+      this.handle.pause(false);
+    }
     this.turnId = turnId;
     this.drained = null;
     if (chunk.text) this.onSpeechText?.(chunk.text);

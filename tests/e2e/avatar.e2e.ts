@@ -316,6 +316,31 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
     expect(heard.every((f) => f.gain > 0.95)).toBe(true);
   });
 
+  it('a hold that comes after the reply drained holds nothing: the next reply plays at once', async () => {
+    await startProbe(panel);
+    await recordPlayback();
+    type Ended = { type: string; turnId?: string; interrupted?: boolean; playedMs?: number };
+    const ended = (turnId: string) =>
+      poll(
+        () => panel.evaluate(() => (globalThis as unknown as { __playback: Ended[] }).__playback),
+        (events) => events.some((e) => e.type === 'ended' && e.turnId === turnId),
+        20_000,
+        100,
+      );
+    await playUtterance(panel, utterance.slice(0, 24000), SENTENCE, '7007');
+    await ended('7007');
+    // The engine heard speech just as the reply drained: its word reaches a player with nothing left to hold.
+    await post({ kind: 'pause', turnId: '7007', paused: true });
+    await panel.waitForTimeout(200);
+    await playUtterance(panel, utterance.slice(0, 24000 * 2), SENTENCE, '7008');
+    const events = await ended('7008');
+    const snap = await probeSnapshot(panel);
+    expect(snap.events.some((e) => e.name === 'hold')).toBe(false);
+    const next = events.filter((e) => e.type === 'ended' && e.turnId === '7008');
+    expect(next.every((e) => e.interrupted === false)).toBe(true);
+    expect(snap.frames.some((f) => f.audible > AUDIBLE)).toBe(true);
+  });
+
   it('the interrupted end says how much of the turn played: the time from the worklet’s start to the stop', async () => {
     await startProbe(panel);
     await recordPlayback();
