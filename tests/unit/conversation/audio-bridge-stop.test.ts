@@ -16,6 +16,7 @@ function rig() {
     speakChunk: async () => {
       playing = true;
     },
+    pause: () => {},
     // The player reports an interrupted end only when it was playing (components/avatar/avatar-controller.ts).
     interrupt: () => {
       if (playing) {

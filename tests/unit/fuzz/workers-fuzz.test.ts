@@ -301,6 +301,7 @@ describe('BroadcastChannel boundaries (audio to the side panel, playback back to
     bridge.attach({
       speakChunk: async (pcm: Float32Array) => void played.push(pcm),
       interrupt: () => void interrupts.push(1),
+      pause: () => {},
     } as never);
     const sender = new BroadcastChannel(AUDIO_CHANNEL_NAME);
     const rng = new Rng(0xa0d10);
