@@ -1,6 +1,6 @@
 /** The room sweep's numbers (run.ts): per room and in total, as JSON and a markdown table. */
 import type { Acoustics } from '../../tests/room/rig';
-import type { ReplyResult } from '../../tests/room/session';
+import type { ReplyResult } from '../../tests/room/results';
 
 export interface RoomRow {
   levelDb: number;

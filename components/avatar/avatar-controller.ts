@@ -13,8 +13,7 @@ import type { EngineState } from '../../core/engine/types';
 import { StreamingLipsync } from '../../core/lipsync/stream-lipsync';
 import { sampleCurve } from '../../core/lipsync/envelope';
 import { validateAvatarGlb } from '../../core/avatar/glb-check';
-import { readLevel } from './audible-onset';
-import { DUCK_TIME_CONSTANT_S } from './fallback-player';
+import { LevelReporter } from './level-reporter';
 import { governRenderShare, longTaskClock, type GovernedHead } from './render-governor';
 import { lipsyncTunables } from '../../core/tunables';
 import { attachAvatarProbe, type AvatarProbe, type ProbedHead } from './avatar-probe';
@@ -23,7 +22,7 @@ import { TEST_HOOKS } from '../../core/build-flags';
 import { PlayedAudio } from '../../core/tts/played-audio';
 import { PlaybackRun } from './playback-run';
 import { detectSoftwareRenderer } from './software-gl';
-import { animNow, resumeAfterCut, SpeechHold, type HoldableHead } from './speech-hold';
+import { animNow, TalkingHeadHold, type HoldableTalkingHead } from './speech-hold';
 
 /** The avatar mirrors the engine's state. */
 export type AvatarState = EngineState;
@@ -63,7 +62,7 @@ interface JawClip {
 }
 
 /** TalkingHead internals we read (not in its public surface). */
-interface HeadInternals extends HoldableHead {
+interface HeadInternals extends HoldableTalkingHead {
   animate: (t: number) => void;
   morphs: MorphMesh[];
   isSpeaking: boolean;
@@ -79,10 +78,6 @@ const STATE_LOOK: Record<AvatarState, { mood: string; values: Record<string, num
 };
 
 const AVATAR_FPS: Record<AvatarState, number> = { idle: 10, listening: 20, thinking: 15, speaking: 30 };
-/** Playback levels are reported at most this often (ms), on the page's animation frames. */
-const LEVEL_EVERY_MS = 30;
-/** Fade time constant when a reply is held or let go (s): no click, and gone well within one microphone frame. */
-const HOLD_FADE_S = 0.003;
 
 export class AvatarController {
   readonly head: TalkingHead;
@@ -92,10 +87,10 @@ export class AvatarController {
   private jaw: JawClip[] = [];
   private readonly run = new PlaybackRun();
   /** Speech over the reply holds it (docs/echo.md, "Holding the reply"). */
-  private readonly hold = new SpeechHold();
+  private readonly hold: TalkingHeadHold;
+  private readonly levels: LevelReporter | null;
   private interrupting = false;
   private blobUrl: string | null = null;
-  private levelBuf = new Float32Array(512);
   private probe: AvatarProbe | null = null;
   private pending: Promise<void> = Promise.resolve();
   private generation = 0;
@@ -108,7 +103,6 @@ export class AvatarController {
   private playedCtx: AudioContext | null = null;
   /** WebGL drawn by the CPU: fewer pixels and frames, so the speech models keep the CPU (software-gl.ts). */
   readonly softwareRenderer: boolean;
-  private levelReportedAt = -Infinity;
   /** The state whose frame rate the avatar draws at (speaking as soon as audio arrives); the governor may draw fewer. */
   private rateState: AvatarState = 'idle';
 
@@ -132,6 +126,12 @@ export class AvatarController {
       avatarIdleEyeContact: 0.6,
       update: (dt) => this.onFrame(dt),
     });
+    this.hold = new TalkingHeadHold(
+      this.head as unknown as HoldableTalkingHead,
+      () => closeMouth(this.head as unknown as TalkingHeadMouth),
+      (name) => this.probe?.mark(name),
+    );
+    this.levels = events.onLevel ? new LevelReporter(events.onLevel) : null;
     if (opts.reducedMotion) (this.head.opt as { modelMovementFactor?: number }).modelMovementFactor = 0.2;
     const now = () => performance.now();
     governRenderShare(
@@ -241,43 +241,17 @@ export class AvatarController {
     });
   }
 
-  /** The speech gain after the analyser, from now on. */
-  private setGain(gain: number, timeConstantS = DUCK_TIME_CONSTANT_S): void {
-    const param = this.head.audioSpeechGainNode.gain;
-    const t = this.head.audioCtx.currentTime;
-    param.cancelScheduledValues(t);
-    param.setTargetAtTime(gain, t, timeConstantS);
-  }
-
   /**
    * Holds the reply where it is (`paused`) or lets it go on from there: the audio context stands still, the lips wait
    * with it, chunks that arrive meanwhile wait their turn, and the engine hears a silent player.
    */
   pause(paused: boolean): void {
-    const head = this.head;
-    const internals = head as unknown as HeadInternals;
-    if (paused) {
-      // Nothing queued (the reply drained just before the word came): there is nothing to hold, and a held context
-      // would keep the next reply waiting.
-      if (!this.run.isPlaying || !this.hold.hold(internals, performance.now())) return;
-      this.probe?.mark('hold');
-      this.setGain(0, HOLD_FADE_S);
-      void head.audioCtx.suspend();
-      closeMouth(head as unknown as TalkingHeadMouth);
-    } else {
-      if (this.hold.release(internals, performance.now()) === null) return;
-      this.probe?.mark('release');
-      this.setGain(1, HOLD_FADE_S);
-      void head.audioCtx.resume();
-    }
+    this.hold.pause(paused, this.run.isPlaying);
   }
 
   /** Barge-in: audio and mouth stop now (one call, same frame). */
   interrupt(): void {
     const head = this.head;
-    const held = this.hold.held;
-    this.hold.drop();
-    this.setGain(1);
     this.probe?.mark('interrupt');
     this.generation++;
     this.interrupting = true; // streamInterrupt calls onAudioEnd synchronously; report that end as an interruption
@@ -287,8 +261,8 @@ export class AvatarController {
     this.lips.interrupt();
     closeMouth(this.head as unknown as TalkingHeadMouth);
     if (this.run.isPlaying) this.handleEnded(true);
-    // The worklet takes its stop once the context runs again.
-    if (held) resumeAfterCut(head.audioCtx, head.audioSpeechGainNode.gain);
+    // Full volume for the next reply; a held context runs again (the worklet takes its stop then), muted at first.
+    this.hold.cut();
   }
 
   /**
@@ -363,7 +337,7 @@ export class AvatarController {
 
   private handleEnded(interrupted: boolean): void {
     if (!this.run.end(interrupted || this.interrupting)) return;
-    if (!this.hold.held) this.setGain(1); // the next reply starts at full volume
+    this.hold.restoreVolume(); // the next reply starts at full volume
     this.probe?.mark('ended');
     const ctx = this.head.audioCtx;
     const playedMs = ctx && this.playedCtx === ctx ? this.played.playedMs(ctx.currentTime) : undefined;
@@ -376,19 +350,8 @@ export class AvatarController {
    * learns from these reports, and on a software renderer the avatar draws as few as 2–6 frames a second.
    */
   private reportLevel(): void {
-    const head = this.head;
-    const analyser = head.audioAnalyzerNode;
-    if (!this.run.isPlaying || !analyser || !this.events.onLevel) return;
-    // About one per microphone frame (32 ms, the echo path's grid): more would only be more messages.
-    const now = performance.now();
-    if (now - this.levelReportedAt < LEVEL_EVERY_MS) return;
-    this.levelReportedAt = now;
-    // Held, the analyser keeps its last window: the speakers are silent, and a silent player is what the engine hears.
-    if (this.hold.held) return this.events.onLevel(0, undefined, now);
-    if (this.levelBuf.length !== analyser.fftSize) this.levelBuf = new Float32Array(analyser.fftSize);
-    analyser.getFloatTimeDomainData(this.levelBuf);
-    const { rms, heardAt, windowAt } = readLevel(this.levelBuf, head.audioCtx, now);
-    this.events.onLevel(rms, heardAt, windowAt);
+    const analyser = this.head.audioAnalyzerNode;
+    if (this.run.isPlaying && analyser) this.levels?.report(analyser, this.hold.held);
   }
 
   private onFrame(_dt: number): void {

@@ -3,12 +3,9 @@
  * still gets started / level / ended. Chunks are scheduled back to back on one 24 kHz AudioContext.
  */
 import type { AvatarEvents } from './avatar-controller';
-import { readLevel } from './audible-onset';
+import { LevelReporter } from './level-reporter';
 import { PlayedAudio } from '../../core/tts/played-audio';
-import { resumeAfterCut } from './speech-hold';
-
-/** How fast a gain change takes effect: 10 ms time constant, no click, well within one VAD frame. */
-export const DUCK_TIME_CONSTANT_S = 0.01;
+import { HOLD_FADE_S, rampGain, resumeAfterCut } from './speech-hold';
 
 export class FallbackPlayer {
   private ctx: AudioContext | null = null;
@@ -31,7 +28,7 @@ export class FallbackPlayer {
     if (!this.ctx) {
       this.ctx = new AudioContext({ sampleRate: this.sampleRate });
       this.analyser = this.ctx.createAnalyser();
-      // After the analyser: the level the engine sees stays the reply's own, ducked or not.
+      // After the analyser: the level the engine sees stays the reply's own, at any gain.
       this.gain = this.ctx.createGain();
       this.analyser.connect(this.gain).connect(this.ctx.destination);
     }
@@ -43,7 +40,8 @@ export class FallbackPlayer {
     src.buffer = buf;
     src.connect(this.analyser!);
     const first = this.sources.size === 0;
-    if (first && !this.held) this.setGain(1);
+    // Full volume before the chunk starts (20 ms from now), after a cut that left the gain down.
+    if (first && !this.held) this.setGain(1, HOLD_FADE_S);
     this.nextAt = Math.max(this.nextAt, ctx.currentTime + 0.02);
     src.start(this.nextAt);
     this.played.queue(this.nextAt, buf.duration);
@@ -59,10 +57,8 @@ export class FallbackPlayer {
     }
   }
 
-  private setGain(gain: number): void {
-    if (!this.ctx || !this.gain) return;
-    this.gain.gain.cancelScheduledValues(this.ctx.currentTime);
-    this.gain.gain.setTargetAtTime(gain, this.ctx.currentTime, DUCK_TIME_CONSTANT_S / 3);
+  private setGain(gain: number, timeConstantS?: number): void {
+    if (this.ctx && this.gain) rampGain(this.ctx, this.gain.gain, gain, timeConstantS);
   }
 
   /** Holds the reply where it is (`paused`), or lets it go on from there: chunks are scheduled on the context's clock. */
@@ -70,7 +66,7 @@ export class FallbackPlayer {
     // Nothing scheduled (the reply drained just before the word came): nothing to hold.
     if (paused === this.held || !this.ctx || (paused && this.sources.size === 0)) return;
     this.held = paused;
-    this.setGain(paused ? 0 : 1);
+    this.setGain(paused ? 0 : 1, HOLD_FADE_S);
     void (paused ? this.ctx.suspend() : this.ctx.resume());
   }
 
@@ -106,17 +102,10 @@ export class FallbackPlayer {
   private pollLevel(): void {
     const a = this.analyser;
     if (!a || !this.events.onLevel) return;
-    const buf = new Float32Array(a.fftSize);
+    const levels = new LevelReporter(this.events.onLevel);
     const tick = (): void => {
       if (this.sources.size === 0) return;
-      if (this.held) {
-        // The analyser keeps its last window while the context stands still; the speakers are silent.
-        this.events.onLevel?.(0, undefined, performance.now());
-      } else {
-        a.getFloatTimeDomainData(buf);
-        const { rms, heardAt, windowAt } = readLevel(buf, a.context, performance.now());
-        this.events.onLevel?.(rms, heardAt, windowAt);
-      }
+      levels.report(a, this.held);
       this.raf = requestAnimationFrame(tick);
     };
     this.raf = requestAnimationFrame(tick);

@@ -25,6 +25,10 @@ export interface HoldableHead {
 
 /** After a cut while held, the context resumes muted this long (s), so nothing it still had is heard. */
 const CUT_MUTE_S = 0.05;
+/** Time constant of a gain change back to full volume (s): no click, and well within one microphone frame. */
+export const GAIN_TIME_CONSTANT_S = 0.01;
+/** Fade time constant when a reply is held or let go (s): gone before the context stops, no click. */
+export const HOLD_FADE_S = 0.003;
 
 /** Items that belong to the speech's time line; the rest (moods, gestures, blinks) keeps its own time. */
 const SPEECH_ANIMS = new Set(['viseme', 'subtitles']);
@@ -82,6 +86,70 @@ export class SpeechHold {
     const waiting = this.waiting;
     this.waiting = [];
     for (const resolve of waiting) resolve();
+  }
+}
+
+/** Moves a gain to `value` from now on, dropping whatever was scheduled on it. */
+export function rampGain(ctx: BaseAudioContext, gain: AudioParam, value: number, timeConstantS = GAIN_TIME_CONSTANT_S): void {
+  gain.cancelScheduledValues(ctx.currentTime);
+  gain.setTargetAtTime(value, ctx.currentTime, timeConstantS);
+}
+
+/** The parts of TalkingHead a held reply touches; the audio nodes are read on every call (streamStart rebuilds them). */
+export interface HoldableTalkingHead extends HoldableHead {
+  audioCtx: AudioContext;
+  audioSpeechGainNode: GainNode;
+}
+
+/**
+ * A hold on TalkingHead's reply: the speech gain fades, the context stands still and the shapes wait (SpeechHold);
+ * `closeMouth` rests the lips, `mark` names each step for the probe.
+ */
+export class TalkingHeadHold {
+  private readonly speech = new SpeechHold();
+
+  constructor(
+    private readonly head: HoldableTalkingHead,
+    private readonly closeMouth: () => void,
+    private readonly mark: (name: 'hold' | 'release') => void,
+  ) {}
+
+  get held(): boolean {
+    return this.speech.held;
+  }
+
+  whenPlaying(): Promise<void> {
+    return this.speech.whenPlaying();
+  }
+
+  /** `playing`: audio is queued. Nothing queued (the reply drained just before the word came) is nothing to hold. */
+  pause(paused: boolean, playing: boolean): void {
+    const head = this.head;
+    if (paused) {
+      if (!playing || !this.speech.hold(head, performance.now())) return;
+      this.mark('hold');
+      rampGain(head.audioCtx, head.audioSpeechGainNode.gain, 0, HOLD_FADE_S);
+      void head.audioCtx.suspend();
+      this.closeMouth();
+    } else {
+      if (this.speech.release(head, performance.now()) === null) return;
+      this.mark('release');
+      rampGain(head.audioCtx, head.audioSpeechGainNode.gain, 1, HOLD_FADE_S);
+      void head.audioCtx.resume();
+    }
+  }
+
+  /** Full volume for what plays next, unless the reply is held (its release brings the volume back). */
+  restoreVolume(): void {
+    if (!this.speech.held) rampGain(this.head.audioCtx, this.head.audioSpeechGainNode.gain, 1);
+  }
+
+  /** The reply was cut: a held one's context runs again, muted until the cut reaches it; otherwise full volume. */
+  cut(): void {
+    const head = this.head;
+    if (!this.speech.held) return this.restoreVolume();
+    this.speech.drop();
+    resumeAfterCut(head.audioCtx, head.audioSpeechGainNode.gain);
   }
 }
 

@@ -1,4 +1,6 @@
 import type { TurnStage } from '../../core/engine/types';
+import type { EngineMark } from '../e2e/harness';
+import type { ReplyResult } from './results';
 
 /**
  * Utterances other than the reply's own turn that reached an endpoint and were not discarded (as noise, empty, or
@@ -10,4 +12,35 @@ export function phantomTurnsIn(marks: readonly { name: string; turnId: string }[
   const ids = new Set(marks.filter((m) => m.name === endpoint && m.turnId !== replyTurnId).map((m) => m.turnId));
   for (const m of marks) if (m.name === discarded) ids.delete(m.turnId);
   return ids.size;
+}
+
+/** What the engine did while the user was silent over reply `turnId` (every count's goal is 0). */
+export function silentReplyMarks(marks: readonly EngineMark[], turnId: string) {
+  const bargeIns = marks.filter((m) => m.name === 'barge-in');
+  return {
+    falseBargeIns: bargeIns.length,
+    falseBargeInsByWords: bargeIns.filter((m) => m.fields?.byWords === 1).length,
+    phantomTurns: phantomTurnsIn(marks, turnId),
+    phantomOnsets: marks.filter((m) => m.name === 'speech-start').length,
+    falseDucks: marks.filter((m) => m.name === 'barge-tentative').length,
+  };
+}
+
+/** A backchannel over reply `turnId`, from the marks after the voice: whether it held, stopped, or made a turn. */
+export function backchannelOutcome(
+  fromVoice: readonly EngineMark[],
+  turnId: string,
+  said: { text: string; preempted: boolean; barge: EngineMark | undefined },
+): NonNullable<ReplyResult['backchannel']> {
+  const held = fromVoice.find((m) => m.turnId === turnId && m.name === 'barge-tentative');
+  const released = fromVoice.find((m) => m.turnId === turnId && m.name === 'barge-released');
+  return {
+    text: said.text,
+    preempted: said.preempted,
+    stopped: !said.preempted && said.barge !== undefined,
+    ...(said.barge ? { stoppedByWords: said.barge.fields?.byWords === 1 } : {}),
+    turns: phantomTurnsIn(fromVoice, turnId),
+    held: held !== undefined,
+    ...(held && released ? { heldMs: Math.round(released.wallAt - held.wallAt) } : {}),
+  };
 }

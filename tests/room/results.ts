@@ -1,0 +1,86 @@
+/** What the room sweep records of one reply (session.ts follows it; bench/room/report.ts sums it). */
+
+export interface ReplyResult {
+  turnId: string;
+  /** Barge-ins while the reply played and the user was silent (must be 0). */
+  falseBargeIns: number;
+  /**
+   * Of those, the ones a short burst's words decided: words of the rig's fixture ASR, which cannot be the reply's own
+   * (the rule that lets a reply's echo go by its words cannot work in the rig). Absent before 2026-12-04t.
+   */
+  falseBargeInsByWords?: number;
+  /**
+   * User turns made from the reply's echo while the user was silent: an utterance that reached an endpoint and was
+   * not discarded (as noise, empty or the reply's own echo). The issue's goal is 0.
+   */
+  phantomTurns?: number;
+  /** Speech onsets while the user was silent, turns or not (most are the echo's tail, discarded as the reply's own). */
+  phantomOnsets: number;
+  /** Times the reply was lowered for speech over it (a duck) while the user was silent (absent in older results). */
+  falseDucks?: number;
+  /** Talked over: whether the engine barged in, its own onset → decision time, and voice onset → speakers silent. */
+  interrupted?: {
+    detected: boolean;
+    /** The reply had already ended (done, a false barge-in, an echo onset) when the user spoke: nothing measured. */
+    preempted: boolean;
+    engineLatencyMs?: number;
+    stopLatencyMs?: number;
+    /**
+     * Where that time went, on the wall clock (the engine's marks against the rig's recordings): voice onset → the
+     * onset the engine found in the microphone frames (capture path and the onset run); → the duck it decided; the
+     * duck → the speakers lowered (the way to the side panel and out of the player). Absent in older results.
+     */
+    voiceToEngineOnsetMs?: number;
+    /** The voice's onset was found in the room's recording (else: paplay's start plus the phrase's lead). */
+    voiceFound?: boolean;
+    voiceToDuckMs?: number;
+    /** Which microphone track's gate lowered the reply, where both gate a barge-in. */
+    duckTrack?: string;
+    duckToLoweredMs?: number;
+    /** Voice onset → the speakers stayed `LOWERED_DB` below the reply's level before it (the duck; absent in older results). */
+    loweredLatencyMs?: number;
+    voiceAt: number;
+    /**
+     * The cut was decided by what ASR heard in a short burst, not by the speech's length. The rig's ASR is a fixture
+     * (its words are not the user's), so such a cut says nothing about the words rule (absent before 2026-12-04s).
+     */
+    byWords?: boolean;
+    /** The longest onset run over the gate after the voice (`echo-path` trace; absent in older results). */
+    longestRun?: number;
+    /** After the voice: frames the VAD called speech under the gate, and loud frames it did not (absent before 12-04). */
+    voicedUnderGateFrames?: number;
+    loudUnvoicedFrames?: number;
+  };
+  /** RMS of the echo at the microphone (the room's monitor: no processing) while the reply played, user silent. */
+  echoRms: number;
+  /** Mean RMS of what the offscreen document's microphone delivered (after Chrome's echo canceller) over the same span. */
+  residualRms: number;
+  /** The loudest 32 ms frame of it: what a per-frame energy gate sees. */
+  residualPeakRms: number;
+  /** The reply the user's interruption got, when there was one (the user is silent while it plays). */
+  followUp?: ReplyResult;
+  /** A backchannel over the reply (`say.kind` 'backchannel'): it should neither stop the reply nor become a turn. */
+  backchannel?: {
+    text: string;
+    /** The reply had already ended when the user spoke: nothing measured. */
+    preempted: boolean;
+    /** The engine barged in: the reply was cut. */
+    stopped: boolean;
+    /** It was cut by what ASR heard in the burst (the rig's ASR is a fixture: its words are not the user's). */
+    stoppedByWords?: boolean;
+    /** User turns after the voice that were not discarded (the backchannel, or the reply's echo, taken as a turn). */
+    turns: number;
+    /** The engine held the reply for it, and for how long (its `barge-tentative` → `barge-released`, wall clock). */
+    held: boolean;
+    heldMs?: number;
+  };
+}
+
+/** What the user says over a reply: an interruption (the default) or a backchannel. */
+export interface Say {
+  wav: string;
+  afterMs: number;
+  kind?: 'interrupt' | 'backchannel';
+  /** The words, for the report. */
+  text?: string;
+}

@@ -1,0 +1,60 @@
+/** What the room sweep records of a silent reply and of a backchannel over one (tests/room/turns.ts). */
+import { describe, expect, it } from 'vitest';
+import type { EngineMark } from '../../e2e/harness';
+import { backchannelOutcome, silentReplyMarks } from '../../room/turns';
+
+const mark = (name: string, turnId: string, wallAt = 0, fields?: EngineMark['fields']): EngineMark => ({
+  name,
+  turnId,
+  at: wallAt,
+  wallAt,
+  ...(fields ? { fields } : {}),
+});
+
+describe('the room sweep’s reading of the engine’s marks', () => {
+  it('a silent reply: barge-ins split by the rule that decided them, holds and onsets counted', () => {
+    const marks = [
+      mark('first-audio', 'r'),
+      mark('speech-start', 'r'),
+      mark('barge-tentative', 'r'),
+      mark('barge-in', 'r', 0, { byWords: 1 }),
+      mark('barge-tentative', 'r'),
+      mark('barge-in', 'r', 0, { byWords: 0 }),
+      mark('barge-in', 'r'),
+    ];
+    expect(silentReplyMarks(marks, 'r')).toEqual({
+      falseBargeIns: 3,
+      falseBargeInsByWords: 1,
+      phantomTurns: 0,
+      phantomOnsets: 1,
+      falseDucks: 2,
+    });
+  });
+
+  it('a backchannel that held the reply and let it go: not stopped, held for the time between the marks', () => {
+    const fromVoice = [mark('barge-tentative', 'r', 1000), mark('barge-released', 'r', 1420), mark('done', 'r', 5000)];
+    expect(backchannelOutcome(fromVoice, 'r', { text: 'Mm-hm.', preempted: false, barge: undefined })).toEqual({
+      text: 'Mm-hm.',
+      preempted: false,
+      stopped: false,
+      turns: 0,
+      held: true,
+      heldMs: 420,
+    });
+  });
+
+  it('a backchannel cut by its words and taken as a turn; one that came after the reply ended stopped nothing', () => {
+    const barge = mark('barge-in', 'r', 1300, { byWords: 1 });
+    const fromVoice = [mark('barge-tentative', 'r', 1000), barge, mark('endpoint', 'u'), mark('transcript', 'u')];
+    expect(backchannelOutcome(fromVoice, 'r', { text: 'Yeah.', preempted: false, barge })).toMatchObject({
+      stopped: true,
+      stoppedByWords: true,
+      turns: 1,
+      held: true,
+    });
+    expect(backchannelOutcome([], 'r', { text: 'Right.', preempted: true, barge })).toMatchObject({
+      stopped: false,
+      held: false,
+    });
+  });
+});
