@@ -114,6 +114,14 @@ export class DuplexEngine extends OverTheReply {
     this.setState('idle');
   }
 
+  /**
+   * A reply is playing, so speech over it is weighed: only then does the engine read the unprocessed track's
+   * P(speech), and the feed runs that second VAD only then (docs/echo.md, "Both tracks gate a barge-in").
+   */
+  get listensOverReply(): boolean {
+    return this.active?.turn.phase === 'speaking';
+  }
+
   onFrame(frame: MicFrame): void {
     if (this.state === 'idle') return;
     const now = this.options.clock.now();

@@ -199,9 +199,14 @@ export abstract class OverTheReply extends TurnKeeper {
   }
 }
 
-/** The unprocessed twin as a second barge gate's input: captured, asked for, and not already the echo handling's. */
-function bargeTrack(frame: MicFrame): MicFrame['raw'] {
-  return T.bargeFromUnprocessed && !T.echoFromUnprocessed ? frame.raw : undefined;
+/**
+ * The unprocessed twin as a second barge gate's input: captured, asked for, not already the echo handling's, and with
+ * its own P(speech) (a feed behind real time leaves it out).
+ */
+function bargeTrack(frame: MicFrame): { rms: number; prob: number } | undefined {
+  const raw = frame.raw;
+  if (!T.bargeFromUnprocessed || T.echoFromUnprocessed || raw?.prob === undefined) return undefined;
+  return { rms: raw.rms, prob: raw.prob };
 }
 
 /** The frame's unprocessed twin, when it has one and the echo handling is to use it (`echoFromUnprocessed`). */

@@ -97,9 +97,10 @@ export interface MicFrame {
   /**
    * The same frame from the unprocessed microphone (no echo canceller): its RMS and Silero's P(speech) on it. The echo
    * handling (barge gate, echo path, the hold after a reply) uses it where present (docs/echo.md, "The unprocessed
-   * microphone"); turn-taking and speech recognition use the processed `pcm`.
+   * microphone"); turn-taking and speech recognition use the processed `pcm`. `prob` is read only over a reply
+   * (`DuplexEngine.listensOverReply`): the feed leaves it out otherwise, and when it is behind real time.
    */
-  raw?: { rms: number; prob: number };
+  raw?: { rms: number; prob?: number };
   /** When its last sample was captured, on the engine's clock; absent in tests that feed frames as they happen. */
   capturedAt?: number;
 }

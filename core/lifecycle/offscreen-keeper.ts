@@ -3,8 +3,12 @@
  * createDocument rejects, so creation goes through one in-flight promise. A document that misses several pings in a
  * row is closed and created again; one that vanished (closed, crashed, extension reload) is re-created on demand.
  * One late answer is not enough: on a busy machine the document's thread can be held for seconds while it works, and
- * replacing it throws away every loaded model and the conversation (docs/architecture.md, "The offscreen keeper").
+ * replacing it throws away every loaded model and the conversation (docs/architecture.md, "The offscreen keeper");
+ * nor is any number of them while the document's heartbeat still arrives.
  */
+/** How often the offscreen document sends its heartbeat over its port (ms): a timer on its own thread. */
+export const OFFSCREEN_HEARTBEAT_MS = 5_000;
+
 export interface OffscreenAdapter {
   exists(): Promise<boolean>;
   create(): Promise<void>;
@@ -17,6 +21,12 @@ export interface OffscreenKeeperOptions {
   pingTimeoutMs: number;
   /** Consecutive unanswered pings before the document is replaced (1: the first miss replaces it). */
   missesToReplace?: number;
+  /**
+   * Ms since the document last showed it is running (a heartbeat over its port), Infinity if never. A document whose
+   * ping went unanswered but that beat within `aliveWithinMs` is busy, not hung: its miss does not count.
+   */
+  sinceHeartbeatMs?: () => number;
+  aliveWithinMs?: number;
   onCreated?: (count: number) => void;
   onError?: (message: string) => void;
 }
@@ -57,10 +67,11 @@ export class OffscreenKeeper {
   }
 
   /**
-   * Health check: a missing document is created; a present one that does not answer is `unanswered` until it has
-   * missed `missesToReplace` pings in a row, then replaced. Returns what it found so callers can report it.
+   * Health check: a missing document is created; a present one that does not answer is `busy` while its heartbeat
+   * arrives, else `unanswered` until it has missed `missesToReplace` pings in a row, then replaced. Returns what it
+   * found so callers can report it.
    */
-  async check(): Promise<'healthy' | 'created' | 'unanswered' | 'replaced'> {
+  async check(): Promise<'healthy' | 'created' | 'busy' | 'unanswered' | 'replaced'> {
     if (this.inFlight) await this.inFlight.catch(() => undefined);
     if (!(await this.adapter.exists())) {
       this.misses = 0;
@@ -72,6 +83,8 @@ export class OffscreenKeeper {
       this.misses = 0;
       return 'healthy';
     } catch {
+      const { sinceHeartbeatMs, aliveWithinMs } = this.options;
+      if (sinceHeartbeatMs && aliveWithinMs !== undefined && sinceHeartbeatMs() <= aliveWithinMs) return 'busy';
       this.misses += 1;
       if (this.misses < (this.options.missesToReplace ?? 1)) return 'unanswered';
       this.misses = 0;

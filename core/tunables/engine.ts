@@ -95,6 +95,12 @@ export const engineTunables = registerTunables(
      * with no false barge-in in either (docs/echo.md, "Both tracks gate a barge-in"). Read when capture starts.
      */
     bargeFromUnprocessed: 1,
+    /**
+     * A microphone frame handled later than this after its capture skips the unprocessed track's VAD: the feed is
+     * behind real time (a busy CPU), and that second VAD is the work it can drop. Without it, on 2 loaded cores the
+     * backlog grew without bound and the offscreen document stopped answering for a minute (docs/echo.md).
+     */
+    unprocessedVadMaxLagMs: 250,
     /** … with P(speech) > vadOn for this many consecutive frames (5 × 32 ms = 160 ms). */
     bargeFrames: 5,
     /**
@@ -181,6 +187,7 @@ export const engineTunables = registerTunables(
     residualMinFrames: { min: 1, max: 1000, integer: true },
     echoFromUnprocessed: { min: 0, max: 1, integer: true },
     bargeFromUnprocessed: { min: 0, max: 1, integer: true },
+    unprocessedVadMaxLagMs: { min: 0, max: 5000, integer: true },
     bargeFrames: { min: 1, max: 50, integer: true },
     bargeGapFrames: { min: 0, max: 10, integer: true },
     bargeConfirmFrames: { min: 1, max: 100, integer: true },

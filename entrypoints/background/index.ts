@@ -1,5 +1,5 @@
 import { createTtsVerdictHandlers } from './tts-verdicts';
-import { OffscreenKeeper } from '../../core/lifecycle/offscreen-keeper';
+import { OFFSCREEN_HEARTBEAT_MS, OffscreenKeeper } from '../../core/lifecycle/offscreen-keeper';
 import {
   checkSender,
   createEventReceiver,
@@ -28,6 +28,8 @@ const HEALTH_CHECK_MS = 15_000;
 const PING_TIMEOUT_MS = 10_000;
 /** A document is replaced only after this many checks in a row go unanswered (30 s of silence at least): docs/architecture.md. */
 const MISSES_TO_REPLACE = 3;
+/** A document whose heartbeat (every OFFSCREEN_HEARTBEAT_MS over its port) came this recently is busy, not hung. */
+const ALIVE_WITHIN_MS = 4 * OFFSCREEN_HEARTBEAT_MS;
 const STATUS_KEY = 'offscreenStatus';
 
 /** The user's mirror, normalised; the error says what is wrong in words the settings form can show. */
@@ -55,9 +57,13 @@ export default defineBackground({
     const keeper = new OffscreenKeeper(chromeOffscreenAdapter(), {
       pingTimeoutMs: PING_TIMEOUT_MS,
       missesToReplace: MISSES_TO_REPLACE,
+      sinceHeartbeatMs: () => Date.now() - lastHeartbeatAt,
+      aliveWithinMs: ALIVE_WITHIN_MS,
       onError: (message) => console.warn(`[sidetalk] offscreen document: ${message}`),
     });
     let sidePanels = 0;
+    /** When the offscreen document's port last carried its heartbeat (Date.now()); -Infinity with no document. */
+    let lastHeartbeatAt = -Infinity;
 
     const broadcast = (event: EventMessage) => {
       // No receiver (no side panel or popup open) is normal; the rejection carries no information.
@@ -184,7 +190,12 @@ export default defineBackground({
           sidePanels = Math.max(0, sidePanels - 1);
         });
       } else if (port.name === 'offscreen') {
+        lastHeartbeatAt = Date.now();
+        port.onMessage.addListener(() => {
+          lastHeartbeatAt = Date.now();
+        });
         port.onDisconnect.addListener(() => {
+          lastHeartbeatAt = -Infinity;
           void (async () => {
             await writeStatus(null);
             const settings = await loadSettings();
@@ -200,6 +211,7 @@ export default defineBackground({
       if (sidePanels === 0) return;
       void keeper.check().then((result) => {
         if (result === 'replaced') console.warn('[sidetalk] the offscreen document stopped answering: replaced');
+        if (result === 'busy') console.warn('[sidetalk] the offscreen document answers late but its heartbeat arrives: kept');
         if (result === 'created' || result === 'replaced') void writeStatus(undefined, true);
       });
     }, HEALTH_CHECK_MS);

@@ -2,6 +2,7 @@ import { draftsAffordable } from '../../core/engine/asr-drafts';
 import { ConversationProbes } from './conversation-probes';
 import { loadVadWeights } from './vad-weights';
 import { SileroVadJs } from '../../models/vad/silero-js';
+import { UnprocessedVad } from '../../models/vad/unprocessed-vad';
 import { buildPersonaPrompt, greetingFor } from '../../core/characters/persona-prompt';
 import type { Character } from '../../core/characters/character';
 import { createResponder, type PageRead } from '../../core/conversation/responder';
@@ -294,10 +295,10 @@ export class Conversation {
       // A new feed starts with a fresh recurrent state: the last one ended whenever the microphone last stopped.
       const vad = new SileroVadJs(weights);
       // Its own recurrent state: the unprocessed microphone is a different signal (docs/echo.md).
-      const rawVad = new SileroVadJs(weights);
+      const rawVad = new UnprocessedVad(new SileroVadJs(weights));
       this.stopMicFeed = this.options.mic.onFrame((frame) => {
         const prob = vad.processSync(frame.samples);
-        const raw = frame.raw ? { rms: frame.raw.rms, prob: rawVad.processSync(frame.raw.samples) } : undefined;
+        const raw = rawVad.frame(frame, this.engine.listensOverReply, performance.now());
         this.engine.onFrame({ pcm: frame.samples, prob, capturedAt: frame.capturedAt, ...(raw ? { raw } : {}) });
       });
     }

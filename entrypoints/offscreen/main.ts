@@ -18,6 +18,7 @@ import { LanguageModel } from './remote-llm';
 import { VoiceService } from './voices';
 import { createWeights } from './weights';
 import { TEST_HOOKS } from '../../core/build-flags';
+import { OFFSCREEN_HEARTBEAT_MS } from '../../core/lifecycle/offscreen-keeper';
 import { testHookHandlers } from './test-hooks';
 
 /**
@@ -164,9 +165,14 @@ void followTunables(runtimeSend, (onMessage) =>
 );
 
 // A held port lets the background see this document die at once; if the worker restarts, reconnect and re-report.
+// Its heartbeat tells a busy document (answers late behind its work) from a hung one (docs/architecture.md).
 function connect(): void {
   const port = chrome.runtime.connect({ name: 'offscreen' });
-  port.onDisconnect.addListener(() => setTimeout(connect, 250));
+  const heartbeat = setInterval(() => port.postMessage({ kind: 'heartbeat' }), OFFSCREEN_HEARTBEAT_MS);
+  port.onDisconnect.addListener(() => {
+    clearInterval(heartbeat);
+    setTimeout(connect, 250);
+  });
   void status().then((s) =>
     chrome.runtime.sendMessage(eventMessage('event/offscreen-ready', { status: s })).catch(() => undefined),
   );

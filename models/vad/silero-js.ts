@@ -5,13 +5,15 @@
  *
  * The computation is the 16 kHz branch of silero_vad_v5.onnx, op for op (docs/models.md lists them):
  *   64 samples of context + 512 new → reflect-pad 64 on the right → STFT as a strided conv (258 × 256, hop 128;
- *   4 frames) → magnitude of 129 bins → 4 conv layers (k 3, pad 1, strides 1·2·2·1, ReLU) → one LSTM cell
+ *   4 frames; computed as an FFT when the basis is a windowed DFT, windowed-dft.ts) → magnitude of 129 bins →
+ *   4 conv layers (k 3, pad 1, strides 1·2·2·1, ReLU) → one LSTM cell
  *   (128, gate order i·f·g·o as stored) → ReLU → 1 × 1 conv → sigmoid.
  * Same inputs and state as the ONNX graph: the state is [h; c] (2 × 128), the next frame's context is the last 64
  * samples. tests/unit/models/silero-js.test.ts checks it against onnxruntime on speech and noise.
  */
 import { FRAME_SAMPLES } from '../../core/engine/audio-frames';
 import { readFloatConstants, type FloatConstant } from './onnx-constants';
+import { dftWindow, WindowedMagnitude } from './windowed-dft';
 
 export const SILERO_CONTEXT_SAMPLES = 64;
 const INPUT = SILERO_CONTEXT_SAMPLES + FRAME_SAMPLES; // 576
@@ -23,7 +25,8 @@ const STFT_FRAMES = (INPUT + PAD - WINDOW) / HOP + 1; // 4
 const HIDDEN = 128;
 
 interface ConvLayer {
-  weight: Float32Array; // [out][in][3]
+  /** [out][3][in]: the stored [out][in][3] with the taps outermost, so the innermost loop reads both arrays in order. */
+  weight: Float32Array;
   bias: Float32Array;
   inCh: number;
   outCh: number;
@@ -32,6 +35,8 @@ interface ConvLayer {
 
 export interface SileroWeights {
   basis: Float32Array; // [258][256]
+  /** The basis's window when the basis is window × DFT (then the STFT runs as an FFT: windowed-dft.ts), else null. */
+  window: Float32Array | null;
   encoder: ConvLayer[];
   weightIh: Float32Array; // [512][128]
   weightHh: Float32Array; // [512][128]
@@ -61,7 +66,7 @@ export function sileroWeights(model: Uint8Array): SileroWeights {
   const channels = [BINS, 128, 64, 64, 128];
   const strides = [1, 2, 2, 1];
   const encoder = strides.map((stride, i) => ({
-    weight: get(`encoder.${i}.reparam_conv.weight`, [channels[i + 1]!, channels[i]!, 3]).data,
+    weight: tapsOutermost(get(`encoder.${i}.reparam_conv.weight`, [channels[i + 1]!, channels[i]!, 3]).data, channels[i]!),
     bias: get(`encoder.${i}.reparam_conv.bias`, [channels[i + 1]!]).data,
     inCh: channels[i]!,
     outCh: channels[i + 1]!,
@@ -69,8 +74,10 @@ export function sileroWeights(model: Uint8Array): SileroWeights {
   }));
   const biasIh = get('decoder.rnn.bias_ih', [4 * HIDDEN]).data;
   const biasHh = get('decoder.rnn.bias_hh', [4 * HIDDEN]).data;
+  const basis = get(BASIS_SUFFIX, [2 * BINS, 1, WINDOW]).data;
   return {
-    basis: get(BASIS_SUFFIX, [2 * BINS, 1, WINDOW]).data,
+    basis,
+    window: dftWindow(basis, WINDOW, BINS),
     encoder,
     weightIh: get('decoder.rnn.weight_ih', [4 * HIDDEN, HIDDEN]).data,
     weightHh: get('decoder.rnn.weight_hh', [4 * HIDDEN, HIDDEN]).data,
@@ -82,22 +89,34 @@ export function sileroWeights(model: Uint8Array): SileroWeights {
 
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 
-/** One conv layer over [inCh][len] (kernel 3, pad 1), ReLU applied; returns [outCh][outLen]. */
+/** [out][in][3] → [out][3][in]. */
+function tapsOutermost(weight: Float32Array, inCh: number): Float32Array {
+  const out = new Float32Array(weight.length);
+  const outCh = weight.length / (inCh * 3);
+  for (let o = 0; o < outCh; o++)
+    for (let c = 0; c < inCh; c++) for (let k = 0; k < 3; k++) out[(o * 3 + k) * inCh + c] = weight[(o * inCh + c) * 3 + k]!;
+  return out;
+}
+
+/**
+ * One conv layer (kernel 3, pad 1), ReLU applied. Time-major on both sides: input [len][inCh], output
+ * [outLen][outCh], so each tap's dot product runs over two contiguous rows.
+ */
 function convRelu(layer: ConvLayer, input: Float32Array, len: number): { out: Float32Array; len: number } {
   const outLen = Math.floor((len + 2 - 3) / layer.stride) + 1;
-  const out = new Float32Array(layer.outCh * outLen);
-  const { weight, bias, inCh, stride } = layer;
-  for (let o = 0; o < layer.outCh; o++) {
-    for (let t = 0; t < outLen; t++) {
+  const { weight, bias, inCh, outCh, stride } = layer;
+  const out = new Float32Array(outCh * outLen);
+  for (let t = 0; t < outLen; t++) {
+    for (let o = 0; o < outCh; o++) {
       let acc = bias[o]!;
       for (let k = 0; k < 3; k++) {
         const x = t * stride + k - 1;
         if (x < 0 || x >= len) continue;
-        let w = o * inCh * 3 + k;
-        let v = x;
-        for (let c = 0; c < inCh; c++, w += 3, v += len) acc += weight[w]! * input[v]!;
+        const w = (o * 3 + k) * inCh;
+        const v = x * inCh;
+        for (let c = 0; c < inCh; c++) acc += weight[w + c]! * input[v + c]!;
       }
-      out[o * outLen + t] = acc > 0 ? acc : 0;
+      out[t * outCh + o] = acc > 0 ? acc : 0;
     }
   }
   return { out, len: outLen };
@@ -110,7 +129,11 @@ export class SileroVadJs {
   private readonly spectrum = new Float32Array(BINS * STFT_FRAMES);
   private readonly gates = new Float32Array(4 * HIDDEN);
 
-  constructor(private readonly w: SileroWeights) {}
+  private readonly fft: WindowedMagnitude | null;
+
+  constructor(private readonly w: SileroWeights) {
+    this.fft = w.window ? new WindowedMagnitude(w.window) : null;
+  }
 
   static fromOnnx(model: Uint8Array): SileroVadJs {
     return new SileroVadJs(sileroWeights(model));
@@ -146,6 +169,10 @@ export class SileroVadJs {
   }
 
   private stft(x: Float32Array): void {
+    if (this.fft) {
+      for (let t = 0; t < STFT_FRAMES; t++) this.fft.magnitudes(x, t * HOP, this.spectrum, 1, t * BINS);
+      return;
+    }
     const basis = this.w.basis;
     for (let f = 0; f < BINS; f++) {
       const re = f * WINDOW;
@@ -159,7 +186,7 @@ export class SileroVadJs {
           a += basis[re + k]! * v;
           b += basis[im + k]! * v;
         }
-        this.spectrum[f * STFT_FRAMES + t] = Math.sqrt(a * a + b * b);
+        this.spectrum[t * BINS + f] = Math.sqrt(a * a + b * b);
       }
     }
   }

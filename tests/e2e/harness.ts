@@ -205,7 +205,13 @@ export function turnsIn(marks: readonly { turnId: string }[]): Set<string> {
 
 /** The engine's timeline so far (names and clock times of its marks). */
 export async function engineMarks(page: Page): Promise<EngineMark[]> {
-  const r = await sendFromPage<{ ok: boolean; data?: EngineMark[] }>(page, request('conversation/marks', 'offscreen'));
+  const r = await sendFromPage<{ ok: boolean; data?: EngineMark[] } | undefined>(
+    page,
+    request('conversation/marks', 'offscreen'),
+  );
+  // No answer at all: the document was closed, crashed or replaced (the background replaces one that stops
+  // answering) while the request was in flight.
+  if (!r) throw new Error('the offscreen document did not answer conversation/marks');
   return r.ok ? (r.data ?? []) : [];
 }
 

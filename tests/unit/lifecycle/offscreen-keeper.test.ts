@@ -74,6 +74,25 @@ describe('OffscreenKeeper', () => {
     expect(state.creates).toBe(2);
   });
 
+  it('never replaces a document whose heartbeat still arrives, however late its answers; once it stops, it does', async () => {
+    const { state, adapter } = fakeChrome();
+    let sinceHeartbeat = 1_000;
+    const keeper = new OffscreenKeeper(adapter, {
+      pingTimeoutMs: 10,
+      missesToReplace: 2,
+      sinceHeartbeatMs: () => sinceHeartbeat,
+      aliveWithinMs: 20_000,
+    });
+    await keeper.ensure();
+    state.answers = false; // its thread runs its timers, but the answers wait behind its work
+    for (let i = 0; i < 5; i++) expect(await keeper.check()).toBe('busy');
+    expect(state.closes).toBe(0);
+    sinceHeartbeat = 25_000; // hung: neither answers nor heartbeats
+    expect(await keeper.check()).toBe('unanswered');
+    expect(await keeper.check()).toBe('replaced');
+    expect(state.creates).toBe(2);
+  });
+
   it('treats a creation race lost to another creator as success, and reports real failures', async () => {
     const { state, adapter } = fakeChrome();
     const racing: OffscreenAdapter = {

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { FRAME_SAMPLES } from '../../../core/engine/audio-frames';
 import { SileroVadJs, sileroWeights } from '../../../models/vad/silero-js';
 import { readFloatConstants } from '../../../models/vad/onnx-constants';
+import { dftWindow } from '../../../models/vad/windowed-dft';
 import { loadSileroOrt, SILERO_PATH } from '../../fixtures/audio/conversation-sim';
 import { noise, silence, speech } from '../../fixtures/audio/make-audio';
 
@@ -66,6 +67,22 @@ describe('Silero VAD in script', () => {
     js.reset();
     const again = await run(input.slice(20, 60));
     expect(again.worst).toBeLessThan(1e-4);
+  });
+
+  it('runs the STFT as an FFT on the shipped basis (a windowed DFT), with the basis product’s probabilities', () => {
+    const w = sileroWeights(MODEL);
+    expect(w.window).not.toBeNull();
+    const fft = new SileroVadJs(w);
+    const product = new SileroVadJs({ ...w, window: null });
+    const input = frames(silence(200), speech('Stop, wait a second.'), noise('pinknoise', 0.5, 0.05));
+    let worst = 0;
+    for (const f of input) worst = Math.max(worst, Math.abs(fft.processSync(f) - product.processSync(f)));
+    expect(worst).toBeLessThan(1e-5);
+    // A basis that is not window × DFT keeps the product.
+    const bent = w.basis.slice();
+    bent[3 * 256 + 17] = bent[3 * 256 + 17]! + 0.01;
+    expect(dftWindow(bent, 256, 129)).toBeNull();
+    expect(dftWindow(w.basis, 256, 129)).toEqual(w.basis.slice(0, 256));
   });
 
   it('refuses a frame of the wrong size and a model without the weights', () => {
