@@ -317,9 +317,11 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     // it is merged into that turn, or (after the merge window) a turn of its own; never dropped.
     const run = all.slice(before);
     const first = run.find((m) => m.name === 'endpoint')!;
-    // Within a few seconds: later speech is the fake microphone's loop coming round again.
+    // Well before the fake microphone's loop comes round again (its 20 s of silence after "And in Paris?"): 2 s of
+    // audio after the endpoint, marked up to 10 s later, since on loaded cores the engine handles frames behind real
+    // time and its marks stretch (docs/benchmarks.md, "The offscreen thread under load").
     const resumed = run.find(
-      (m) => m.at > first.at && m.at < first.at + 4000 && ['merge', 'speech-start', 'barge-onset'].includes(m.name),
+      (m) => m.at > first.at && m.at < first.at + 10_000 && ['merge', 'speech-start', 'barge-onset'].includes(m.name),
     );
     expect(resumed, `no sign of the speech after the endpoint: ${JSON.stringify(run.map((m) => m.name))}`).toBeDefined();
     const eos = run.find((m) => m.name === 'end-of-speech' && m.turnId === first.turnId)!;
