@@ -170,7 +170,7 @@ export class SileroVadJs {
 
   private stft(x: Float32Array): void {
     if (this.fft) {
-      for (let t = 0; t < STFT_FRAMES; t++) this.fft.magnitudes(x, t * HOP, this.spectrum, 1, t * BINS);
+      for (let t = 0; t < STFT_FRAMES; t++) this.fft.magnitudes(x, t * HOP, this.spectrum, t * BINS);
       return;
     }
     const basis = this.w.basis;

@@ -55,8 +55,8 @@ export class WindowedMagnitude {
     }
   }
 
-  /** Writes bin f's magnitude to `out[f * stride + at]`. */
-  magnitudes(x: Float32Array, off: number, out: Float32Array, stride: number, at: number): void {
+  /** Writes bin f's magnitude to `out[at + f]`. */
+  magnitudes(x: Float32Array, off: number, out: Float32Array, at: number): void {
     const { n, re, im, cos, sin, order, window } = this;
     for (let i = 0; i < n; i++) {
       const j = order[i]!;
@@ -82,6 +82,6 @@ export class WindowedMagnitude {
         }
       }
     }
-    for (let f = 0; f <= n / 2; f++) out[f * stride + at] = Math.sqrt(re[f]! * re[f]! + im[f]! * im[f]!);
+    for (let f = 0; f <= n / 2; f++) out[at + f] = Math.sqrt(re[f]! * re[f]! + im[f]! * im[f]!);
   }
 }
