@@ -23,6 +23,9 @@ import { PlayedAudio } from '../../core/tts/played-audio';
 import { PlaybackRun } from './playback-run';
 import { detectSoftwareRenderer } from './software-gl';
 import { animNow, TalkingHeadHold, type HoldableTalkingHead } from './speech-hold';
+import { StreamStarter, type StreamableHead } from './stream-start';
+// The same file TalkingHead loads by its own URL (the bundle emits it once, by content).
+import playbackWorkletUrl from '@met4citizen/talkinghead/modules/playback-worklet.js?url';
 
 /** The avatar mirrors the engine's state. */
 export type AvatarState = EngineState;
@@ -88,6 +91,7 @@ export class AvatarController {
   private readonly run = new PlaybackRun();
   /** Speech over the reply holds it (docs/echo.md, "Holding the reply"). */
   private readonly hold: TalkingHeadHold;
+  private readonly stream: StreamStarter;
   private readonly levels: LevelReporter | null;
   private interrupting = false;
   private blobUrl: string | null = null;
@@ -132,6 +136,10 @@ export class AvatarController {
       (name) => this.probe?.mark(name),
     );
     this.levels = events.onLevel ? new LevelReporter(events.onLevel) : null;
+    this.stream = new StreamStarter(this.head as unknown as StreamableHead, playbackWorkletUrl, PCM_SAMPLE_RATE, (m) =>
+      console.warn(`[sidetalk] ${m}`),
+    );
+    void this.stream.prepare();
     if (opts.reducedMotion) (this.head.opt as { modelMovementFactor?: number }).modelMovementFactor = 0.2;
     const now = () => performance.now();
     governRenderShare(
@@ -179,7 +187,7 @@ export class AvatarController {
     const head = this.head;
     const streamStarted = !head.isStreaming;
     if (streamStarted) {
-      await head.streamStart(
+      await this.stream.start(
         { sampleRate: PCM_SAMPLE_RATE, lipsyncType: 'visemes', waitForAudioChunks: true },
         () => this.handleStarted(),
         () => this.handleEnded(false),

@@ -35,6 +35,8 @@ export interface AvatarProbeSnapshot {
   /** AudioContext latency estimates (s): what the analyser sees reaches the ears this much later. */
   baseLatency: number;
   outputLatency: number;
+  /** The playback context's rate and whether its worklet is loaded (components/avatar/stream-start.ts readies both). */
+  stream?: { sampleRate: number; workletLoaded: boolean };
 }
 
 export type AvatarProbeEvent = 'interrupt' | 'timebase' | 'started' | 'ended' | 'hold' | 'release';
@@ -56,7 +58,7 @@ export class AvatarProbe {
   private events: ProbeEvent[] = [];
 
   constructor(
-    private readonly latency: () => { baseLatency: number; outputLatency: number },
+    private readonly latency: () => Pick<AvatarProbeSnapshot, 'baseLatency' | 'outputLatency' | 'stream'>,
     private readonly capacity = 6000,
     /** The audio clock in seconds, when there is one. */
     private readonly audioNowS: () => number | undefined = () => undefined,
@@ -96,6 +98,7 @@ export interface ProbedHead {
   morphs?: MorphMesh[];
   streamAudioStartTime: number | null;
   audioCtx?: AudioContext;
+  workletLoaded?: boolean;
   audioAnalyzerNode?: AnalyserNode;
   audioSpeechGainNode?: GainNode;
 }
@@ -109,6 +112,7 @@ export function attachAvatarProbe(head: ProbedHead, isPlaying: () => boolean): A
     () => ({
       baseLatency: head.audioCtx?.baseLatency ?? 0,
       outputLatency: head.audioCtx?.outputLatency ?? 0,
+      stream: { sampleRate: head.audioCtx?.sampleRate ?? 0, workletLoaded: head.workletLoaded === true },
     }),
     6000,
     () => head.audioCtx?.currentTime,

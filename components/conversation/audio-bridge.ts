@@ -8,6 +8,7 @@ import {
   type PlaybackMessage,
 } from '../../core/protocol';
 import type { AvatarHandle } from '../avatar/Avatar';
+import type { ChunkQueued } from '../avatar/avatar-controller';
 import { PanelTrace } from './panel-trace';
 import { TEST_HOOKS } from '../../core/build-flags';
 import { engineTunables } from '../../core/tunables';
@@ -66,7 +67,10 @@ export class AudioBridge implements AudioSink {
     this.drained = null;
     if (chunk.text) this.onSpeechText?.(chunk.text);
     this.chunksPlayed += 1;
-    const queued = this.handle.speakChunk(chunk.samples, chunk.text ?? '');
+    // A chunk the player could not take is lost, not fatal: the player starts its stream again with the next one.
+    const queued = this.handle.speakChunk(chunk.samples, chunk.text ?? '').catch((e: unknown) => {
+      console.warn('[sidetalk] a chunk of the reply was not played:', e instanceof Error ? e.message : String(e));
+    });
     if (this.trace && chunk.text) this.traceSentence(this.trace, turnId, queued);
   }
 
@@ -81,7 +85,7 @@ export class AudioBridge implements AudioSink {
   }
 
   /** The first chunk of a sentence arrived (the offscreen document attaches the sentence's text to it). */
-  private traceSentence(trace: PanelTrace, turnId: string, queued: ReturnType<AvatarHandle['speakChunk']>): void {
+  private traceSentence(trace: PanelTrace, turnId: string, queued: Promise<ChunkQueued | void>): void {
     if (this.traced.turnId !== turnId) this.traced = { turnId, sentences: 0, awaitingAudible: true, queuedAt: performance.now() };
     const index = this.traced.sentences++;
     trace.stamp('panel-chunk', turnId, index);

@@ -111,6 +111,9 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
   it('plays a fixture utterance once, through one route to the speakers, with the mouth moving and then resting', async () => {
     expect(await screenshotColours(panel, 'avatar-idle')).toBeGreaterThan(50);
     await startProbe(panel);
+    // Before the first reply, the playback context already runs at the voice's rate with its worklet loaded: the
+    // first chunk does not race TalkingHead's 5 s worklet timeout (components/avatar/stream-start.ts).
+    expect((await probeSnapshot(panel)).stream).toEqual({ sampleRate: 24000, workletLoaded: true });
     const played = playUtterance(panel, utterance, SENTENCE, '7001');
     await poll(
       () => probeSnapshot(panel),
