@@ -89,15 +89,23 @@ const wordsOf = (text: string) =>
     .filter(Boolean);
 
 /**
- * The burst is the reply's own voice coming back (an echo the canceller let through): two or more words, at least
- * two thirds of them words the reply has spoken. A single word never counts, so "stop" over a reply about a bus stop
- * still stops it.
+ * The burst is the reply's own voice coming back (an echo the canceller let through): two or more words that line up
+ * with a run of the reply's words, in order, at least two thirds of them the same word in the same place (ASR may
+ * mishear the rest). A single word never counts, so "stop" over a reply about a bus stop still stops it; and a
+ * question that reuses the reply's words in its own order ("and the old village in…" over a reply about a quiet
+ * village) is the user's.
  */
 export function isOwnEcho(text: string, spoken: string): boolean {
   const words = wordsOf(text);
   if (words.length < 2) return false;
-  const said = new Set(wordsOf(spoken));
-  return words.filter((w) => said.has(w)).length >= (2 * words.length) / 3;
+  const said = wordsOf(spoken);
+  const need = (2 * words.length) / 3;
+  for (let at = 1 - words.length; at < said.length; at++) {
+    let same = 0;
+    for (let i = 0; i < words.length; i++) if (said[at + i] === words[i]) same++;
+    if (same >= need) return true;
+  }
+  return false;
 }
 
 /** The reply's last words an echo of its end can hold: ≈ 4 s of speech, longer than any echo delay measured. */

@@ -25,14 +25,17 @@ const LEVEL_STALE_MS = 250;
 
 /**
  * What one microphone frame during a reply decides. Speech over the reply first only lowers it (`duck`); it
- * interrupts (`barge`) once it has lasted `bargeConfirmFrames`; a burst that stops before that is `release`d for the
- * engine to decide by its words: a backchannel ("mm-hm", a cough) lets the reply go on at full volume, a short "stop"
+ * interrupts (`barge`) once it has lasted `bargeConfirmFrames` and its words so far are not a backchannel (`long`,
+ * asked until `bargeBackchannelMaxFrames`); a burst that stops before that is `release`d for the engine to decide by
+ * its words: a backchannel ("mm-hm", a cough) lets the reply go on at full volume, a short "stop"
  * still interrupts (core/engine/backchannel.ts, docs/echo.md "Backchannels").
  */
 export type BargeDecision =
   | { kind: 'none' }
   | { kind: 'duck'; onsetAt: number }
   | { kind: 'release'; onsetAt: number; voicedFrames: number }
+  /** Long enough to interrupt unless its words so far are a backchannel; the reply stays held while they are read. */
+  | { kind: 'long'; onsetAt: number; voicedFrames: number }
   | { kind: 'barge'; onsetAt: number };
 
 const NONE: BargeDecision = { kind: 'none' };
@@ -257,6 +260,7 @@ export class BargeDetector {
    * the last `sinceFrames` frames when the other microphone track heard the speech first).
    */
   interrupted(sinceFrames = 0): void {
+    this.tentative = null;
     this.residual.interrupted(sinceFrames);
   }
 
@@ -265,17 +269,23 @@ export class BargeDetector {
     return this.tentative !== null;
   }
 
-  /** Speech that ducked the reply: it interrupts once it has lasted, or was a backchannel once it has stopped. */
+  /**
+   * Speech that ducked the reply: it interrupts once it has lasted, or was a backchannel once it has stopped. Between
+   * the confirm and the longest backchannel, its words are asked (`long`) on every `bargeRecheckFrames`-th voiced frame.
+   */
   private decide(t: { onsetAt: number; voiced: number; quiet: number }, candidate: boolean): BargeDecision {
+    const { bargeConfirmFrames, bargeBackchannelMaxFrames, bargeRecheckFrames, bargeReleaseFrames } = engineTunables;
     if (candidate) {
       t.voiced++;
       t.quiet = 0;
     } else t.quiet++;
-    if (t.voiced >= engineTunables.bargeConfirmFrames) {
+    if (t.voiced >= Math.max(bargeConfirmFrames, bargeBackchannelMaxFrames)) {
       this.tentative = null;
       return { kind: 'barge', onsetAt: t.onsetAt };
     }
-    if (t.quiet >= engineTunables.bargeReleaseFrames) {
+    if (candidate && t.voiced >= bargeConfirmFrames && (t.voiced - bargeConfirmFrames) % bargeRecheckFrames === 0)
+      return { kind: 'long', onsetAt: t.onsetAt, voicedFrames: t.voiced };
+    if (t.quiet >= bargeReleaseFrames) {
       this.tentative = null;
       return { kind: 'release', onsetAt: t.onsetAt, voicedFrames: t.voiced };
     }

@@ -21,6 +21,9 @@ export function mergeBargeDecisions(
 ): BargeDecision {
   const barges = [a, b].filter((d) => d.kind === 'barge');
   if (barges.length > 0) return { kind: 'barge', onsetAt: Math.min(...barges.map((d) => d.onsetAt)) };
+  // Either track's speech has lasted: its words are read (the engine reads one burst's words at a time).
+  const long = [a, b].find((d) => d.kind === 'long');
+  if (long) return long;
   const duck = [a, b].find((d) => d.kind === 'duck');
   if (duck) return wasDeciding ? NONE : duck;
   const release = [a, b].find((d) => d.kind === 'release');

@@ -33,6 +33,8 @@ export abstract class OverTheReply extends TurnKeeper {
   private rawGateUsed = false;
   /** How long after the last audible playback the current utterance opened (Infinity: not right after a reply). */
   protected onsetAfterAudibleMs = Infinity;
+  /** The turn whose long burst over the reply ASR is reading now (checkLongBurst). */
+  private readingLong: ActiveTurn | null = null;
 
   /** Speech over the reply lowered it and is not decided yet, on either track. */
   private get deciding(): boolean {
@@ -160,14 +162,35 @@ export abstract class OverTheReply extends TurnKeeper {
       return active.turn.stage('barge-tentative', { onsetMs: now - decision.onsetAt, ...track });
     }
     if (decision.kind === 'release') return this.checkBurst(active, decision.onsetAt, decision.voicedFrames);
+    if (decision.kind === 'long') return this.checkLongBurst(active, decision.onsetAt);
     if (decision.kind === 'barge') this.bargeIn(active, decision.onsetAt, now, echoLevel, false);
+  }
+
+  /** What ASR hears in the speech over the reply since its onset (with the pre-roll): a backchannel, or not. */
+  private readBurst(active: ActiveTurn, onsetAt: number): Promise<boolean> {
+    const frames = Math.round((this.options.clock.now() - onsetAt) / FRAME_MS) + Math.round(T.preRollMs / FRAME_MS);
+    const transcribe = (pcm: Float32Array) => this.options.stages.transcribe(pcm, active.turn.signal);
+    return isBackchannelBurst(this.tracker.recent(frames), transcribe, active.reply?.spoken);
+  }
+
+  /**
+   * Speech over the reply that has lasted long enough to interrupt: it does, unless its words so far are a backchannel
+   * (a long "mm-hm", "yeah, yeah, right"), which keeps the reply held until the burst ends or runs too long
+   * (barge-detector.ts). One reading at a time; a reading still running when the next is due is not repeated.
+   */
+  private checkLongBurst(active: ActiveTurn, onsetAt: number): void {
+    if (this.readingLong === active) return;
+    this.readingLong = active;
+    void this.readBurst(active, onsetAt).then((backchannel) => {
+      if (this.readingLong === active) this.readingLong = null;
+      if (this.active !== active || active.turn.signal.aborted || backchannel) return;
+      this.bargeIn(active, onsetAt, this.options.clock.now(), 0, true);
+    });
   }
 
   /** A short burst over the reply: a backchannel lets the reply go on, words that want the floor interrupt it. */
   private checkBurst(active: ActiveTurn, onsetAt: number, voicedFrames: number): void {
-    const frames = Math.round((this.options.clock.now() - onsetAt) / FRAME_MS) + Math.round(T.preRollMs / FRAME_MS);
-    const transcribe = (pcm: Float32Array) => this.options.stages.transcribe(pcm, active.turn.signal);
-    void isBackchannelBurst(this.tracker.recent(frames), transcribe, active.reply?.spoken).then((backchannel) => {
+    void this.readBurst(active, onsetAt).then((backchannel) => {
       if (this.active !== active || active.turn.signal.aborted) return;
       if (!backchannel) return this.bargeIn(active, onsetAt, this.options.clock.now(), 0, true);
       this.barge.burstReleased();

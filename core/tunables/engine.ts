@@ -117,6 +117,15 @@ export const engineTunables = registerTunables(
     bargeConfirmFrames: 14,
     bargeReleaseFrames: 8,
     /**
+     * Speech that has lasted `bargeConfirmFrames` is checked by its words so far before it interrupts: listener tokens
+     * ("mm-hm", "yeah, yeah, right") keep the reply held, and are checked again every `bargeRecheckFrames` voiced
+     * frames, until the speech has lasted this many (40 × 32 ms ≈ 1.3 s), when it interrupts whatever it says. A long
+     * "mm-hm" (0.8 s in the room rig) is longer than the confirm (docs/echo.md, "A backchannel longer than the
+     * confirm"). At or under `bargeConfirmFrames`: no word check, the length alone interrupts.
+     */
+    bargeBackchannelMaxFrames: 40,
+    bargeRecheckFrames: 8,
+    /**
      * The side panel lets a held reply go on by itself after this long (ms): the engine decides within ~1 s, so this
      * only matters when its word never comes (the microphone died mid-decision).
      */
@@ -192,6 +201,8 @@ export const engineTunables = registerTunables(
     bargeGapFrames: { min: 0, max: 10, integer: true },
     bargeConfirmFrames: { min: 1, max: 100, integer: true },
     bargeReleaseFrames: { min: 1, max: 100, integer: true },
+    bargeBackchannelMaxFrames: { min: 1, max: 200, integer: true },
+    bargeRecheckFrames: { min: 1, max: 100, integer: true },
     bargeHoldMaxMs: { min: 500, max: 30_000 },
     echoTailMs: { min: 0, max: 2000 },
     echoMaxDelayMs: { min: 0, max: 4000 },

@@ -35,6 +35,10 @@ describe('isBackchannel', () => {
     expect(isOwnEcho('Dragon lived in the hills?', spoken)).toBe(true);
     expect(isOwnEcho('stop', 'The bus stop is near.')).toBe(false);
     expect(isOwnEcho('stop the story', spoken)).toBe(false);
+    // Misheard words in the run still count; the reply's words in the user's own order do not.
+    expect(isOwnEcho('a small wagon lived', spoken)).toBe(true);
+    expect(isOwnEcho('and the old village in', spoken)).toBe(false);
+    expect(isOwnEcho('what village in the story', spoken)).toBe(false);
     expect(
       await isBackchannelBurst(new Float32Array(512), () => Promise.resolve({ text: 'above a quiet village' }), spoken),
     ).toBe(true);

@@ -7,7 +7,7 @@ import { FRAME_MS } from '../../../core/engine/audio-frames';
 import { BargeDetector, type BargeDecision } from '../../../core/engine/barge-detector';
 import { mergeBargeDecisions } from '../../../core/engine/barge-tracks';
 import { ResidualFloor } from '../../../core/engine/residual-floor';
-import { engineTunables as T, resetTunables } from '../../../core/tunables';
+import { engineTunables as T, resetTunables, setTunable } from '../../../core/tunables';
 
 afterEach(() => resetTunables('engine'));
 
@@ -29,6 +29,13 @@ describe('merging the two tracks’ decisions', () => {
     expect(mergeBargeDecisions(none, duck(96), false, true)).toEqual(duck(96));
     expect(mergeBargeDecisions(duck(64), none, false, true)).toEqual(duck(64));
     expect(mergeBargeDecisions(duck(64), none, true, true)).toEqual(none);
+  });
+
+  it('speech that has lasted on either track has its words read, unless the other interrupts on that frame', () => {
+    const long: BargeDecision = { kind: 'long', onsetAt: 64, voicedFrames: 14 };
+    expect(mergeBargeDecisions(long, none, true, true)).toEqual(long);
+    expect(mergeBargeDecisions(none, long, true, true)).toEqual(long);
+    expect(mergeBargeDecisions(long, barge(32), true, true)).toEqual(barge(32));
   });
 
   it('a burst is let go only when the other track is not deciding on it', () => {
@@ -93,5 +100,40 @@ describe('the unprocessed track’s gate before its floor is measured', () => {
     reply(gate, 0.01, 80);
     expect(gate.floor).toBeCloseTo(T.bargeResidualMargin * 0.01, 6);
     expect(reply(gate, 2 * gate.floor, 20)).toContain('duck');
+  });
+});
+
+describe('one track: speech over the reply that has lasted', () => {
+  /** A reply playing (calibrated on silence at the mic: a clean path), then `voice` frames of a voice, then quiet. */
+  function overReply(voice: number, quiet = 20): { frame: number; kind: BargeDecision['kind'] }[] {
+    const d = new BargeDetector();
+    const out: { frame: number; kind: BargeDecision['kind'] }[] = [];
+    for (let i = 0; i < 40 + voice + quiet; i++) {
+      const at = (i + 1) * FRAME_MS;
+      d.onPlaybackLevel(at, 0.02);
+      const speaking = i >= 40 && i < 40 + voice;
+      const kind = d.onFrame(at, speaking ? 0.95 : 0.02, speaking ? 0.3 : 0.001).kind;
+      if (kind !== 'none') out.push({ frame: i - 40 + 1, kind });
+      if (kind === 'barge') break; // the engine hands the speech to the next turn: this reply is over
+    }
+    return out;
+  }
+
+  it('asks for its words at the confirm and every recheck, and interrupts by length at the longest backchannel', () => {
+    const { bargeFrames, bargeConfirmFrames: c, bargeRecheckFrames: r, bargeBackchannelMaxFrames: max } = T;
+    const asked = [];
+    for (let f = c; f < max; f += r) asked.push({ frame: f, kind: 'long' });
+    expect(overReply(60)).toEqual([{ frame: bargeFrames, kind: 'duck' }, ...asked, { frame: max, kind: 'barge' }]);
+  });
+
+  it('a burst that ends after the confirm is released for its words, as a short one is', () => {
+    const d = overReply(T.bargeConfirmFrames + 3);
+    expect(d.map((x) => x.kind)).toEqual(['duck', 'long', 'release']);
+    expect(d.at(-1)!.frame).toBe(T.bargeConfirmFrames + 3 + T.bargeReleaseFrames);
+  });
+
+  it('with the longest backchannel at the confirm, the length alone interrupts (no reading)', () => {
+    setTunable('engine.bargeBackchannelMaxFrames', T.bargeConfirmFrames);
+    expect(overReply(60).map((x) => x.kind)).toEqual(['duck', 'barge']);
   });
 });

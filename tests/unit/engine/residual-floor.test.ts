@@ -19,7 +19,9 @@ afterEach(() => resetTunables('engine'));
 function play(barge: BargeDetector, levels: number[], echoWords = false): BargeDecision['kind'][] {
   barge.reset();
   return levels.map((rms, i) => {
-    const kind = barge.onFrame((i + 1) * FRAME_MS, rms < 0 ? 0.1 : 0.9, Math.abs(rms)).kind;
+    let kind = barge.onFrame((i + 1) * FRAME_MS, rms < 0 ? 0.1 : 0.9, Math.abs(rms)).kind;
+    // A burst that has lasted: the engine reads its words; a voice's interrupt, the reply's own echo keeps it held.
+    if (kind === 'long') kind = echoWords ? 'none' : 'barge';
     if (kind === 'barge' || (kind === 'release' && !echoWords)) barge.interrupted();
     else if (kind === 'release') barge.burstReleased();
     return kind;

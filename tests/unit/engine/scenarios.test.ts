@@ -47,10 +47,10 @@ const LONG_REPLY =
   'One winter a child climbed the hill with a basket of warm bread.';
 
 /** The user asks for the long story (and, `over` ms after asking, maybe says `then` over it); the reply is LONG_REPLY. */
-async function story(options: Partial<ScenarioInput> & { then?: string; over?: number } = {}) {
-  const { then, over = 4200, ...input } = options;
+async function story(options: Partial<ScenarioInput> & { then?: string; over?: number; thenWordsPerMinute?: number } = {}) {
+  const { then, over = 4200, thenWordsPerMinute, ...input } = options;
   const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.');
-  if (then) t.pause(over).say(then);
+  if (then) t.pause(over).say(then, thenWordsPerMinute ? { wordsPerMinute: thenWordsPerMinute } : {});
   t.pause(200);
   const r = await runScenario(vad, { user: t.build(), segments: t.segments, reply: () => LONG_REPLY, ...input });
   return { t, r };
@@ -224,10 +224,67 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
     });
   }
 
-  it('a long question without a pause interrupts by its length, not by its words', async () => {
+  /** The reading of the burst's words that cut it: the last transcription before the cut, one ASR latency earlier. */
+  function readingThatCut(r: ScenarioResult) {
+    const cut = r.first('barge-in');
+    const reading = r.transcribeCalls.filter((c) => c.at <= cut).at(-1)!;
+    expect(cut - reading.at).toBe(DEFAULT_LATENCY.asrMs);
+    return reading;
+  }
+
+  it('a long question without a pause interrupts once it has lasted, at the first reading of its words', async () => {
     const { r } = await story({ then: 'What about the second dragon and the old village in the story?', echoGain: 0.3 });
     expect(r.marks('barge-in')).toHaveLength(1);
-    expect(r.marks('barge-in')[0]!.byWords).toBe(0);
+    expect(r.marks('barge-in')[0]!.byWords).toBe(1);
+    expect(r.marks('barge-released')).toHaveLength(0);
+    // The first reading after the onset, once it had lasted the confirm, and its words asked for the floor.
+    const onset = r.first('barge-onset');
+    const reading = readingThatCut(r);
+    expect(r.transcribeCalls.filter((c) => c.at > onset && c.at < reading.at)).toEqual([]);
+    expect(reading.at - onset).toBeGreaterThanOrEqual(T.bargeConfirmFrames * FRAME_MS);
+  });
+
+  // docs/echo.md, "A backchannel longer than the confirm": spoken slowly, these last longer than the confirm
+  // (17 and 23 voiced frames here); their words keep the reply held, and it goes on when the burst ends.
+  for (const [burst, wordsPerMinute] of [
+    ['Mm-hm.', 40],
+    ['yeah yeah right', 90],
+  ] as const) {
+    const input = { then: burst, thenWordsPerMinute: wordsPerMinute, echoGain: 0.3, tailMs: 16000 };
+
+    it(`"${burst}" longer than the confirm holds the reply, which then goes on to its end; not a turn`, async () => {
+      const { r } = await story(input);
+      expect(r.marks('barge-tentative')).toHaveLength(1);
+      expect(r.marks('barge-in')).toHaveLength(0);
+      const released = r.marks('barge-released');
+      expect(released).toHaveLength(1);
+      expect(released[0]!.voicedFrames).toBeGreaterThan(T.bargeConfirmFrames);
+      expect(r.first('done')).toBeGreaterThan(r.first('first-audio') + 10000);
+      expect(r.respondCalls).toHaveLength(1);
+      expect(r.speaks).toHaveLength(4);
+    });
+
+    it(`"${burst}" interrupts by its length when its words are not read (the check this rests on)`, async () => {
+      expect(setTunable('engine.bargeBackchannelMaxFrames', T.bargeConfirmFrames)).toEqual({ ok: true });
+      const { r } = await story(input);
+      expect(r.marks('barge-in')).toHaveLength(1);
+      expect(r.marks('barge-in')[0]!.byWords).toBe(0);
+    });
+  }
+
+  it('listener tokens that run on into a question hold the reply, then its words stop it', async () => {
+    const { r } = await story({ then: 'yeah yeah so what happened then', thenWordsPerMinute: 140, echoGain: 0.3 });
+    expect(r.marks('barge-tentative')).toHaveLength(1);
+    expect(r.marks('barge-released')).toHaveLength(0);
+    expect(r.marks('barge-in')).toHaveLength(1);
+    expect(r.marks('barge-in')[0]!.byWords).toBe(1);
+    // At least one reading over the burst heard only listener tokens and let it be; a later one cut it.
+    const onset = r.first('barge-onset');
+    const reading = readingThatCut(r);
+    const before = r.transcribeCalls.filter((c) => c.at > onset && c.at < reading.at);
+    expect(before.length).toBeGreaterThanOrEqual(1);
+    expect(before.every((c) => /^(yeah\s*)+$/.test(c.text))).toBe(true);
+    expect(reading.text).not.toMatch(/^(yeah\s*)+$/);
   });
 
   it('"Stop." alone over the reply is short, but its word stops the reply', async () => {
