@@ -89,23 +89,32 @@ const wordsOf = (text: string) =>
     .filter(Boolean);
 
 /**
- * The burst is the reply's own voice coming back (an echo the canceller let through): two or more words that line up
- * with a run of the reply's words, in order, at least two thirds of them the same word in the same place (ASR may
- * mishear the rest). A single word never counts, so "stop" over a reply about a bus stop still stops it; and a
- * question that reuses the reply's words in its own order ("and the old village in…" over a reply about a quiet
- * village) is the user's.
+ * The burst is the reply's own voice coming back (an echo the canceller let through): two or more words, at least two
+ * thirds of them found in order in one stretch of the reply about as long (ASR may mishear, drop or add a word). A
+ * single word never counts, so "stop" over a reply about a bus stop still stops it; and a question that reuses the
+ * reply's words in its own order ("and the old village in…" over a reply about a quiet village) is the user's.
  */
 export function isOwnEcho(text: string, spoken: string): boolean {
   const words = wordsOf(text);
   if (words.length < 2) return false;
   const said = wordsOf(spoken);
   const need = (2 * words.length) / 3;
-  for (let at = 1 - words.length; at < said.length; at++) {
-    let same = 0;
-    for (let i = 0; i < words.length; i++) if (said[at + i] === words[i]) same++;
-    if (same >= need) return true;
+  const span = words.length + 2;
+  for (let at = 0; at < Math.max(1, said.length - words.length + 1); at++) {
+    if (inOrder(words, said.slice(at, at + span)) >= need) return true;
   }
   return false;
+}
+
+/** How many of `a` appear in `b` in the same order (longest common subsequence). */
+function inOrder(a: string[], b: string[]): number {
+  let row = new Array<number>(b.length + 1).fill(0);
+  for (const word of a) {
+    const next = [0];
+    for (let j = 0; j < b.length; j++) next.push(word === b[j] ? row[j]! + 1 : Math.max(row[j + 1]!, next[j]!));
+    row = next;
+  }
+  return row[b.length]!;
 }
 
 /** The reply's last words an echo of its end can hold: ≈ 4 s of speech, longer than any echo delay measured. */

@@ -37,6 +37,8 @@ describe('isBackchannel', () => {
     expect(isOwnEcho('stop the story', spoken)).toBe(false);
     // Misheard words in the run still count; the reply's words in the user's own order do not.
     expect(isOwnEcho('a small wagon lived', spoken)).toBe(true);
+    expect(isOwnEcho('small dragon that lived', spoken)).toBe(true);
+    expect(isOwnEcho('dragon lived hills', spoken)).toBe(true);
     expect(isOwnEcho('and the old village in', spoken)).toBe(false);
     expect(isOwnEcho('what village in the story', spoken)).toBe(false);
     expect(
