@@ -34,6 +34,11 @@ if (process.argv.includes('--like-e2e')) {
   const rules = [{ match: 'spoken aloud', reply: 'It is nine in the morning there.', firstTokenDelayMs: 4500 }];
   await sendFromPage(panel, request('debug/llm-script', 'offscreen', { rules }));
 }
+// DIAG_TUNABLES="lipsync.feedBehindFpsScale=1,…": live tunables for an A/B of one knob.
+for (const kv of (process.env.DIAG_TUNABLES ?? '').split(',').filter(Boolean)) {
+  const [path, value] = kv.split('=');
+  await sendFromPage(panel, request('tunables/set', 'background', { path: path!, value: Number(value) }));
+}
 const cdp = await session.context.newCDPSession(panel);
 const sessionId = await attachOffscreenDocument(cdp);
 if (!sessionId) throw new Error('no offscreen document');

@@ -30,6 +30,8 @@ export interface AvatarHandle {
   pause(paused: boolean): void;
   setState(state: AvatarState): void;
   setMood(mood: string): void;
+  /** The microphone feed runs behind real time (the thread is shared): draw fewer frames until it catches up. */
+  feedBehind?(behind: boolean): void;
 }
 
 export interface AvatarProps extends AvatarEvents {
@@ -100,6 +102,7 @@ export function Avatar(props: AvatarProps) {
           pause: (paused) => c.pause(paused),
           setState: (s) => c.setState(s),
           setMood: (m) => c.setMood(m),
+          feedBehind: (b) => c.feedBehind(b),
         });
       },
       (e: unknown) => {

@@ -24,6 +24,7 @@ import { PlaybackRun } from './playback-run';
 import { detectSoftwareRenderer } from './software-gl';
 import { animNow, TalkingHeadHold, type HoldableTalkingHead } from './speech-hold';
 import { StreamStarter, type StreamableHead } from './stream-start';
+import { avatarFps } from './frame-rate';
 // The same file TalkingHead loads by its own URL (the bundle emits it once, by content).
 import playbackWorkletUrl from '@met4citizen/talkinghead/modules/playback-worklet.js?url';
 
@@ -109,6 +110,8 @@ export class AvatarController {
   readonly softwareRenderer: boolean;
   /** The state whose frame rate the avatar draws at (speaking as soon as audio arrives); the governor may draw fewer. */
   private rateState: AvatarState = 'idle';
+  /** The microphone feed on this thread runs behind real time: fewer frames until it catches up. */
+  private behind = false;
 
   constructor(
     container: HTMLElement,
@@ -285,16 +288,26 @@ export class AvatarController {
     (this.head as unknown as { animFrameDur: number }).animFrameDur = 1000 / this.currentFps() - 8;
   }
 
+  /** The offscreen document's microphone feed runs behind real time (docs/avatar.md, "When the microphone falls behind"). */
+  feedBehind(behind: boolean): void {
+    if (this.behind === behind) return;
+    this.behind = behind;
+    this.setFps(this.rateState);
+  }
+
   /** Read on every drawn frame, so a tunable change applies at once. */
   private currentFps(): number {
     const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden';
-    return hidden ? 1 : this.stateFps(this.rateState);
+    return hidden ? 1 : this.stateFps(this.rateState, this.behind);
   }
 
-  /** The rate a state asks for: lower with reduced motion, and on a software renderer (docs/avatar.md). */
-  private stateFps(state: AvatarState): number {
-    const scale = (this.opts.reducedMotion ? 0.7 : 1) * (this.softwareRenderer ? lipsyncTunables.softwareFpsScale : 1);
-    return Math.max(1, AVATAR_FPS[state] * scale);
+  /** The rate a state asks for, in this panel's conditions (frame-rate.ts). */
+  private stateFps(state: AvatarState, feedBehind = false): number {
+    return avatarFps(AVATAR_FPS[state], {
+      reducedMotion: this.opts.reducedMotion,
+      softwareRenderer: this.softwareRenderer,
+      feedBehind,
+    });
   }
 
   setState(state: AvatarState): void {

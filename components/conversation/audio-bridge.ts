@@ -94,6 +94,10 @@ export class AudioBridge implements AudioSink {
     );
   }
 
+  feedBehind(behind: boolean): void {
+    this.handle?.feedBehind?.(behind);
+  }
+
   end(turnId: string): void {
     if (this.turnId === turnId) this.handle?.endOfSpeech();
   }

@@ -42,11 +42,21 @@ export const AudioEndSchema = z.object({
   turnId: z.string().min(1).max(64),
 });
 
+/**
+ * The offscreen document's microphone feed runs behind real time (`behind`), or has caught up: the side panel shares
+ * its thread, and draws fewer avatar frames meanwhile (core/lifecycle/feed-lag.ts).
+ */
+export const AudioFeedSchema = z.object({
+  kind: z.literal('feed'),
+  behind: z.boolean(),
+});
+
 export const AudioChannelMessageSchema = z.discriminatedUnion('kind', [
   AudioChunkSchema,
   AudioStopSchema,
   AudioEndSchema,
   AudioPauseSchema,
+  AudioFeedSchema,
 ]);
 export type AudioChannelMessage = z.infer<typeof AudioChannelMessageSchema>;
 export type AudioChunk = z.infer<typeof AudioChunkSchema>;
@@ -67,6 +77,8 @@ export interface AudioSink {
   stop(turnId: string): void;
   /** Hold the turn's audio where it is (`paused`), or go on from there; nothing of it is skipped. */
   pause(turnId: string, paused: boolean): void;
+  /** The microphone feed runs behind real time, or has caught up (not a turn's audio: the player draws less meanwhile). */
+  feedBehind?(behind: boolean): void;
 }
 
 /** Hands one validated channel message to a sink: the receiving end of the channel. */
@@ -85,5 +97,7 @@ export function deliverAudioMessage(message: AudioChannelMessage, sink: AudioSin
       return sink.stop(message.turnId);
     case 'pause':
       return sink.pause(message.turnId, message.paused);
+    case 'feed':
+      return sink.feedBehind?.(message.behind);
   }
 }

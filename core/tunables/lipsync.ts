@@ -45,6 +45,16 @@ export const lipsyncTunables = registerTunables(
      */
     softwarePixelRatio: 0.5,
     softwareFpsScale: 0.2,
+    /**
+     * The offscreen document's microphone feed runs behind real time (its frames handled more than `feedBehindMs`
+     * after capture): it shares the side panel's renderer thread, so the avatar's frame rates are scaled by
+     * `feedBehindFpsScale` until the feed has been back under `feedCaughtUpMs` for `feedCaughtUpHoldMs`
+     * (core/lifecycle/feed-lag.ts; docs/avatar.md, "When the microphone falls behind").
+     */
+    feedBehindMs: 200,
+    feedCaughtUpMs: 80,
+    feedCaughtUpHoldMs: 2000,
+    feedBehindFpsScale: 0.5,
   },
   {
     closureMinMs: { min: 20, max: 200 },
@@ -64,5 +74,9 @@ export const lipsyncTunables = registerTunables(
     renderShareMax: { min: 0.05, max: 1 },
     softwarePixelRatio: { min: 0.25, max: 2 },
     softwareFpsScale: { min: 0.05, max: 1 },
+    feedBehindMs: { min: 20, max: 10_000 },
+    feedCaughtUpMs: { min: 0, max: 10_000 },
+    feedCaughtUpHoldMs: { min: 0, max: 60_000 },
+    feedBehindFpsScale: { min: 0.05, max: 1 },
   },
 );

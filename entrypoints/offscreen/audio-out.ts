@@ -24,6 +24,10 @@ export class ChannelAudioSink implements AudioSink {
     this.post({ kind: 'pause', turnId, paused });
   }
 
+  feedBehind(behind: boolean): void {
+    this.post({ kind: 'feed', behind });
+  }
+
   private post(message: AudioChannelMessage): void {
     this.channel.postMessage(message);
   }

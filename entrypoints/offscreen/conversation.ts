@@ -1,8 +1,7 @@
 import { draftsAffordable } from '../../core/engine/asr-drafts';
 import { ConversationProbes } from './conversation-probes';
 import { loadVadWeights } from './vad-weights';
-import { SileroVadJs } from '../../models/vad/silero-js';
-import { UnprocessedVad } from '../../models/vad/unprocessed-vad';
+import { feedEngine } from './mic-feed';
 import { buildPersonaPrompt, greetingFor } from '../../core/characters/persona-prompt';
 import type { Character } from '../../core/characters/character';
 import { createResponder, type PageRead } from '../../core/conversation/responder';
@@ -291,17 +290,7 @@ export class Conversation {
     await this.ensureModels(baseUrl, models);
     const weights = await this.vadWeights;
     await this.options.mic.start();
-    if (!this.stopMicFeed) {
-      // A new feed starts with a fresh recurrent state: the last one ended whenever the microphone last stopped.
-      const vad = new SileroVadJs(weights);
-      // Its own recurrent state: the unprocessed microphone is a different signal (docs/echo.md).
-      const rawVad = new UnprocessedVad(new SileroVadJs(weights));
-      this.stopMicFeed = this.options.mic.onFrame((frame) => {
-        const prob = vad.processSync(frame.samples);
-        const raw = rawVad.frame(frame, this.engine.listensOverReply, performance.now());
-        this.engine.onFrame({ pcm: frame.samples, prob, capturedAt: frame.capturedAt, ...(raw ? { raw } : {}) });
-      });
-    }
+    this.stopMicFeed ??= feedEngine(this.options.mic, weights, this.engine, this.options.audio);
     this.engine.start();
   }
 

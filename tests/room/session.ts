@@ -182,7 +182,19 @@ export async function reply(room: RoomSession, say?: Say): Promise<ReplyResult> 
     (m) => m.some((x) => x.name === 'first-audio'),
     90_000,
     50,
-  );
+  ).catch(async (e: unknown) => {
+    // The reply never became audible to the engine: say whether the speakers played it meanwhile (a start lost on
+    // the way) or stayed silent (the player never started), 200 ms windows from its first sentence on.
+    const marks = await marksAfter(panel, before);
+    const speak = marks.find((x) => x.name === 'first-speak');
+    if (speak) {
+      const w = room.speakers.between(speak.wallAt, speak.wallAt + 6000);
+      const step = Math.round(w.length / 30);
+      const windows = Array.from({ length: 30 }, (_, i) => Math.round(rms(w.subarray(i * step, (i + 1) * step)) * 1e4) / 1e4);
+      console.log('ROOM no first-audio: speakers from first-speak, 200 ms windows', JSON.stringify(windows));
+    }
+    throw e;
+  });
   const audibleAt = Date.now();
   const turnId = started.find((x) => x.name === 'first-audio')!.turnId;
   return follow(room, before, turnId, audibleAt, say);

@@ -10,7 +10,12 @@ import { ChannelAudioSink } from '../../../entrypoints/offscreen/audio-out';
 
 /** Records what a sink was told, in order. */
 class RecordingSink implements AudioSink {
-  readonly calls: (['chunk', string, AudioSinkChunk] | ['end' | 'stop', string] | ['pause', string, boolean])[] = [];
+  readonly calls: (
+    ['chunk', string, AudioSinkChunk] | ['end' | 'stop', string] | ['pause', string, boolean] | ['feed', '', boolean]
+  )[] = [];
+  feedBehind(behind: boolean): void {
+    this.calls.push(['feed', '', behind]);
+  }
   chunk(turnId: string, chunk: AudioSinkChunk): void {
     this.calls.push(['chunk', turnId, chunk]);
   }
@@ -47,6 +52,8 @@ describe('the audio channel is one AudioSink on both ends', () => {
     out.pause('t1', false);
     out.stop('t1');
     out.end('t2');
+    out.feedBehind(true);
+    out.feedBehind(false);
     await new Promise((r) => setTimeout(r, 50));
     expect(rejected).toEqual([]);
     expect(receiving.calls.map((c) => [c[0], c[1]])).toEqual([
@@ -56,7 +63,11 @@ describe('the audio channel is one AudioSink on both ends', () => {
       ['pause', 't1'],
       ['stop', 't1'],
       ['end', 't2'],
+      ['feed', ''],
+      ['feed', ''],
     ]);
+    expect(receiving.calls.filter((c) => c[0] === 'feed').map((c) => c[2])).toEqual([true, false]);
+    expect(AudioChannelMessageSchema.safeParse({ kind: 'feed', behind: 'yes' }).success).toBe(false);
     expect(receiving.calls.filter((c) => c[0] === 'pause').map((c) => c[2])).toEqual([true, false]);
     const first = receiving.calls[0]![2] as AudioSinkChunk;
     expect(first).toMatchObject({ sampleRate: 24_000, text: 'Hello.', voiceId: 'alba' });
