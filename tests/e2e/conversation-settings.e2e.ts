@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
-import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, TURN_BUNDLE } from '../../models/registry';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import { downloadModels, engineMarks, launchExtension, poll, request, sendFromPage, type ExtensionSession } from './harness';
+import { openTalkingPanel } from './talking-panel';
+import { engineMarks, poll, request, sendFromPage, type ExtensionSession } from './harness';
 
 let session: ExtensionSession;
 let fixtures: FixtureHub;
@@ -28,10 +28,7 @@ async function settingsDrawer(open: boolean): Promise<void> {
 
 beforeAll(async () => {
   fixtures = await startFixtureHub();
-  session = await launchExtension({ extensionDir: fixtures.extensionDir });
-  panel = await session.openPage('sidepanel.html');
-  await panel.setViewportSize({ width: 420, height: 860 });
-  await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TURN_BUNDLE.id, TTS_BUNDLE.id]);
+  ({ session, panel } = await openTalkingPanel(fixtures));
 });
 
 afterAll(async () => {

@@ -3,20 +3,10 @@ import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
 import { heardText, type SentenceAudio } from '../../core/engine/heard-text';
 import { interruptedCaption, interruptedEntry } from '../../core/engine/interrupted-reply';
-import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, TURN_BUNDLE } from '../../models/registry';
 import { makeScriptWav } from '../fixtures/audio/make-wav';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import {
-  downloadModels,
-  engineMarks,
-  launchExtension,
-  poll,
-  request,
-  screenshotColours,
-  sendFromPage,
-  type EngineMark,
-  type ExtensionSession,
-} from './harness';
+import { openTalkingPanel } from './talking-panel';
+import { engineMarks, poll, request, screenshotColours, sendFromPage, type EngineMark, type ExtensionSession } from './harness';
 
 let session: ExtensionSession;
 let fixtures: FixtureHub;
@@ -62,10 +52,7 @@ beforeAll(async () => {
     ],
     1.5,
   );
-  session = await launchExtension({ extensionDir: fixtures.extensionDir, micWav: wav });
-  panel = await session.openPage('sidepanel.html');
-  await panel.setViewportSize({ width: 420, height: 860 });
-  await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TURN_BUNDLE.id, TTS_BUNDLE.id]);
+  ({ session, panel } = await openTalkingPanel(fixtures, { micWav: wav }));
 });
 
 afterAll(async () => {
