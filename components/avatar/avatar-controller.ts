@@ -24,7 +24,7 @@ import { PlaybackRun } from './playback-run';
 import { detectSoftwareRenderer } from './software-gl';
 import { animNow, TalkingHeadHold, type HoldableTalkingHead } from './speech-hold';
 import { StreamStarter, type StreamableHead } from './stream-start';
-import { avatarFps } from './frame-rate';
+import { AvatarFrameRate } from './frame-rate';
 // The same file TalkingHead loads by its own URL (the bundle emits it once, by content).
 import playbackWorkletUrl from '@met4citizen/talkinghead/modules/playback-worklet.js?url';
 
@@ -81,8 +81,6 @@ const STATE_LOOK: Record<AvatarState, { mood: string; values: Record<string, num
   speaking: { mood: 'happy', values: { headRotateZ: 0, browInnerUp: 0, mouthPressLeft: 0, mouthPressRight: 0 } },
 };
 
-const AVATAR_FPS: Record<AvatarState, number> = { idle: 10, listening: 20, thinking: 15, speaking: 30 };
-
 export class AvatarController {
   readonly head: TalkingHead;
   private wired = new WeakSet<AudioContext>();
@@ -108,10 +106,8 @@ export class AvatarController {
   private playedCtx: AudioContext | null = null;
   /** WebGL drawn by the CPU: fewer pixels and frames, so the speech models keep the CPU (software-gl.ts). */
   readonly softwareRenderer: boolean;
-  /** The state whose frame rate the avatar draws at (speaking as soon as audio arrives); the governor may draw fewer. */
-  private rateState: AvatarState = 'idle';
-  /** The microphone feed on this thread runs behind real time: fewer frames until it catches up. */
-  private behind = false;
+  /** The rate the avatar draws at (speaking as soon as audio arrives); the governor may draw fewer. */
+  private readonly rate: AvatarFrameRate;
 
   constructor(
     container: HTMLElement,
@@ -119,6 +115,7 @@ export class AvatarController {
     private opts: AvatarOptions,
   ) {
     this.softwareRenderer = detectSoftwareRenderer();
+    this.rate = new AvatarFrameRate({ reducedMotion: opts.reducedMotion, softwareRenderer: this.softwareRenderer });
     this.head = new TalkingHead(container, {
       // Lip-sync modules are imported by a computed path that bundlers break; we supply visemes ourselves.
       lipsyncModules: [],
@@ -129,7 +126,7 @@ export class AvatarController {
       cameraZoomEnable: false,
       dracoEnabled: false,
       modelPixelRatio: this.softwareRenderer ? lipsyncTunables.softwarePixelRatio : 0.85,
-      modelFPS: this.stateFps('speaking'),
+      modelFPS: this.rate.of('speaking'),
       avatarIdleEyeContact: 0.6,
       update: (dt) => this.onFrame(dt),
     });
@@ -147,7 +144,7 @@ export class AvatarController {
     const now = () => performance.now();
     governRenderShare(
       this.head as unknown as GovernedHead,
-      () => this.currentFps(),
+      () => this.rate.current(),
       () => lipsyncTunables.renderShareMax,
       now,
       this.longTasks.blockedMs,
@@ -281,33 +278,16 @@ export class AvatarController {
    * avatar draws only as often as the moment needs: full rate while speaking, a gentle idle otherwise.
    */
   private setFps(state: AvatarState): void {
-    this.rateState = state;
+    this.rate.setState(state);
     // TalkingHead skips a display frame when less than animFrameDur has passed; half a 60 Hz frame of slack makes
     // 30 fps land on every second vsync instead of drifting to every third (20 fps). The render governor sets it
-    // again after the next drawn frame, from `currentFps()` and what frames cost.
-    (this.head as unknown as { animFrameDur: number }).animFrameDur = 1000 / this.currentFps() - 8;
+    // again after the next drawn frame, from the rate and what frames cost.
+    (this.head as unknown as { animFrameDur: number }).animFrameDur = 1000 / this.rate.current() - 8;
   }
 
   /** The offscreen document's microphone feed runs behind real time (docs/avatar.md, "When the microphone falls behind"). */
   feedBehind(behind: boolean): void {
-    if (this.behind === behind) return;
-    this.behind = behind;
-    this.setFps(this.rateState);
-  }
-
-  /** Read on every drawn frame, so a tunable change applies at once. */
-  private currentFps(): number {
-    const hidden = typeof document !== 'undefined' && document.visibilityState === 'hidden';
-    return hidden ? 1 : this.stateFps(this.rateState, this.behind);
-  }
-
-  /** The rate a state asks for, in this panel's conditions (frame-rate.ts). */
-  private stateFps(state: AvatarState, feedBehind = false): number {
-    return avatarFps(AVATAR_FPS[state], {
-      reducedMotion: this.opts.reducedMotion,
-      softwareRenderer: this.softwareRenderer,
-      feedBehind,
-    });
+    if (this.rate.setFeedBehind(behind)) this.setFps(this.rate.state);
   }
 
   setState(state: AvatarState): void {
