@@ -89,16 +89,18 @@ const wordsOf = (text: string) =>
     .filter(Boolean);
 
 /**
- * The burst is the reply's own voice coming back (an echo the canceller let through): two or more words, at least two
- * thirds of them found in order in one stretch of the reply about as long (ASR may mishear, drop or add a word). A
- * single word never counts, so "stop" over a reply about a bus stop still stops it; and a question that reuses the
- * reply's words in its own order ("and the old village in…" over a reply about a quiet village) is the user's.
+ * The burst is the reply's own voice coming back (an echo the canceller let through): three or more words, at least
+ * two thirds of them found in order in one stretch of the reply about as long (ASR may mishear, drop or add a word).
+ * Fewer never count: two short words ("and … the") are found in order in any long reply, so "and the old" over a
+ * story was held as its echo; a short echo is found by its audio instead (burst-echo.ts). So "stop" over a reply about
+ * a bus stop still stops it, and a question that reuses the reply's words in its own order ("and the old village
+ * in…" over a reply about a quiet village) is the user's.
  */
 export function isOwnEcho(text: string, spoken: string): boolean {
   const words = wordsOf(text);
-  if (words.length < 2) return false;
+  if (words.length < 3) return false;
   const said = wordsOf(spoken);
-  const need = (2 * words.length) / 3;
+  const need = Math.max(3, (2 * words.length) / 3);
   const span = words.length + 2;
   for (let at = 0; at < Math.max(1, said.length - words.length + 1); at++) {
     if (inOrder(words, said.slice(at, at + span)) >= need) return true;

@@ -9,6 +9,7 @@ import { FRAME_MS } from './audio-frames';
 import { isBackchannelBurst } from './backchannel';
 import type { BargeDecision } from './barge-detector';
 import { mergeBargeDecisions } from './barge-tracks';
+import { burstEcho, burstReferenceRange } from './burst-echo';
 import { replyEchoVerdict, type ReplyEchoVerdict } from './echo-match';
 import type { Speculation } from './speculation';
 import { TurnKeeper, type ActiveTurn } from './turn-keeper';
@@ -55,7 +56,11 @@ export abstract class OverTheReply extends TurnKeeper {
       this.barge.onPlaybackLevel(now, event.rms, heardAt);
       this.rawGate.onPlaybackLevel(now, event.rms, heardAt);
       // On arrival, as the windows after a reply measure it from the frames' processing (the later of the two).
-      if (event.rms > T.playbackAudibleRms) this.lastAudibleAt = now;
+      if (event.rms > T.playbackAudibleRms) {
+        this.lastAudibleAt = now;
+        // A reply being heard is progress: TTS may finish long before its audio does (a long story on a fast GPU).
+        if (this.active?.turn.phase === 'speaking') this.lastProgressAt = now;
+      }
       return;
     }
     const active = this.active;
@@ -92,6 +97,7 @@ export abstract class OverTheReply extends TurnKeeper {
   }
 
   private heardFirstAudio(active: ActiveTurn): void {
+    active.firstAudioAt ??= this.options.clock.now();
     if (!active.turn.advance('speaking')) return;
     active.turn.stage('first-audio', {});
     this.setState('speaking');
@@ -166,11 +172,26 @@ export abstract class OverTheReply extends TurnKeeper {
     if (decision.kind === 'barge') this.bargeIn(active, decision.onsetAt, now, echoLevel, false);
   }
 
-  /** What ASR hears in the speech over the reply since its onset (with the pre-roll): a backchannel, or not. */
+  /**
+   * Whether the speech over the reply since its onset lets the reply go on: it is the reply's own audio come back
+   * (burst-echo.ts), or, read by ASR with the pre-roll, a backchannel or the reply's own words.
+   */
   private readBurst(active: ActiveTurn, onsetAt: number): Promise<boolean> {
-    const frames = Math.round((this.options.clock.now() - onsetAt) / FRAME_MS) + Math.round(T.preRollMs / FRAME_MS);
+    const sinceOnset = Math.round((this.options.clock.now() - onsetAt) / FRAME_MS);
+    if (this.burstIsEcho(active, this.tracker.recent(sinceOnset))) return Promise.resolve(true);
+    const frames = sinceOnset + Math.round(T.preRollMs / FRAME_MS);
     const transcribe = (pcm: Float32Array) => this.options.stages.transcribe(pcm, active.turn.signal);
     return isBackchannelBurst(this.tracker.recent(frames), transcribe, active.reply?.spoken);
+  }
+
+  /** The burst (from its onset: the pre-roll holds the echo also when the user speaks) matched against the reply. */
+  private burstIsEcho(active: ActiveTurn, burst: Float32Array): boolean {
+    if (active.firstAudioAt === undefined || !this.options.stages.replyAudio) return false;
+    const sinceFirstAudio = this.options.clock.now() - active.firstAudioAt;
+    const range = burstReferenceRange(sinceFirstAudio, burst.length / 16_000);
+    const match = burstEcho(burst, this.options.stages.replyAudio(active.turn.id, range));
+    if (match) active.burstEchoScore = Math.round(match.score * 10) / 10;
+    return match?.own ?? false;
   }
 
   /**
@@ -196,8 +217,15 @@ export abstract class OverTheReply extends TurnKeeper {
       this.barge.burstReleased();
       this.rawGate.burstReleased();
       // Newer speech over the reply keeps it lowered until that is decided.
-      if (!this.deciding) active.turn.stage('barge-released', { voicedFrames });
+      if (!this.deciding) active.turn.stage('barge-released', { voicedFrames, ...this.echoScoreOf(active) });
     });
+  }
+
+  /** The last burst's match against the reply, for a mark (and forgotten: the next burst is matched afresh). */
+  private echoScoreOf(active: ActiveTurn): { echoScore?: number } {
+    const score = active.burstEchoScore;
+    active.burstEchoScore = undefined;
+    return score === undefined ? {} : { echoScore: score };
   }
 
   private bargeIn(active: ActiveTurn, onsetAt: number, now: number, level: number, byWords: boolean): void {
@@ -208,7 +236,7 @@ export abstract class OverTheReply extends TurnKeeper {
     this.barge.interrupted(since);
     this.rawGate.interrupted(since);
     turn.stage('barge-onset', {}, onsetAt);
-    turn.stage('barge-in', { latencyMs: now - onsetAt, byWords: byWords ? 1 : 0 });
+    turn.stage('barge-in', { latencyMs: now - onsetAt, byWords: byWords ? 1 : 0, ...this.echoScoreOf(active) });
     turn.cancel('barge-in');
     this.active = null;
     this.heard.cut(turn.id, active.reply?.spoken ?? '', active.recordAsAssistant);

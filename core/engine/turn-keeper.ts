@@ -56,6 +56,10 @@ export interface ActiveTurn {
   echoLikeness?: number | null;
   /** The reply's own audio was found in the utterance from its start to its end (core/engine/echo-match.ts). */
   echoMatched?: boolean;
+  /** When the player said its first audio started (engine clock): where it is in the reply (burst-echo.ts). */
+  firstAudioAt?: number;
+  /** The last burst over the reply matched against its audio (burst-echo.ts): the score, for the trace. */
+  burstEchoScore?: number;
 }
 
 export abstract class TurnKeeper {

@@ -84,10 +84,11 @@ export interface EngineStages {
    */
   playedSentences?(turnId: string): readonly SentenceAudio[];
   /**
-   * The newest seconds of a reply's audio as handed to the player, 16 kHz (core/engine/reply-audio.ts): what the
-   * microphone after the reply is matched against (docs/echo.md, "Matching the reply's audio").
+   * A reply's audio as handed to the player, 16 kHz (core/engine/reply-audio.ts): without `range` its newest seconds,
+   * what the microphone after the reply is matched against (docs/echo.md, "Matching the reply's audio"); with it, that
+   * stretch of the reply (seconds of its audio), what a burst over the reply is matched against.
    */
-  replyAudio?(turnId: string): Float32Array | null;
+  replyAudio?(turnId: string, range?: { fromSeconds: number; toSeconds: number }): Float32Array | null;
 }
 
 /** One 32 ms mic frame with its Silero probability. */
@@ -180,10 +181,10 @@ export interface TurnStageFields {
   /** `unprocessedTrack`: which microphone track's gate heard it (barge-tracks.ts), where both gate a barge-in. */
   'barge-tentative': { onsetMs: number; unprocessedTrack?: boolean };
   /** That speech stopped before it counted as an interruption (a backchannel): the reply goes on. */
-  'barge-released': { voicedFrames: number };
+  'barge-released': { voicedFrames: number; echoScore?: number };
   'barge-onset': Record<never, never>;
   /** `byWords`: 1 when a short burst was decided by what ASR heard in it, 0 when the speech lasted long enough. */
-  'barge-in': { latencyMs: number; byWords: number };
+  'barge-in': { latencyMs: number; byWords: number; echoScore?: number };
   /** `likeness`: for an echo suspect, how much it followed the reply's envelope (docs/echo.md). */
   discarded: { reason: 'noise' | 'empty' | 'own-echo'; voicedFrames?: number; likeness?: number };
   clarify: { confidence: number };

@@ -151,6 +151,14 @@ export const engineTunables = registerTunables(
      */
     echoMatchMinScore: 25,
     echoMatchOverrunMs: 200,
+    /**
+     * Speech over the reply in which the reply's exact audio near the played position is found this clearly (from its
+     * onset) is the reply's own echo: it holds the reply at most, and is never read as words (docs/echo.md, "Matching
+     * a burst over the reply"). 0 turns the check off. `bargeEchoSlackMs`: how much further back than the longest echo
+     * delay the reply's audio is searched (underruns, a capture queue).
+     */
+    bargeEchoMatchMinScore: 40,
+    bargeEchoSlackMs: 3000,
     /** Mic audio kept before a barge-in onset and used as the start of the next utterance. */
     bargePreRollMs: 1200,
     /** A turn that makes no progress (no delta, no sentence, no playback event) for this long is aborted. */
@@ -210,6 +218,8 @@ export const engineTunables = registerTunables(
     echoTailMinLikeness: { min: 0, max: 1 },
     echoMatchMinScore: { min: 0, max: 1000 },
     echoMatchOverrunMs: { min: 0, max: 3000 },
+    bargeEchoMatchMinScore: { min: 0, max: 1000 },
+    bargeEchoSlackMs: { min: 0, max: 10000 },
     echoDecayMs: { min: 0, max: 3000 },
     bargePreRollMs: { min: 0, max: 5000 },
     stallMs: { min: 1000, max: 120000 },

@@ -151,7 +151,7 @@ export class Conversation {
         speak: (sentence, signal, meta) => this.speaker.speak(sentence, signal, meta),
         audioComplete: (turnId) => options.audio.end(turnId),
         playedSentences: (turnId) => this.speaker.sentenceAudio.sentences(turnId),
-        replyAudio: (turnId) => this.speaker.replyAudio.tail(turnId),
+        replyAudio: (turnId, range) => this.speaker.replyAudio.audio(turnId, range),
       },
     });
     this.engine.on((event) => {

@@ -40,6 +40,11 @@ describe('isBackchannel', () => {
     expect(isOwnEcho('small dragon that lived', spoken)).toBe(true);
     expect(isOwnEcho('dragon lived hills', spoken)).toBe(true);
     expect(isOwnEcho('and the old village in', spoken)).toBe(false);
+    // Two words in order are in any long reply: "and … the" is not its echo, nor are two of its words alone.
+    const story = 'Every morning it counted the sheep in the valley and sang to the river.';
+    expect(isOwnEcho('and the old', story)).toBe(false);
+    expect(isOwnEcho('the valley', story)).toBe(false);
+    expect(isOwnEcho('and sang to', story)).toBe(true);
     expect(isOwnEcho('what village in the story', spoken)).toBe(false);
     expect(
       await isBackchannelBurst(new Float32Array(512), () => Promise.resolve({ text: 'above a quiet village' }), spoken),

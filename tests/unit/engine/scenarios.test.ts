@@ -8,16 +8,11 @@ import { FRAME_MS } from '../../../core/engine/audio-frames';
 import { LINES } from '../../../core/engine/lines';
 import type { BackgroundTask, EngineEvent, TurnStage, UserTurn } from '../../../core/engine/types';
 import { engineTunables as T, resetTunables, setTunable } from '../../../core/tunables';
-import {
-  DEFAULT_LATENCY,
-  loadSilero,
-  runScenario,
-  type ScenarioInput,
-  type ScenarioResult,
-} from '../../fixtures/audio/conversation-sim';
+import { DEFAULT_LATENCY, loadSilero, runScenario, type ScenarioResult } from '../../fixtures/audio/conversation-sim';
 import { TrackBuilder, keyboardTyping, noise } from '../../fixtures/audio/make-audio';
 import type { SileroVadJs as SileroVad } from '../../../models/vad/silero-js';
 import { ManualClock } from '../../fixtures/audio/manual-clock';
+import { LONG_REPLY } from '../../fixtures/audio/story';
 
 let vad: SileroVad;
 beforeAll(async () => {
@@ -38,22 +33,6 @@ function order(r: ScenarioResult, names: TurnStage[]): number[] {
 function between(value: number, lo: number, hi: number, what: string): void {
   expect(value, `${what} ≥ ${lo}`).toBeGreaterThanOrEqual(lo);
   expect(value, `${what} ≤ ${hi}`).toBeLessThanOrEqual(hi);
-}
-
-const LONG_REPLY =
-  'Once upon a time, a small dragon lived in the hills above a quiet village. ' +
-  'Every morning it counted the sheep in the valley and sang to the river. ' +
-  'The villagers were afraid at first, but the dragon only wanted a friend. ' +
-  'One winter a child climbed the hill with a basket of warm bread.';
-
-/** The user asks for the long story (and, `over` ms after asking, maybe says `then` over it); the reply is LONG_REPLY. */
-async function story(options: Partial<ScenarioInput> & { then?: string; over?: number; thenWordsPerMinute?: number } = {}) {
-  const { then, over = 4200, thenWordsPerMinute, ...input } = options;
-  const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.');
-  if (then) t.pause(over).say(then, thenWordsPerMinute ? { wordsPerMinute: thenWordsPerMinute } : {});
-  t.pause(200);
-  const r = await runScenario(vad, { user: t.build(), segments: t.segments, reply: () => LONG_REPLY, ...input });
-  return { t, r };
 }
 
 describe('duplex engine scenarios (real Silero VAD)', () => {
@@ -190,124 +169,6 @@ describe('duplex engine scenarios (real Silero VAD)', () => {
     expect(r.respondCalls.at(-1)!.text).toBe('Stop, wait a second.');
     expect(r.respondCalls.at(-1)!.history.at(-1)!.text).toMatch(/\[interrupted\]$/);
   });
-
-  it('echo of its own voice alone never barges in', async () => {
-    const { r } = await story({ echoGain: 0.5, tailMs: 16000 });
-    const played = r.first('first-audio');
-    expect(r.marks('barge-in')).toHaveLength(0);
-    expect(r.marks('speech-start').filter((m) => m.at > played)).toHaveLength(0);
-    const done = r.first('done');
-    expect(done).toBeGreaterThan(played + 10000); // the whole story played
-    expect(r.transcribeCalls).toHaveLength(1);
-    expect(r.speaks).toHaveLength(4);
-  });
-
-  // docs/echo.md, "Backchannels": listener tokens over the reply lower it for a moment; it goes on to its end, and
-  // they are not a turn. A short word that wants the floor still stops it.
-  // Whether the burst reaches the barge gate at all is Silero's call on espeak's voice: the hum and "Right." stay
-  // under it here, "Yeah." lowers the reply and is released by its words.
-  for (const [burst, ducks] of [
-    ['Mm-hm.', false],
-    ['Yeah.', true],
-    ['Right.', false],
-  ] as const) {
-    it(`"${burst}" over the reply: ${ducks ? 'ducked, released, ' : ''}played to its end, not a turn`, async () => {
-      const { t, r } = await story({ then: burst, echoGain: 0.3, tailMs: 16000 });
-      const played = r.first('first-audio');
-      expect(played).toBeLessThan(t.segments[1]!.startMs);
-      expect(r.marks('barge-tentative')).toHaveLength(ducks ? 1 : 0);
-      expect(r.marks('barge-released')).toHaveLength(ducks ? 1 : 0);
-      expect(r.marks('barge-in')).toHaveLength(0);
-      expect(r.first('done')).toBeGreaterThan(played + 10000); // the whole story played
-      expect(r.respondCalls).toHaveLength(1);
-      expect(r.speaks).toHaveLength(4);
-    });
-  }
-
-  /** The reading of the burst's words that cut it: the last transcription before the cut, one ASR latency earlier. */
-  function readingThatCut(r: ScenarioResult) {
-    const cut = r.first('barge-in');
-    const reading = r.transcribeCalls.filter((c) => c.at <= cut).at(-1)!;
-    expect(cut - reading.at).toBe(DEFAULT_LATENCY.asrMs);
-    return reading;
-  }
-
-  it('a long question without a pause interrupts once it has lasted, at the first reading of its words', async () => {
-    const { r } = await story({ then: 'What about the second dragon and the old village in the story?', echoGain: 0.3 });
-    expect(r.marks('barge-in')).toHaveLength(1);
-    expect(r.marks('barge-in')[0]!.byWords).toBe(1);
-    expect(r.marks('barge-released')).toHaveLength(0);
-    // The first reading after the onset, once it had lasted the confirm, and its words asked for the floor.
-    const onset = r.first('barge-onset');
-    const reading = readingThatCut(r);
-    expect(r.transcribeCalls.filter((c) => c.at > onset && c.at < reading.at)).toEqual([]);
-    expect(reading.at - onset).toBeGreaterThanOrEqual(T.bargeConfirmFrames * FRAME_MS);
-  });
-
-  // docs/echo.md, "A backchannel longer than the confirm": spoken slowly, these last longer than the confirm
-  // (17 and 23 voiced frames here); their words keep the reply held, and it goes on when the burst ends.
-  for (const [burst, wordsPerMinute] of [
-    ['Mm-hm.', 40],
-    ['yeah yeah right', 90],
-  ] as const) {
-    const input = { then: burst, thenWordsPerMinute: wordsPerMinute, echoGain: 0.3, tailMs: 16000 };
-
-    it(`"${burst}" longer than the confirm holds the reply, which then goes on to its end; not a turn`, async () => {
-      const { r } = await story(input);
-      expect(r.marks('barge-tentative')).toHaveLength(1);
-      expect(r.marks('barge-in')).toHaveLength(0);
-      const released = r.marks('barge-released');
-      expect(released).toHaveLength(1);
-      expect(released[0]!.voicedFrames).toBeGreaterThan(T.bargeConfirmFrames);
-      expect(r.first('done')).toBeGreaterThan(r.first('first-audio') + 10000);
-      expect(r.respondCalls).toHaveLength(1);
-      expect(r.speaks).toHaveLength(4);
-    });
-
-    it(`"${burst}" interrupts by its length when its words are not read (the check this rests on)`, async () => {
-      expect(setTunable('engine.bargeBackchannelMaxFrames', T.bargeConfirmFrames)).toEqual({ ok: true });
-      const { r } = await story(input);
-      expect(r.marks('barge-in')).toHaveLength(1);
-      expect(r.marks('barge-in')[0]!.byWords).toBe(0);
-    });
-  }
-
-  it('listener tokens that run on into a question hold the reply, then its words stop it', async () => {
-    const { r } = await story({ then: 'yeah yeah so what happened then', thenWordsPerMinute: 140, echoGain: 0.3 });
-    expect(r.marks('barge-tentative')).toHaveLength(1);
-    expect(r.marks('barge-released')).toHaveLength(0);
-    expect(r.marks('barge-in')).toHaveLength(1);
-    expect(r.marks('barge-in')[0]!.byWords).toBe(1);
-    // At least one reading over the burst heard only listener tokens and let it be; a later one cut it.
-    const onset = r.first('barge-onset');
-    const reading = readingThatCut(r);
-    const before = r.transcribeCalls.filter((c) => c.at > onset && c.at < reading.at);
-    expect(before.length).toBeGreaterThanOrEqual(1);
-    expect(before.every((c) => /^(yeah\s*)+$/.test(c.text))).toBe(true);
-    expect(reading.text).not.toMatch(/^(yeah\s*)+$/);
-  });
-
-  it('"Stop." alone over the reply is short, but its word stops the reply', async () => {
-    const { r } = await story({ then: 'Stop.', echoGain: 0.3 });
-    expect(r.marks('barge-tentative')).toHaveLength(1);
-    expect(r.marks('barge-released')).toHaveLength(0);
-    expect(r.marks('barge-in')).toHaveLength(1);
-    expect(r.marks('barge-in')[0]!.byWords).toBe(1); // too short to interrupt by its length: its word did
-    expect(r.marks('interrupted').map((m) => m.reason)).toContain('barge-in');
-  });
-
-  // docs/echo.md: in the room rig the echo once came back over a second late, past the look-back window, and its
-  // tail opened a user turn after every reply.
-  for (const echoDelayMs of [300, 1100]) {
-    it(`an echo ${echoDelayMs} ms late: no barge-in, and its tail after the reply opens no utterance`, async () => {
-      const { r } = await story({ echoGain: 0.5, echoDelayMs, tailMs: 18000 });
-      const played = r.first('first-audio');
-      expect(r.marks('barge-in')).toHaveLength(0);
-      expect(r.marks('speech-start').filter((m) => m.at > played)).toHaveLength(0);
-      expect(r.first('done')).toBeGreaterThan(played + 10000); // the whole story played
-      expect(r.transcribeCalls).toHaveLength(1);
-    });
-  }
 
   it('keyboard typing, pink and brown noise produce no turn', async () => {
     const t = new TrackBuilder()
