@@ -140,19 +140,26 @@ export function isEchoOfReplyEnd(text: string, spoken: string): boolean {
 }
 
 /**
- * What ASR hears in the burst decides (a backchannel, or the reply's own words echoed, let it go on); a burst ASR
- * cannot read (it failed, or was cancelled with the reply) is left
- * as a backchannel: the reply it was over goes on rather than being cut on a guess.
+ * What a burst over the reply was: the reply's own echo (its words, or its audio: burst-echo.ts), a listener's
+ * backchannel, or the user asking for the floor. Only the echo teaches the barge gate's floor (residual-floor.ts): a
+ * listener's "mm-hm" is the user's voice.
  */
-export async function isBackchannelBurst(
+export type BurstVerdict = 'own-echo' | 'backchannel' | 'interrupt';
+
+/**
+ * What ASR hears in the burst decides; a burst ASR cannot read (it failed, or was cancelled with the reply) is left
+ * as a backchannel: the reply it was over goes on rather than being cut on a guess, and nothing is learned from it.
+ */
+export async function readBurstWords(
   pcm16k: Float32Array,
   transcribe: (pcm16k: Float32Array) => Promise<{ text: string }>,
   spoken = '',
-): Promise<boolean> {
+): Promise<BurstVerdict> {
   try {
     const { text } = await transcribe(pcm16k);
-    return isBackchannel(text) || isOwnEcho(text, spoken);
+    if (isBackchannel(text)) return 'backchannel';
+    return isOwnEcho(text, spoken) ? 'own-echo' : 'interrupt';
   } catch {
-    return true;
+    return 'backchannel';
   }
 }

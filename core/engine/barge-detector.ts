@@ -207,10 +207,24 @@ export class BargeDetector {
     return sinceAudibleMs < tail && micRms <= bargeRatio * coupling * last;
   }
 
-  /** Feed one mic frame (time = end of frame). */
-  onFrame(now: number, prob: number, micRms: number, capturedAt = now): BargeDecision {
+  /**
+   * Louder than `residualVoiceRatio` times the echo this track's path expects at `capturedAt`: a voice is in the
+   * frame. False while no path is known, and with the ratio at 0 (the default: docs/echo.md says why).
+   */
+  louderThanEcho(capturedAt: number, micRms: number): boolean {
+    const ratio = engineTunables.residualVoiceRatio;
+    if (ratio <= 0) return false;
+    const echo = this.echo.expected(capturedAt);
+    return echo > 0 && micRms > ratio * echo;
+  }
+
+  /**
+   * Feed one mic frame (time = end of frame). `nearEnd`: the frame carries a voice by the echo path's measure
+   * (`louderThanEcho`, on the track whose path is linear): the floor does not learn it.
+   */
+  onFrame(now: number, prob: number, micRms: number, capturedAt = now, nearEnd = false): BargeDecision {
     const voiced = prob > engineTunables.vadOn;
-    this.residual.onFrame(voiced, micRms);
+    this.residual.onFrame(voiced, micRms, nearEnd);
     const playback = this.expectedPlayback(capturedAt);
     const audible = playback > engineTunables.playbackAudibleRms;
     if (audible && !this.calibrated) {
@@ -250,9 +264,12 @@ export class BargeDetector {
     return { kind: 'duck', onsetAt };
   }
 
-  /** The burst that ducked the reply let it go on (its words said backchannel or echo): it counts as the reply's echo. */
-  burstReleased(): void {
-    this.residual.released();
+  /**
+   * The burst that ducked the reply let it go on. `echo`: it was the reply's own echo (its audio or its words), and
+   * counts towards the floor; a listener's backchannel was the user's voice, and does not.
+   */
+  burstReleased(echo: boolean): void {
+    this.residual.released(echo);
   }
 
   /**

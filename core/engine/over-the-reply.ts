@@ -6,7 +6,7 @@
  */
 import { engineTunables as T } from '../tunables';
 import { FRAME_MS } from './audio-frames';
-import { isBackchannelBurst } from './backchannel';
+import { readBurstWords, type BurstVerdict } from './backchannel';
 import type { BargeDecision } from './barge-detector';
 import { mergeBargeDecisions } from './barge-tracks';
 import { burstEcho, burstReferenceRange } from './burst-echo';
@@ -157,11 +157,15 @@ export abstract class OverTheReply extends TurnKeeper {
     this.unprocessedMic = raw !== undefined;
     this.barge.observeMic(this.frameAt, echoLevel);
     const wasDeciding = this.deciding;
-    const own = this.barge.onFrame(now, raw?.prob ?? frame.prob, echoLevel, this.frameAt);
     const second = bargeTrack(frame);
     if (second) this.rawGate.observeMic(this.frameAt, second.rms);
     this.rawGateUsed ||= second !== undefined;
-    const other = second ? this.rawGate.onFrame(now, second.prob, second.rms, this.frameAt) : NONE;
+    // Judged on the unprocessed track, whose echo is the speakers' through the room (the processed residual's level
+    // follows the canceller, not the playback): a frame louder than its echo explains is not learned as residual.
+    const judge = second ? this.rawGate : raw ? this.barge : null;
+    const nearEnd = judge?.louderThanEcho(this.frameAt, second?.rms ?? echoLevel) ?? false;
+    const own = this.barge.onFrame(now, raw?.prob ?? frame.prob, echoLevel, this.frameAt, nearEnd);
+    const other = second ? this.rawGate.onFrame(now, second.prob, second.rms, this.frameAt, nearEnd) : NONE;
     const decision = mergeBargeDecisions(own, other, wasDeciding, this.deciding);
     if (decision.kind === 'duck') {
       const track = second ? { unprocessedTrack: decision === other } : {};
@@ -173,15 +177,15 @@ export abstract class OverTheReply extends TurnKeeper {
   }
 
   /**
-   * Whether the speech over the reply since its onset lets the reply go on: it is the reply's own audio come back
-   * (burst-echo.ts), or, read by ASR with the pre-roll, a backchannel or the reply's own words.
+   * What the speech over the reply since its onset was: the reply's own audio come back (burst-echo.ts), or, read by
+   * ASR with the pre-roll, the reply's own words, a backchannel, or the user asking for the floor.
    */
-  private readBurst(active: ActiveTurn, onsetAt: number): Promise<boolean> {
+  private readBurst(active: ActiveTurn, onsetAt: number): Promise<BurstVerdict> {
     const sinceOnset = Math.round((this.options.clock.now() - onsetAt) / FRAME_MS);
-    if (this.burstIsEcho(active, this.tracker.recent(sinceOnset))) return Promise.resolve(true);
+    if (this.burstIsEcho(active, this.tracker.recent(sinceOnset))) return Promise.resolve('own-echo');
     const frames = sinceOnset + Math.round(T.preRollMs / FRAME_MS);
     const transcribe = (pcm: Float32Array) => this.options.stages.transcribe(pcm, active.turn.signal);
-    return isBackchannelBurst(this.tracker.recent(frames), transcribe, active.reply?.spoken);
+    return readBurstWords(this.tracker.recent(frames), transcribe, active.reply?.spoken);
   }
 
   /** The burst (from its onset: the pre-roll holds the echo also when the user speaks) matched against the reply. */
@@ -202,20 +206,20 @@ export abstract class OverTheReply extends TurnKeeper {
   private checkLongBurst(active: ActiveTurn, onsetAt: number): void {
     if (this.readingLong === active) return;
     this.readingLong = active;
-    void this.readBurst(active, onsetAt).then((backchannel) => {
+    void this.readBurst(active, onsetAt).then((verdict) => {
       if (this.readingLong === active) this.readingLong = null;
-      if (this.active !== active || active.turn.signal.aborted || backchannel) return;
+      if (this.active !== active || active.turn.signal.aborted || verdict !== 'interrupt') return;
       this.bargeIn(active, onsetAt, this.options.clock.now(), 0, true);
     });
   }
 
   /** A short burst over the reply: a backchannel lets the reply go on, words that want the floor interrupt it. */
   private checkBurst(active: ActiveTurn, onsetAt: number, voicedFrames: number): void {
-    void this.readBurst(active, onsetAt).then((backchannel) => {
+    void this.readBurst(active, onsetAt).then((verdict) => {
       if (this.active !== active || active.turn.signal.aborted) return;
-      if (!backchannel) return this.bargeIn(active, onsetAt, this.options.clock.now(), 0, true);
-      this.barge.burstReleased();
-      this.rawGate.burstReleased();
+      if (verdict === 'interrupt') return this.bargeIn(active, onsetAt, this.options.clock.now(), 0, true);
+      this.barge.burstReleased(verdict === 'own-echo');
+      this.rawGate.burstReleased(verdict === 'own-echo');
       // Newer speech over the reply keeps it lowered until that is decided.
       if (!this.deciding) active.turn.stage('barge-released', { voicedFrames, ...this.echoScoreOf(active) });
     });

@@ -10,9 +10,9 @@
  * So each reply measures the level its echo sustained over an onset run: the highest level at which `bargeFrames`
  * frames in a row were voiced and at least that loud (the gate at which that reply would have ducked itself). Speech
  * that ducked the reply is held apart until it is decided: when it interrupts, it was the user, and nothing from its
- * start on is learned; when it is released (the reply's own words, no words, a listener's "mm-hm"), it counts. So a
- * room that got louder (the volume turned up), whose echo now ducks the reply, is learned from that echo instead of
- * never. The floor is `bargeResidualMargin` times the largest of the last `residualReplies` levels, never under
+ * start on is learned; when it is released as the reply's own echo (its audio or its words), it counts. So a room that
+ * got louder (the volume turned up), whose echo now ducks the reply, is learned from that echo instead of never. A
+ * listener's "mm-hm" released as a backchannel is the user's voice, and is not. The floor is `bargeResidualMargin` times the largest of the last `residualReplies` levels, never under
  * `bargeLearnedMinRms`. Until one reply has been measured the fixed floor stands.
  */
 import { engineTunables } from '../tunables';
@@ -37,13 +37,17 @@ export class ResidualFloor {
   /** What was measured before each of the newest frames (newest last): undone when the other track interrupts. */
   private before: { frames: number; runLevel: number }[] = [];
 
-  /** One microphone frame while the reply plays. */
-  onFrame(voiced: boolean, micRms: number): void {
+  /**
+   * One microphone frame while the reply plays. `nearEnd`: louder than the echo path explains (a voice the gate let
+   * pass under it, or did not hear): it ends a run and is not learned, or one interruption the gate missed would lift
+   * the floor over the voice, and every later one would be missed too (docs/echo.md, "The measured floor").
+   */
+  onFrame(voiced: boolean, micRms: number, nearEnd = false): void {
     if (this.mode === 'closed') return;
     this.before.push({ frames: this.frames, runLevel: this.runLevel });
     if (this.before.length > ROLLBACK_FRAMES) this.before.shift();
     this.frames++;
-    if (!voiced) {
+    if (!voiced || (nearEnd && this.mode === 'open')) {
       this.voicedRun = [];
       return;
     }
@@ -71,11 +75,14 @@ export class ResidualFloor {
     this.runLevel = this.levelBeforeRun;
   }
 
-  /** The speech that ducked the reply was not the user asking for the floor: it counts as the reply's echo. */
-  released(): void {
+  /**
+   * The speech that ducked the reply was not the user asking for the floor. `echo`: it was the reply's own echo, and
+   * counts; a listener's "mm-hm" was the user's voice, and is forgotten (it would lift the floor over the voice).
+   */
+  released(echo: boolean): void {
     if (this.mode !== 'pending') return;
     this.mode = 'open';
-    this.runLevel = Math.max(this.runLevel, this.pendingLevel);
+    if (echo) this.runLevel = Math.max(this.runLevel, this.pendingLevel);
   }
 
   /**

@@ -84,6 +84,12 @@ export const engineTunables = registerTunables(
     residualReplies: 3,
     residualMinFrames: 60,
     /**
+     * A frame over a reply louder than this times the echo the unprocessed track's path expects carries a voice: the
+     * floor does not learn it (docs/echo.md, "A voice the gate missed"). 0 (off): in the room rig at 2 it kept the
+     * floor from learning a missed voice, but also from learning a non-linear speaker's echo, which then cut replies.
+     */
+    residualVoiceRatio: 0,
+    /**
      * 1: the microphone is also captured unprocessed, and the echo handling (barge gate, echo path, the hold after a
      * reply) reads that track; 0: one processed track. Off: in the room sweep it stopped every interruption but let
      * the echo barge in 8 times against 3 (docs/echo.md, "The unprocessed microphone"). Read when capture starts.
@@ -157,7 +163,7 @@ export const engineTunables = registerTunables(
      * a burst over the reply"). 0 turns the check off. `bargeEchoSlackMs`: how much further back than the longest echo
      * delay the reply's audio is searched (underruns, a capture queue).
      */
-    bargeEchoMatchMinScore: 40,
+    bargeEchoMatchMinScore: 30,
     bargeEchoSlackMs: 3000,
     /** Mic audio kept before a barge-in onset and used as the start of the next utterance. */
     bargePreRollMs: 1200,
@@ -202,6 +208,7 @@ export const engineTunables = registerTunables(
     bargeLearnedMinRms: { min: 0, max: 1 },
     residualReplies: { min: 1, max: 20, integer: true },
     residualMinFrames: { min: 1, max: 1000, integer: true },
+    residualVoiceRatio: { min: 0, max: 100 },
     echoFromUnprocessed: { min: 0, max: 1, integer: true },
     bargeFromUnprocessed: { min: 0, max: 1, integer: true },
     unprocessedVadMaxLagMs: { min: 0, max: 5000, integer: true },

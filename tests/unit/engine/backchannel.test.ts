@@ -1,6 +1,6 @@
 /** Backchannel or interruption, by what ASR heard in a short burst over the reply (core/engine/backchannel.ts). */
 import { describe, expect, it } from 'vitest';
-import { isBackchannel, isBackchannelBurst, isOwnEcho } from '../../../core/engine/backchannel';
+import { isBackchannel, isOwnEcho, readBurstWords } from '../../../core/engine/backchannel';
 
 describe('isBackchannel', () => {
   it('listener tokens, alone or up to three, in the languages the models transcribe', () => {
@@ -46,16 +46,15 @@ describe('isBackchannel', () => {
     expect(isOwnEcho('the valley', story)).toBe(false);
     expect(isOwnEcho('and sang to', story)).toBe(true);
     expect(isOwnEcho('what village in the story', spoken)).toBe(false);
-    expect(
-      await isBackchannelBurst(new Float32Array(512), () => Promise.resolve({ text: 'above a quiet village' }), spoken),
-    ).toBe(true);
-    expect(await isBackchannelBurst(new Float32Array(512), () => Promise.resolve({ text: 'wait, what village' }), spoken)).toBe(
-      false,
-    );
+    const read = (text: string) => readBurstWords(new Float32Array(512), () => Promise.resolve({ text }), spoken);
+    expect(await read('above a quiet village')).toBe('own-echo');
+    expect(await read('wait, what village')).toBe('interrupt');
+    // A listener's tokens are the user's voice, not the echo: the reply goes on, and the floor learns nothing of it.
+    expect(await read('mm-hm yeah')).toBe('backchannel');
   });
 
   it('a burst ASR cannot read is left alone (the reply goes on)', async () => {
-    expect(await isBackchannelBurst(new Float32Array(512), () => Promise.reject(new Error('aborted')))).toBe(true);
-    expect(await isBackchannelBurst(new Float32Array(512), () => Promise.resolve({ text: 'stop' }))).toBe(false);
+    expect(await readBurstWords(new Float32Array(512), () => Promise.reject(new Error('aborted')))).toBe('backchannel');
+    expect(await readBurstWords(new Float32Array(512), () => Promise.resolve({ text: 'stop' }))).toBe('interrupt');
   });
 });
