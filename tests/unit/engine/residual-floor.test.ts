@@ -145,25 +145,21 @@ describe('the measured floor of the barge gate', () => {
   });
 
   it("a listener's backchannel that ducked the reply is the user's voice: released, and not learned", () => {
-    const floor = new ResidualFloor();
-    for (let i = 0; i < 80; i++) floor.onFrame(true, 0.004);
-    floor.onFrame(true, 0.05);
-    floor.runStarted();
-    for (let i = 0; i < 6; i++) floor.onFrame(true, 0.05);
-    floor.ducked();
-    floor.released(false);
-    floor.endReply();
-    expect(floor.floor).toBeCloseTo(Math.max(T.bargeLearnedMinRms, T.bargeResidualMargin * 0.004), 6);
+    /** A reply's residual at 0.004, then a burst at 0.05 that ducks it and is released as echo or not. */
+    const duckedAndReleased = (echo: boolean) => {
+      const floor = new ResidualFloor();
+      for (let i = 0; i < 80; i++) floor.onFrame(true, 0.004);
+      floor.onFrame(true, 0.05);
+      floor.runStarted();
+      for (let i = 0; i < 6; i++) floor.onFrame(true, 0.05);
+      floor.ducked();
+      floor.released(echo);
+      floor.endReply();
+      return floor.floor;
+    };
+    expect(duckedAndReleased(false)).toBeCloseTo(Math.max(T.bargeLearnedMinRms, T.bargeResidualMargin * 0.004), 6);
     // Released as the reply's echo instead, the same burst is learned.
-    const echo = new ResidualFloor();
-    for (let i = 0; i < 80; i++) echo.onFrame(true, 0.004);
-    echo.onFrame(true, 0.05);
-    echo.runStarted();
-    for (let i = 0; i < 6; i++) echo.onFrame(true, 0.05);
-    echo.ducked();
-    echo.released(true);
-    echo.endReply();
-    expect(echo.floor).toBeCloseTo(T.bargeResidualMargin * 0.05, 6);
+    expect(duckedAndReleased(true)).toBeCloseTo(T.bargeResidualMargin * 0.05, 6);
   });
 
   it('louderThanEcho: a frame over residualVoiceRatio times the echo the learned path expects', () => {

@@ -46,6 +46,28 @@ async function run(interrupt: boolean, input: Partial<ScenarioInput>, greeting =
   });
 }
 
+/**
+ * The story asked for twice, with "Stop, wait a second." over each reply: the first is missed (the unprocessed gate
+ * has not measured its floor yet), the second should not be. Canceller as in `run`; the unprocessed echo at 0.3.
+ */
+async function storyTwiceWithStop() {
+  const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.');
+  t.pause(4200).say('Stop, wait a second.');
+  t.pause(12000).say('Tell me a long story about a dragon.');
+  t.pause(4200).say('Stop, wait a second.');
+  t.pause(200);
+  const r = await runScenario(vad, {
+    user: t.build(),
+    segments: t.segments,
+    reply: (turn) => (turn.text.includes('dragon') ? STORY : 'Okay, I am listening.'),
+    echoGain: 0.02,
+    nearEndWhilePlaying: 0.05,
+    tailMs: 14000,
+    unprocessed: { echoGain: 0.3, vad: rawVad },
+  });
+  return { t, r };
+}
+
 describe('the unprocessed microphone', () => {
   // Off by default (docs/echo.md says why); these tests are about what it does when on.
   beforeEach(() => setTunable('engine.echoFromUnprocessed', 1));
@@ -116,20 +138,7 @@ describe('both tracks gate a barge-in (the echo handling stays on the processed 
   // the unprocessed track's echo path explains is not learned (off by default: docs/echo.md says why).
   it('with residualVoiceRatio on, an interruption missed on the first reply does not lift the floor over the same voice on the next', async () => {
     setTunable('engine.residualVoiceRatio', 2);
-    const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.');
-    t.pause(4200).say('Stop, wait a second.'); // over the first reply: that gate has not measured its floor yet
-    t.pause(12000).say('Tell me a long story about a dragon.');
-    t.pause(4200).say('Stop, wait a second.');
-    t.pause(200);
-    const r = await runScenario(vad, {
-      user: t.build(),
-      segments: t.segments,
-      reply: (turn) => (turn.text.includes('dragon') ? STORY : 'Okay, I am listening.'),
-      echoGain: 0.02,
-      nearEndWhilePlaying: 0.05,
-      tailMs: 14000,
-      unprocessed: { echoGain: 0.3, vad: rawVad },
-    });
+    const { t, r } = await storyTwiceWithStop();
     const first = r.marks('echo-path')[0]!;
     // The first reply played to its end under the missed voice; the unprocessed track learned its echo (≈ 0.3 × the
     // reply's level), not the voice (0.11 when it was learned, which put the next floor at 0.28, over the voice).
@@ -143,20 +152,7 @@ describe('both tracks gate a barge-in (the echo handling stays on the processed 
   });
 
   it('the same missed voice lifts the floor with the rule off, the default (the case the test above guards)', async () => {
-    const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.');
-    t.pause(4200).say('Stop, wait a second.');
-    t.pause(12000).say('Tell me a long story about a dragon.');
-    t.pause(4200).say('Stop, wait a second.');
-    t.pause(200);
-    const r = await runScenario(vad, {
-      user: t.build(),
-      segments: t.segments,
-      reply: (turn) => (turn.text.includes('dragon') ? STORY : 'Okay, I am listening.'),
-      echoGain: 0.02,
-      nearEndWhilePlaying: 0.05,
-      tailMs: 14000,
-      unprocessed: { echoGain: 0.3, vad: rawVad },
-    });
+    const { r } = await storyTwiceWithStop();
     expect(r.marks('echo-path')[0]!.rawResidualRunRms).toBeGreaterThan(0.08);
     expect(r.marks('barge-in')).toHaveLength(0);
   });
