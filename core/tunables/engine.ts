@@ -163,7 +163,7 @@ export const engineTunables = registerTunables(
      * a burst over the reply"). 0 turns the check off. `bargeEchoSlackMs`: how much further back than the longest echo
      * delay the reply's audio is searched (underruns, a capture queue).
      */
-    bargeEchoMatchMinScore: 30,
+    bargeEchoMatchMinScore: 20,
     bargeEchoSlackMs: 3000,
     /** Mic audio kept before a barge-in onset and used as the start of the next utterance. */
     bargePreRollMs: 1200,
