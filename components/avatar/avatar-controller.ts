@@ -25,6 +25,7 @@ import { detectSoftwareRenderer } from './software-gl';
 import { animNow, TalkingHeadHold, type HoldableTalkingHead } from './speech-hold';
 import { StreamStarter, type StreamableHead } from './stream-start';
 import { AvatarFrameRate } from './frame-rate';
+import { showState } from './state-look';
 // The same file TalkingHead loads by its own URL (the bundle emits it once, by content).
 import playbackWorkletUrl from '@met4citizen/talkinghead/modules/playback-worklet.js?url';
 
@@ -71,15 +72,6 @@ interface HeadInternals extends HoldableTalkingHead {
   morphs: MorphMesh[];
   isSpeaking: boolean;
 }
-
-const STATE_LOOK: Record<AvatarState, { mood: string; values: Record<string, number> }> = {
-  idle: { mood: 'neutral', values: { headRotateZ: 0, browInnerUp: 0, mouthPressLeft: 0, mouthPressRight: 0 } },
-  // Leaning in: a small head tilt and lifted brows read as attention.
-  listening: { mood: 'happy', values: { headRotateZ: 0.08, browInnerUp: 0.35, mouthPressLeft: 0, mouthPressRight: 0 } },
-  // Pondering: head turned and tilted, lips pressed, brows knit.
-  thinking: { mood: 'neutral', values: { headRotateZ: -0.06, browInnerUp: 0.5, mouthPressLeft: 0.35, mouthPressRight: 0.35 } },
-  speaking: { mood: 'happy', values: { headRotateZ: 0, browInnerUp: 0, mouthPressLeft: 0, mouthPressRight: 0 } },
-};
 
 export class AvatarController {
   readonly head: TalkingHead;
@@ -294,19 +286,7 @@ export class AvatarController {
     // TalkingHead's mood animations read the loaded avatar: before it (or while a new one loads) they throw.
     if (!this.loaded) return;
     this.setFps(state);
-    const look = STATE_LOOK[state];
-    this.head.setMood(look.mood);
-    const scale = this.opts.reducedMotion ? 0.4 : 1;
-    for (const [k, v] of Object.entries(look.values)) {
-      if (this.head.mtAvatar[k]) this.head.setValue(k, k.startsWith('head') ? v * scale : v, 400);
-    }
-    if (state === 'listening') this.head.makeEyeContact(2000);
-    if (state === 'thinking' && !this.opts.reducedMotion) {
-      const r = this.head.opt as unknown as { nodeAvatar?: HTMLElement };
-      const box = r.nodeAvatar?.getBoundingClientRect();
-      // Look up and aside, like someone recalling something.
-      if (box) this.head.lookAt(box.left + box.width * 0.85, box.top, 2500);
-    }
+    showState(this.head, state, this.opts.reducedMotion);
   }
 
   setMood(mood: string): void {

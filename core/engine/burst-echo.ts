@@ -11,9 +11,9 @@
  * queue), and a little past it (the output latency).
  */
 import { engineTunables as T } from '../tunables';
+import { FRAME_SAMPLES, rms, VAD_SAMPLE_RATE as RATE } from './audio-frames';
 import { matchEcho } from './echo-match';
 
-const RATE = 16_000;
 /** Past the estimated position: the player reports its start before the speakers sound it. */
 const AHEAD_S = 0.5;
 
@@ -41,8 +41,6 @@ export function burstEcho(burst: Float32Array, reference: Float32Array | null): 
   return { score: match.score, own: match.score >= T.bargeEchoMatchMinScore };
 }
 
-/** 32 ms frames. */
-const FRAME = 512;
 /** A frame this far under the burst's loudest (−20 dB) is the quiet after it. */
 const QUIET = 0.1;
 
@@ -52,16 +50,10 @@ const QUIET = 0.1;
  * echo's. Never shorter than the matcher's minimum, where the burst has that much.
  */
 function withoutQuietEnd(burst: Float32Array): Float32Array {
-  const frames = Math.floor(burst.length / FRAME);
-  const levels = Array.from({ length: frames }, (_, i) => frameRms(burst.subarray(i * FRAME, (i + 1) * FRAME)));
+  const frames = Math.floor(burst.length / FRAME_SAMPLES);
+  const levels = Array.from({ length: frames }, (_, i) => rms(burst.subarray(i * FRAME_SAMPLES, (i + 1) * FRAME_SAMPLES)));
   const loudest = Math.max(0, ...levels);
   let last = frames - 1;
   while (last > 0 && levels[last]! < QUIET * loudest) last--;
-  return burst.subarray(0, Math.min(burst.length, Math.max((last + 1) * FRAME, RATE / 4)));
-}
-
-function frameRms(x: Float32Array): number {
-  let sum = 0;
-  for (const v of x) sum += v * v;
-  return Math.sqrt(sum / Math.max(1, x.length));
+  return burst.subarray(0, Math.min(burst.length, Math.max((last + 1) * FRAME_SAMPLES, RATE / 4)));
 }

@@ -5,7 +5,7 @@
  * policy and the turn's answer build on it in core/engine/duplex-engine.ts.
  */
 import { engineTunables as T } from '../tunables';
-import { FRAME_MS } from './audio-frames';
+import { FRAME_MS, FRAME_SAMPLES, VAD_SAMPLE_RATE } from './audio-frames';
 import { readBurstWords, type BurstVerdict } from './backchannel';
 import type { BargeDecision } from './barge-detector';
 import { mergeBargeDecisions } from './barge-tracks';
@@ -182,17 +182,18 @@ export abstract class OverTheReply extends TurnKeeper {
    */
   private readBurst(active: ActiveTurn, onsetAt: number): Promise<BurstVerdict> {
     const sinceOnset = Math.round((this.options.clock.now() - onsetAt) / FRAME_MS);
-    if (this.burstIsEcho(active, this.tracker.recent(sinceOnset))) return Promise.resolve('own-echo');
-    const frames = sinceOnset + Math.round(T.preRollMs / FRAME_MS);
+    const heard = this.tracker.recent(sinceOnset + Math.round(T.preRollMs / FRAME_MS));
+    const burst = heard.subarray(Math.max(0, heard.length - sinceOnset * FRAME_SAMPLES));
+    if (this.burstIsEcho(active, burst)) return Promise.resolve('own-echo');
     const transcribe = (pcm: Float32Array) => this.options.stages.transcribe(pcm, active.turn.signal);
-    return readBurstWords(this.tracker.recent(frames), transcribe, active.reply?.spoken);
+    return readBurstWords(heard, transcribe, active.reply?.spoken);
   }
 
   /** The burst (from its onset: the pre-roll holds the echo also when the user speaks) matched against the reply. */
   private burstIsEcho(active: ActiveTurn, burst: Float32Array): boolean {
     if (active.firstAudioAt === undefined || !this.options.stages.replyAudio) return false;
     const sinceFirstAudio = this.options.clock.now() - active.firstAudioAt;
-    const range = burstReferenceRange(sinceFirstAudio, burst.length / 16_000);
+    const range = burstReferenceRange(sinceFirstAudio, burst.length / VAD_SAMPLE_RATE);
     const match = burstEcho(burst, this.options.stages.replyAudio(active.turn.id, range));
     if (match) active.burstEchoScore = Math.round(match.score * 10) / 10;
     return match?.own ?? false;

@@ -12,8 +12,9 @@
  * that ducked the reply is held apart until it is decided: when it interrupts, it was the user, and nothing from its
  * start on is learned; when it is released as the reply's own echo (its audio or its words), it counts. So a room that
  * got louder (the volume turned up), whose echo now ducks the reply, is learned from that echo instead of never. A
- * listener's "mm-hm" released as a backchannel is the user's voice, and is not. The floor is `bargeResidualMargin` times the largest of the last `residualReplies` levels, never under
- * `bargeLearnedMinRms`. Until one reply has been measured the fixed floor stands.
+ * listener's "mm-hm" released as a backchannel is the user's voice, and is not. The floor is `bargeResidualMargin`
+ * times the largest of the last `residualReplies` levels, never under `bargeLearnedMinRms`. Until one reply has been
+ * measured the fixed floor stands.
  */
 import { engineTunables } from '../tunables';
 
