@@ -5,7 +5,7 @@
 import type { AvatarEvents } from './avatar-controller';
 import { LevelReporter } from './level-reporter';
 import { PlayedAudio } from '../../core/tts/played-audio';
-import { HOLD_FADE_S, rampGain, resumeAfterCut } from './speech-hold';
+import { ContextPause, HOLD_FADE_S, rampGain } from './speech-hold';
 
 export class FallbackPlayer {
   private ctx: AudioContext | null = null;
@@ -18,6 +18,7 @@ export class FallbackPlayer {
   private readonly played = new PlayedAudio();
   /** Speech over the reply holds it: the context stands still (docs/echo.md, "Holding the reply"). */
   private held = false;
+  private readonly pauser = new ContextPause();
 
   constructor(
     private events: AvatarEvents,
@@ -66,8 +67,9 @@ export class FallbackPlayer {
     // Nothing scheduled (the reply drained just before the word came): nothing to hold.
     if (paused === this.held || !this.ctx || (paused && this.sources.size === 0)) return;
     this.held = paused;
-    this.setGain(paused ? 0 : 1, HOLD_FADE_S);
-    void (paused ? this.ctx.suspend() : this.ctx.resume());
+    if (!this.gain) return;
+    if (paused) this.pauser.hold(this.ctx, this.gain.gain);
+    else this.pauser.release(this.ctx, this.gain.gain);
   }
 
   /** Nothing to flush: each chunk is already scheduled; ended fires when the last one finishes. */
@@ -87,7 +89,7 @@ export class FallbackPlayer {
     if (had) this.finish(true);
     if (this.held && this.ctx && this.gain) {
       this.held = false;
-      resumeAfterCut(this.ctx, this.gain.gain);
+      this.pauser.cut(this.ctx, this.gain.gain);
     }
   }
 

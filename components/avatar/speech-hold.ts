@@ -23,6 +23,13 @@ export interface HoldableHead {
   streamAudioStartTime: number | null;
 }
 
+/**
+ * After the fade, the held context runs this long before it is suspended (ms). A context at another rate than the
+ * device (the reply's 24 kHz) leaves the last few milliseconds it rendered in Chrome's output path, and they play when
+ * it runs again: suspended at once, that was the reply at full level, 4–5 ms of it heard after the cut. Rendered after
+ * the fade, they are silence (docs/echo.md, "Holding the reply").
+ */
+export const SUSPEND_AFTER_FADE_MS = 30;
 /** After a cut while held, the context resumes muted this long (s), so nothing it still had is heard. */
 const CUT_MUTE_S = 0.05;
 /** Time constant of a gain change back to full volume (s): no click, and well within one microphone frame. */
@@ -58,11 +65,12 @@ export class SpeechHold {
 
   /**
    * Puts the speech's animations back, later by the time held, and moves the utterance's start with them (so chunks
-   * queued after this line up with the audio). Returns the time held (ms), or null when it was not held.
+   * queued after this line up with the audio). `ranMs`: how long of the hold the audio clock still ran (the fade
+   * before the context stood still). Returns the time the animations moved (ms), or null when it was not held.
    */
-  release(head: HoldableHead, nowMs: number): number | null {
+  release(head: HoldableHead, nowMs: number, ranMs = 0): number | null {
     if (this.heldAt === null) return null;
-    const heldMs = Math.max(0, animNow(head, nowMs) - this.heldAt);
+    const heldMs = Math.max(0, animNow(head, nowMs) - this.heldAt - ranMs);
     for (const a of this.parked) a.ts = a.ts.map((t) => t + heldMs);
     head.animQueue.push(...this.parked);
     if (head.streamAudioStartTime !== null) head.streamAudioStartTime += heldMs;
@@ -95,6 +103,55 @@ export function rampGain(ctx: BaseAudioContext, gain: AudioParam, value: number,
   gain.setTargetAtTime(value, ctx.currentTime, timeConstantS);
 }
 
+/**
+ * Holding an AudioContext: the gain fades, and the context stands still once the fade has reached the speakers
+ * (`SUSPEND_AFTER_FADE_MS`). A release or a cut before then stops the suspend from coming.
+ */
+export class ContextPause {
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private heldAt = 0;
+  private ranS = 0;
+
+  hold(ctx: AudioContext, gain: AudioParam): void {
+    this.cancel();
+    rampGain(ctx, gain, 0, HOLD_FADE_S);
+    this.heldAt = ctx.currentTime;
+    this.ranS = 0;
+    // By the audio clock: a timer can fire before the audio thread has rendered that far.
+    const suspendOnceFaded = (): void => {
+      const ranS = ctx.currentTime - this.heldAt;
+      if (ranS < SUSPEND_AFTER_FADE_MS / 1000) {
+        this.timer = setTimeout(suspendOnceFaded, 5);
+        return;
+      }
+      this.timer = null;
+      this.ranS = ranS;
+      void ctx.suspend();
+    };
+    this.timer = setTimeout(suspendOnceFaded, SUSPEND_AFTER_FADE_MS);
+  }
+
+  /** Lets the context go on from where it stood; returns how long it ran after the hold began (ms). */
+  release(ctx: AudioContext, gain: AudioParam): number {
+    const ranS = this.timer === null ? this.ranS : ctx.currentTime - this.heldAt;
+    this.cancel();
+    rampGain(ctx, gain, 1, HOLD_FADE_S);
+    void ctx.resume();
+    return Math.max(0, ranS * 1000);
+  }
+
+  /** The held reply was cut: the context runs again, muted until the player has dropped what it had. */
+  cut(ctx: AudioContext, gain: AudioParam): void {
+    this.cancel();
+    resumeAfterCut(ctx, gain);
+  }
+
+  private cancel(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
 /** The parts of TalkingHead a held reply touches; the audio nodes are read on every call (streamStart rebuilds them). */
 export interface HoldableTalkingHead extends HoldableHead {
   audioCtx: AudioContext;
@@ -107,6 +164,7 @@ export interface HoldableTalkingHead extends HoldableHead {
  */
 export class TalkingHeadHold {
   private readonly speech = new SpeechHold();
+  private readonly context = new ContextPause();
 
   constructor(
     private readonly head: HoldableTalkingHead,
@@ -128,14 +186,13 @@ export class TalkingHeadHold {
     if (paused) {
       if (!playing || !this.speech.hold(head, performance.now())) return;
       this.mark('hold');
-      rampGain(head.audioCtx, head.audioSpeechGainNode.gain, 0, HOLD_FADE_S);
-      void head.audioCtx.suspend();
+      this.context.hold(head.audioCtx, head.audioSpeechGainNode.gain);
       this.closeMouth();
     } else {
-      if (this.speech.release(head, performance.now()) === null) return;
+      if (!this.speech.held) return;
+      const ranMs = this.context.release(head.audioCtx, head.audioSpeechGainNode.gain);
+      this.speech.release(head, performance.now(), ranMs);
       this.mark('release');
-      rampGain(head.audioCtx, head.audioSpeechGainNode.gain, 1, HOLD_FADE_S);
-      void head.audioCtx.resume();
     }
   }
 
@@ -149,7 +206,7 @@ export class TalkingHeadHold {
     const head = this.head;
     if (!this.speech.held) return this.restoreVolume();
     this.speech.drop();
-    resumeAfterCut(head.audioCtx, head.audioSpeechGainNode.gain);
+    this.context.cut(head.audioCtx, head.audioSpeechGainNode.gain);
   }
 }
 

@@ -270,6 +270,9 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
     expect(whileHeld.length).toBeGreaterThan(1);
     expect(whileHeld.at(-1)!.audioMs - whileHeld[0]!.audioMs).toBeLessThan(30);
     for (const f of whileHeld) expect(f.mouth).toBeLessThan(REST);
+    // It stood still only once its fade had been rendered: a context at 24 kHz leaves the last milliseconds it
+    // rendered in Chrome's output path, and they play when it runs again (docs/echo.md, "Holding the reply").
+    for (const f of whileHeld) expect(f.gain).toBeLessThan(1e-3);
     // Released: it goes on, with the lips.
     const after = snap.frames.filter((f) => f.at > releasedAt + 100);
     expect(after.some((f) => f.audible > AUDIBLE && f.mouth > 0.08)).toBe(true);
@@ -301,6 +304,11 @@ describe('avatar playback in the side panel (built extension, software WebGL)', 
       100,
     );
     const cutAt = cut.events.find((e) => e.name === 'interrupt')!.at;
+    // Faded out before the context stood still, so what it left in the output path, played at the cut, is silence.
+    const holdAt = cut.events.find((e) => e.name === 'hold')!.at;
+    const held = cut.frames.filter((f) => f.at > holdAt + 100 && f.at < cutAt);
+    expect(held.length).toBeGreaterThan(0);
+    for (const f of held) expect(f.gain).toBeLessThan(1e-3);
     const afterCut = cut.frames.filter((f) => f.at > cutAt + 100);
     for (const f of afterCut) expect(f.audible).toBeLessThan(1e-3);
     // The context runs again (the next reply needs it) ...
