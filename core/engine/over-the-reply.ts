@@ -98,6 +98,11 @@ export abstract class OverTheReply extends TurnKeeper {
 
   private heardFirstAudio(active: ActiveTurn): void {
     active.firstAudioAt ??= this.options.clock.now();
+    // Speech heard since the audio was queued was over the reply: the barge gates judge what follows of it.
+    if (active.pendingResume) {
+      active.pendingResume = undefined;
+      this.resetUtterance();
+    }
     if (!active.turn.advance('speaking')) return;
     active.turn.stage('first-audio', {});
     this.setState('speaking');
@@ -127,12 +132,43 @@ export abstract class OverTheReply extends TurnKeeper {
   protected beforeAudio(active: ActiveTurn, now: number, frame: MicFrame, level: number): void {
     if (active.saved) active.gap.push(frame.pcm);
     const event = this.tracker.onFrame(now, frame.pcm, frame.prob);
+    if (active.pendingResume) return this.confirmResume(active, now, active.pendingResume);
     if (event.kind !== 'onset') return;
     if (level < T.resumeMinRms) return this.resetUtterance();
+    // The reply's audio is at the player and may already be in the room: its start may come after its echo.
+    if (this.audioHandedOver(active) && T.resumeGraceMs > 0) {
+      active.pendingResume = { heardAt: now, onsetAt: event.at };
+      return;
+    }
+    this.resume(active, now, event.at);
+  }
+
+  /**
+   * Some of the reply's audio went to the player: a whole sentence queued, or (streaming TTS) its first chunk, which
+   * the reply's audio log has as soon as it is sent (reply-audio.ts).
+   */
+  private audioHandedOver(active: ActiveTurn): boolean {
+    if (active.turn.audioOutstanding) return true;
+    return (this.options.stages.replyAudio?.(active.turn.id, { fromSeconds: 0, toSeconds: 0.05 }) ?? null) !== null;
+  }
+
+  /**
+   * Speech that began while the reply's audio was queued and not reported started: after `resumeGraceMs` without a
+   * start, it is the user resuming if it is still speech enough for a turn, and nothing if it was not.
+   */
+  private confirmResume(active: ActiveTurn, now: number, pending: { heardAt: number; onsetAt: number }): void {
+    if (now - pending.heardAt < T.resumeGraceMs) return;
+    active.pendingResume = undefined;
+    if (this.tracker.voicedFrames < T.minVoicedFrames) return this.resetUtterance();
+    this.resume(active, pending.heardAt, pending.onsetAt);
+  }
+
+  /** `heardAt`: when the resumption was heard (the merge window's clock); `onsetAt`: where its speech began. */
+  private resume(active: ActiveTurn, heardAt: number, onsetAt: number): void {
     const { turn, saved } = active;
-    if (saved && this.mergesLeft > 0 && now - active.endpointAt <= T.mergeWindowMs) {
+    if (saved && this.mergesLeft > 0 && heardAt - active.endpointAt <= T.mergeWindowMs) {
       this.mergesLeft--;
-      turn.stage('merge', { afterEndpointMs: now - active.endpointAt });
+      turn.stage('merge', { afterEndpointMs: heardAt - active.endpointAt });
       turn.cancel('resumed');
       this.mergedFrom = turn.id;
       const frames = saved.frames.concat(active.gap);
@@ -140,7 +176,7 @@ export abstract class OverTheReply extends TurnKeeper {
     } else {
       turn.cancel('resumed');
       this.mergedFrom = null;
-      this.stageOf(this.upcomingId(), 'speech-start', { beforeAudio: true }, event.at);
+      this.stageOf(this.upcomingId(), 'speech-start', { beforeAudio: true }, onsetAt);
     }
     this.active = null;
     if (active.historyIndex !== null) this.history.splice(active.historyIndex, 1);

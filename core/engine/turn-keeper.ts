@@ -60,6 +60,8 @@ export interface ActiveTurn {
   firstAudioAt?: number;
   /** The last burst over the reply matched against its audio (burst-echo.ts): the score, for the trace. */
   burstEchoScore?: number;
+  /** Speech began while the reply's audio was queued but not reported started: when it was heard, and its onset. */
+  pendingResume?: { heardAt: number; onsetAt: number };
 }
 
 export abstract class TurnKeeper {

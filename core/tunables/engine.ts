@@ -67,6 +67,13 @@ export const engineTunables = registerTunables(
     mergeWindowMs: 1500,
     /** Minimum mic RMS for a resumption to count (VAD alone fires on breaths and clicks). */
     resumeMinRms: 0.01,
+    /**
+     * Speech that begins once the reply's audio is queued at the player, before the player said it started, may be
+     * that audio's echo (the side panel's thread reports late on a busy machine): it is taken as the user resuming
+     * only if it still holds `minVoicedFrames` after this long, and not at all if the start arrives first (docs/echo.md,
+     * "A start the player reports late"). The room traces had the panel's reports up to ~310 ms apart.
+     */
+    resumeGraceMs: 500,
     /** Playback level (RMS of what the side panel plays) above which the assistant is audible. */
     playbackAudibleRms: 0.01,
     /** Audible frames used to calibrate the echo floor at the start of each reply. */
@@ -200,6 +207,7 @@ export const engineTunables = registerTunables(
     asrMinConfidence: { min: 0, max: 1 },
     mergeWindowMs: { min: 0, max: 10000 },
     resumeMinRms: { min: 0, max: 1 },
+    resumeGraceMs: { min: 0, max: 5000 },
     playbackAudibleRms: { min: 0, max: 1 },
     echoCalibFrames: { min: 1, max: 100, integer: true },
     bargeMinRms: { min: 0, max: 1 },

@@ -54,8 +54,12 @@ describe('talking over the reply through a room', () => {
     console.log('ROOM interrupt', JSON.stringify(r));
     expect(r.falseBargeIns).toBe(0); // before the user spoke
     expect(r.interrupted?.detected).toBe(true);
-    // The speakers went silent after the user started (not before: the reply was still playing when they spoke).
-    expect(r.interrupted?.stopLatencyMs).toBeGreaterThan(0);
+    // The voice held the reply: the engine's hold came after the voice reached the microphone (not before: the echo
+    // did not start it), and the speakers then went silent for good. When their silence began is not asserted: on a
+    // busy machine the voice worker falls behind real time, and a gap between sentences may be under the voice
+    // ("gap at onset", docs/benchmarks.md); the sweep reports the stop latency.
+    expect(r.interrupted?.voiceToDuckMs).toBeGreaterThan(0);
+    expect(r.interrupted?.stopLatencyMs).toBeDefined();
     expect(r.followUp?.falseBargeIns).toBe(0);
     expect(r.followUp?.phantomTurns).toBe(0);
   });
