@@ -117,6 +117,8 @@ export class ContextPause {
     rampGain(ctx, gain, 0, HOLD_FADE_S);
     this.heldAt = ctx.currentTime;
     this.ranS = 0;
+    // A context that renders nothing (already suspended, or closed) has no fade to wait for and its clock stands still.
+    if (ctx.state !== 'running') return;
     // By the audio clock: a timer can fire before the audio thread has rendered that far.
     const suspendOnceFaded = (): void => {
       const ranS = ctx.currentTime - this.heldAt;

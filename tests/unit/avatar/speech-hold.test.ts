@@ -112,6 +112,15 @@ describe('holding the reply’s AudioContext: it stands still only once its fade
     expect(gainEvents.at(-1)).toEqual(['target', 1]);
   });
 
+  it('a context that renders nothing is not waited on: no timer runs while it is held', () => {
+    vi.useFakeTimers();
+    const { ctx, gain, clock, calls } = fakeContext();
+    clock.state = 'suspended';
+    new ContextPause().hold(ctx, gain);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(calls).toEqual([]);
+  });
+
   it('a release or a cut before the suspend stops it from coming', () => {
     vi.useFakeTimers();
     const a = fakeContext();
