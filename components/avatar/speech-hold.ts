@@ -142,10 +142,17 @@ export class ContextPause {
     return Math.max(0, ranS * 1000);
   }
 
-  /** The held reply was cut: the context runs again, muted until the player has dropped what it had. */
+  /**
+   * The held reply was cut: its context runs again (the next reply needs it), muted until the player has dropped what
+   * it still had, then at full volume.
+   */
   cut(ctx: AudioContext, gain: AudioParam): void {
     this.cancel();
-    resumeAfterCut(ctx, gain);
+    const t = ctx.currentTime;
+    gain.cancelScheduledValues(t);
+    gain.setValueAtTime(0, t);
+    gain.setValueAtTime(1, t + CUT_MUTE_S);
+    void ctx.resume();
   }
 
   private cancel(): void {
@@ -210,16 +217,4 @@ export class TalkingHeadHold {
     this.speech.drop();
     this.context.cut(head.audioCtx, head.audioSpeechGainNode.gain);
   }
-}
-
-/**
- * A reply cut while held: its context runs again (the next reply needs it), muted until the player has dropped what
- * it still had, then at full volume.
- */
-export function resumeAfterCut(ctx: AudioContext, gain: AudioParam): void {
-  const t = ctx.currentTime;
-  gain.cancelScheduledValues(t);
-  gain.setValueAtTime(0, t);
-  gain.setValueAtTime(1, t + CUT_MUTE_S);
-  void ctx.resume();
 }

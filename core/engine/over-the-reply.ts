@@ -156,7 +156,7 @@ export abstract class OverTheReply extends TurnKeeper {
    * Speech that began while the reply's audio was queued and not reported started: after `resumeGraceMs` without a
    * start, it is the user resuming if it is still speech enough for a turn, and nothing if it was not.
    */
-  private confirmResume(active: ActiveTurn, now: number, pending: { heardAt: number; onsetAt: number }): void {
+  private confirmResume(active: ActiveTurn, now: number, pending: NonNullable<ActiveTurn['pendingResume']>): void {
     if (now - pending.heardAt < T.resumeGraceMs) return;
     active.pendingResume = undefined;
     if (this.tracker.voicedFrames < T.minVoicedFrames) return this.resetUtterance();
