@@ -60,6 +60,8 @@ export class BargeDetector {
   /** The loudest playback level of this reply, and when the side panel last reported one. */
   private replyPeak = 0;
   private lastLevelAt = -Infinity;
+  /** `overEchoSoFar`'s level, held from the start of the other gate's run to its end. */
+  private heldProvisional = 0;
   /** Learned across replies: the speakers, the room and the microphone stay the same from one reply to the next. */
   readonly echo = new EchoPath();
   /** The gate's floor, measured on the replies nobody talked over (kept across replies, as the path). */
@@ -220,9 +222,10 @@ export class BargeDetector {
 
   /**
    * Feed one mic frame (time = end of frame). `nearEnd`: the frame carries a voice by the echo path's measure
-   * (`louderThanEcho`, on the track whose path is linear): the floor does not learn it.
+   * (`louderThanEcho`, on the track whose path is linear): the floor does not learn it. `otherTrackAgrees`: false
+   * when the other track's frame shows no voice over its echo (`overEchoSoFar`): the frame is no candidate.
    */
-  onFrame(now: number, prob: number, micRms: number, capturedAt = now, nearEnd = false): BargeDecision {
+  onFrame(now: number, prob: number, micRms: number, capturedAt = now, nearEnd = false, otherTrackAgrees = true): BargeDecision {
     const voiced = prob > engineTunables.vadOn;
     this.residual.onFrame(voiced, micRms, nearEnd);
     const playback = this.expectedPlayback(capturedAt);
@@ -235,7 +238,7 @@ export class BargeDetector {
     }
     const gate = this.threshold(now, capturedAt);
     if (voiced) this.peakOverGate = Math.max(this.peakOverGate, micRms / gate);
-    const candidate = voiced && micRms > gate && (!this.measuredOnly || this.residual.floor !== null);
+    const candidate = voiced && micRms > gate && otherTrackAgrees && (!this.measuredOnly || this.residual.floor !== null);
     if (candidate) {
       this.overGateFrames++;
       this.echo.markNearEnd(capturedAt);
@@ -279,6 +282,22 @@ export class BargeDetector {
   interrupted(sinceFrames = 0): void {
     this.tentative = null;
     this.residual.interrupted(sinceFrames);
+  }
+
+  /** Inside a run of barge candidates, or deciding on one that lowered the reply. */
+  get inRun(): boolean {
+    return this.run > 0 || this.tentative !== null;
+  }
+
+  /**
+   * This track's frame is louder than its floor would be if the reply ended now (`ResidualFloor.provisional`): asked of
+   * the unprocessed gate before it has measured a floor, by the processed gate's candidates (docs/echo.md, "The first
+   * reply in a loud room"). `held`: the asking gate is inside a run, so the level from before that run stands (the
+   * run's own frames would otherwise lift it over the voice). Ask before this frame is fed.
+   */
+  overEchoSoFar(micRms: number, held: boolean): boolean {
+    if (!held) this.heldProvisional = this.residual.provisional;
+    return micRms > this.heldProvisional;
   }
 
   /** True while speech over the reply has lowered it and is not decided yet. */

@@ -5,7 +5,9 @@
  * (barge-detector.ts: its own calibration, echo path and measured floor), and their decisions are merged here: either
  * one lowers the reply, either one interrupts it, and a burst is let go only once neither is still deciding on it.
  */
-import type { BargeDecision } from './barge-detector';
+import { engineTunables as T } from '../tunables';
+import type { BargeDecision, BargeDetector } from './barge-detector';
+import type { MicFrame, TurnStageFields } from './types';
 
 const NONE: BargeDecision = { kind: 'none' };
 
@@ -28,4 +30,31 @@ export function mergeBargeDecisions(
   if (duck) return wasDeciding ? NONE : duck;
   const release = [a, b].find((d) => d.kind === 'release');
   return release && !stillDeciding ? release : NONE;
+}
+
+/**
+ * The unprocessed twin as a second barge gate's input: captured, asked for, not already the echo handling's, and with
+ * its own P(speech) (a feed behind real time leaves it out).
+ */
+export function bargeTrack(frame: MicFrame): { rms: number; prob: number } | undefined {
+  const raw = frame.raw;
+  if (!T.bargeFromUnprocessed || T.echoFromUnprocessed || raw?.prob === undefined) return undefined;
+  return { rms: raw.rms, prob: raw.prob };
+}
+
+/** The frame's unprocessed twin, when it has one and the echo handling is to use it (`echoFromUnprocessed`). */
+export function unprocessed(frame: MicFrame): MicFrame['raw'] {
+  return T.echoFromUnprocessed ? frame.raw : undefined;
+}
+
+/** The unprocessed track's gate over the reply, as the `echo-path` mark's fields. */
+export function rawGateTrace(gate: BargeDetector): Partial<TurnStageFields['echo-path']> {
+  const t = gate.replyTrace();
+  return {
+    rawPeakOverGate: t.peakOverGate,
+    rawLongestRun: t.longestRun,
+    rawVoicedUnderGateFrames: t.voicedUnderGateFrames,
+    rawResidualRunRms: t.residualRunRms,
+    rawFloorRms: t.floorRms,
+  };
 }

@@ -8,12 +8,12 @@ import { engineTunables as T } from '../tunables';
 import { FRAME_MS, FRAME_SAMPLES, VAD_SAMPLE_RATE } from './audio-frames';
 import { readBurstWords, type BurstVerdict } from './backchannel';
 import type { BargeDecision } from './barge-detector';
-import { mergeBargeDecisions } from './barge-tracks';
+import { bargeTrack, mergeBargeDecisions, rawGateTrace, unprocessed } from './barge-tracks';
 import { burstEcho, burstReferenceRange } from './burst-echo';
 import { replyEchoVerdict, type ReplyEchoVerdict } from './echo-match';
 import type { Speculation } from './speculation';
 import { TurnKeeper, type ActiveTurn } from './turn-keeper';
-import type { MicFrame, PlaybackEvent, TurnStageFields } from './types';
+import type { MicFrame, PlaybackEvent } from './types';
 import { UtteranceTracker } from './utterance-tracker';
 
 const NONE: BargeDecision = { kind: 'none' };
@@ -77,23 +77,14 @@ export abstract class OverTheReply extends TurnKeeper {
     } else {
       // A run that drained was heard, also when its start never arrived (docs/echo.md, "A start the player lost").
       this.heardFirstAudio(active);
-      active.turn.stage('echo-path', { ...this.barge.replyTrace(), unprocessedMic: this.unprocessedMic, ...this.rawGateTrace() });
+      active.turn.stage('echo-path', {
+        ...this.barge.replyTrace(),
+        unprocessedMic: this.unprocessedMic,
+        ...(this.rawGateUsed ? rawGateTrace(this.rawGate) : {}),
+      });
       active.turn.audioOutstanding = false;
       if (active.turn.generationComplete) this.finish(active);
     }
-  }
-
-  /** The unprocessed track's gate over the reply (echo-path mark), where it gates a barge-in too. */
-  private rawGateTrace(): Partial<TurnStageFields['echo-path']> {
-    if (!this.rawGateUsed) return {};
-    const t = this.rawGate.replyTrace();
-    return {
-      rawPeakOverGate: t.peakOverGate,
-      rawLongestRun: t.longestRun,
-      rawVoicedUnderGateFrames: t.voicedUnderGateFrames,
-      rawResidualRunRms: t.residualRunRms,
-      rawFloorRms: t.floorRms,
-    };
   }
 
   private heardFirstAudio(active: ActiveTurn): void {
@@ -200,7 +191,15 @@ export abstract class OverTheReply extends TurnKeeper {
     // follows the canceller, not the playback): a frame louder than its echo explains is not learned as residual.
     const judge = second ? this.rawGate : raw ? this.barge : null;
     const nearEnd = judge?.louderThanEcho(this.frameAt, second?.rms ?? echoLevel) ?? false;
-    const own = this.barge.onFrame(now, raw?.prob ?? frame.prob, echoLevel, this.frameAt, nearEnd);
+    // Before the unprocessed gate has a floor, the processed one stands at the fixed floor, which a lapsing canceller's
+    // residual passes: its candidates also need the unprocessed frame over that track's echo so far (docs/echo.md,
+    // "The first reply in a loud room").
+    const confirmed =
+      !second ||
+      !T.bargeFirstReplyCrossCheck ||
+      this.rawGate.residual.floor !== null ||
+      this.rawGate.overEchoSoFar(second.rms, this.barge.inRun);
+    const own = this.barge.onFrame(now, raw?.prob ?? frame.prob, echoLevel, this.frameAt, nearEnd, confirmed);
     const other = second ? this.rawGate.onFrame(now, second.prob, second.rms, this.frameAt, nearEnd) : NONE;
     const decision = mergeBargeDecisions(own, other, wasDeciding, this.deciding);
     if (decision.kind === 'duck') {
@@ -289,19 +288,4 @@ export abstract class OverTheReply extends TurnKeeper {
     this.stageOf(this.upcomingId(), 'speech-start', trace, onsetAt);
     this.setState('listening');
   }
-}
-
-/**
- * The unprocessed twin as a second barge gate's input: captured, asked for, not already the echo handling's, and with
- * its own P(speech) (a feed behind real time leaves it out).
- */
-function bargeTrack(frame: MicFrame): { rms: number; prob: number } | undefined {
-  const raw = frame.raw;
-  if (!T.bargeFromUnprocessed || T.echoFromUnprocessed || raw?.prob === undefined) return undefined;
-  return { rms: raw.rms, prob: raw.prob };
-}
-
-/** The frame's unprocessed twin, when it has one and the echo handling is to use it (`echoFromUnprocessed`). */
-export function unprocessed(frame: MicFrame): MicFrame['raw'] {
-  return T.echoFromUnprocessed ? frame.raw : undefined;
 }

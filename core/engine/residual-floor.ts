@@ -122,6 +122,16 @@ export class ResidualFloor {
     return Math.max(bargeLearnedMinRms, bargeResidualMargin * Math.max(...this.levels));
   }
 
+  /**
+   * What this reply's echo has sustained so far, times the margin (never under `bargeLearnedMinRms`): the floor this
+   * reply would leave if it ended now. While no floor is measured, the other track's gate asks it (barge-detector.ts,
+   * `overEchoSoFar`).
+   */
+  get provisional(): number {
+    const { bargeResidualMargin, bargeLearnedMinRms } = engineTunables;
+    return Math.max(bargeLearnedMinRms, bargeResidualMargin * this.runLevel);
+  }
+
   /** This reply's level so far (trace). */
   get replyRunLevel(): number {
     return this.runLevel;

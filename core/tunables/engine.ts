@@ -109,6 +109,13 @@ export const engineTunables = registerTunables(
      */
     bargeFromUnprocessed: 1,
     /**
+     * 1: until the unprocessed gate has measured its floor (the session's first reply), a processed frame is a barge
+     * candidate only if the unprocessed frame is over `bargeResidualMargin` × what the reply's echo sustained there so
+     * far; in the room rig the canceller's residual held and cut first replies through the fixed floor (docs/echo.md,
+     * "The first reply in a loud room"). Needs `bargeFromUnprocessed`.
+     */
+    bargeFirstReplyCrossCheck: 1,
+    /**
      * A microphone frame handled later than this after its capture skips the unprocessed track's VAD: the feed is
      * behind real time (a busy CPU), and that second VAD is the work it can drop. Without it, on 2 loaded cores the
      * backlog grew without bound and the offscreen document stopped answering for a minute (docs/echo.md).
@@ -219,6 +226,7 @@ export const engineTunables = registerTunables(
     residualVoiceRatio: { min: 0, max: 100 },
     echoFromUnprocessed: { min: 0, max: 1, integer: true },
     bargeFromUnprocessed: { min: 0, max: 1, integer: true },
+    bargeFirstReplyCrossCheck: { min: 0, max: 1, integer: true },
     unprocessedVadMaxLagMs: { min: 0, max: 5000, integer: true },
     bargeFrames: { min: 1, max: 50, integer: true },
     bargeGapFrames: { min: 0, max: 10, integer: true },
