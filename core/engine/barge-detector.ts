@@ -60,6 +60,8 @@ export class BargeDetector {
   /** The loudest playback level of this reply, and when the side panel last reported one. */
   private replyPeak = 0;
   private lastLevelAt = -Infinity;
+  /** The last frame fed was a barge candidate (the other track's gate reads it for a run both heard). */
+  private candidateNow = false;
   /** `overEchoSoFar`'s level, held from the start of the other gate's run to its end. */
   private heldProvisional = 0;
   /** Learned across replies: the speakers, the room and the microphone stay the same from one reply to the next. */
@@ -227,6 +229,7 @@ export class BargeDetector {
    */
   onFrame(now: number, prob: number, micRms: number, capturedAt = now, nearEnd = false, otherTrackAgrees = true): BargeDecision {
     const voiced = prob > engineTunables.vadOn;
+    this.candidateNow = false;
     this.residual.onFrame(voiced, micRms, nearEnd);
     const playback = this.expectedPlayback(capturedAt);
     const audible = playback > engineTunables.playbackAudibleRms;
@@ -239,6 +242,7 @@ export class BargeDetector {
     const gate = this.threshold(now, capturedAt);
     if (voiced) this.peakOverGate = Math.max(this.peakOverGate, micRms / gate);
     const candidate = voiced && micRms > gate && otherTrackAgrees && (!this.measuredOnly || this.residual.floor !== null);
+    this.candidateNow = candidate;
     if (candidate) {
       this.overGateFrames++;
       this.echo.markNearEnd(capturedAt);
@@ -282,6 +286,25 @@ export class BargeDetector {
   interrupted(sinceFrames = 0): void {
     this.tentative = null;
     this.residual.interrupted(sinceFrames);
+  }
+
+  /** The last frame fed was a barge candidate: voiced and over this gate. */
+  get candidate(): boolean {
+    return this.candidateNow;
+  }
+
+  /**
+   * Both tracks' gates heard the same run (barge-tracks.ts, `JointRun`): the reply is held now, from `onsetAt`, without
+   * waiting for this gate's own `bargeFrames`. Nothing when this gate is already deciding or not inside a run.
+   */
+  duckTogether(onsetAt: number): BargeDecision {
+    if (this.tentative || this.run === 0) return NONE;
+    const voiced = this.run;
+    this.run = this.gap = 0;
+    this.residual.ducked();
+    if (engineTunables.bargeConfirmFrames <= voiced) return { kind: 'barge', onsetAt };
+    this.tentative = { onsetAt, voiced, quiet: 0 };
+    return { kind: 'duck', onsetAt };
   }
 
   /** Inside a run of barge candidates, or deciding on one that lowered the reply. */

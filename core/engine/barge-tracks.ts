@@ -6,6 +6,7 @@
  * one lowers the reply, either one interrupts it, and a burst is let go only once neither is still deciding on it.
  */
 import { engineTunables as T } from '../tunables';
+import { FRAME_MS } from './audio-frames';
 import type { BargeDecision, BargeDetector } from './barge-detector';
 import type { MicFrame, TurnStageFields } from './types';
 
@@ -30,6 +31,31 @@ export function mergeBargeDecisions(
   if (duck) return wasDeciding ? NONE : duck;
   const release = [a, b].find((d) => d.kind === 'release');
   return release && !stillDeciding ? release : NONE;
+}
+
+/**
+ * A run of frames that both tracks' gates took for speech over the reply (docs/echo.md, "Both tracks at once"). The
+ * echo rarely passes both at once: on the processed track the canceller has taken most of it out, on the unprocessed
+ * one the floor stands at 2.5× what it sustains. So a run both heard holds the reply after `bargeJointFrames` frames,
+ * before either gate's own `bargeFrames`.
+ */
+export class JointRun {
+  private frames = 0;
+  private startAt = 0;
+
+  /** One frame's candidacy on both tracks (`now`: its end): the run's onset once it has lasted long enough, else null. */
+  frame(now: number, both: boolean): number | null {
+    if (!both || T.bargeJointFrames <= 0) {
+      this.frames = 0;
+      return null;
+    }
+    if (this.frames++ === 0) this.startAt = now - FRAME_MS;
+    return this.frames >= T.bargeJointFrames ? this.startAt : null;
+  }
+
+  reset(): void {
+    this.frames = 0;
+  }
 }
 
 /**

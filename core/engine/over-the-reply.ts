@@ -8,7 +8,7 @@ import { engineTunables as T } from '../tunables';
 import { FRAME_MS, FRAME_SAMPLES, VAD_SAMPLE_RATE } from './audio-frames';
 import { readBurstWords, type BurstVerdict } from './backchannel';
 import type { BargeDecision } from './barge-detector';
-import { bargeTrack, mergeBargeDecisions, rawGateTrace, unprocessed } from './barge-tracks';
+import { bargeTrack, JointRun, mergeBargeDecisions, rawGateTrace, unprocessed } from './barge-tracks';
 import { burstEcho, burstReferenceRange } from './burst-echo';
 import { replyEchoVerdict, type ReplyEchoVerdict } from './echo-match';
 import type { Speculation } from './speculation';
@@ -34,6 +34,8 @@ export abstract class OverTheReply extends TurnKeeper {
   private rawGateUsed = false;
   /** How long after the last audible playback the current utterance opened (Infinity: not right after a reply). */
   protected onsetAfterAudibleMs = Infinity;
+  /** A run both tracks' gates heard (barge-tracks.ts). */
+  private readonly jointRun = new JointRun();
   /** The turn whose long burst over the reply ASR is reading now (checkLongBurst). */
   private readingLong: ActiveTurn | null = null;
 
@@ -201,9 +203,12 @@ export abstract class OverTheReply extends TurnKeeper {
       this.rawGate.overEchoSoFar(second.rms, this.barge.inRun);
     const own = this.barge.onFrame(now, raw?.prob ?? frame.prob, echoLevel, this.frameAt, nearEnd, confirmed);
     const other = second ? this.rawGate.onFrame(now, second.prob, second.rms, this.frameAt, nearEnd) : NONE;
-    const decision = mergeBargeDecisions(own, other, wasDeciding, this.deciding);
+    const jointOnset = this.jointRun.frame(now, this.barge.candidate && this.rawGate.candidate);
+    const merged = mergeBargeDecisions(own, other, wasDeciding, this.deciding);
+    const together = merged.kind === 'none' && jointOnset !== null && !this.deciding;
+    const decision = together ? this.barge.duckTogether(jointOnset) : merged;
     if (decision.kind === 'duck') {
-      const track = second ? { unprocessedTrack: decision === other } : {};
+      const track = second ? { unprocessedTrack: decision === other, ...(together ? { bothTracks: true } : {}) } : {};
       return active.turn.stage('barge-tentative', { onsetMs: now - decision.onsetAt, ...track });
     }
     if (decision.kind === 'release') return this.checkBurst(active, decision.onsetAt, decision.voicedFrames);

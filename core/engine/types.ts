@@ -179,7 +179,8 @@ export interface TurnStageFields {
   merge: { afterEndpointMs: number };
   /** Speech over the reply held it; `onsetMs` ago it began. The reply goes on once it is decided a backchannel. */
   /** `unprocessedTrack`: which microphone track's gate heard it (barge-tracks.ts), where both gate a barge-in. */
-  'barge-tentative': { onsetMs: number; unprocessedTrack?: boolean };
+  /** `bothTracks`: both tracks' gates heard the run, which held the reply before either's own `bargeFrames`. */
+  'barge-tentative': { onsetMs: number; unprocessedTrack?: boolean; bothTracks?: boolean };
   /** That speech stopped before it counted as an interruption (a backchannel): the reply goes on. */
   'barge-released': { voicedFrames: number; echoScore?: number };
   'barge-onset': Record<never, never>;

@@ -116,6 +116,11 @@ export const engineTunables = registerTunables(
      */
     bargeFirstReplyCrossCheck: 1,
     /**
+     * A run of frames that both tracks' gates took for speech over the reply holds it after this many frames, before
+     * `bargeFrames` (docs/echo.md, "Both tracks at once"); 0 turns it off. Needs `bargeFromUnprocessed`.
+     */
+    bargeJointFrames: 3,
+    /**
      * A microphone frame handled later than this after its capture skips the unprocessed track's VAD: the feed is
      * behind real time (a busy CPU), and that second VAD is the work it can drop. Without it, on 2 loaded cores the
      * backlog grew without bound and the offscreen document stopped answering for a minute (docs/echo.md).
@@ -227,6 +232,7 @@ export const engineTunables = registerTunables(
     echoFromUnprocessed: { min: 0, max: 1, integer: true },
     bargeFromUnprocessed: { min: 0, max: 1, integer: true },
     bargeFirstReplyCrossCheck: { min: 0, max: 1, integer: true },
+    bargeJointFrames: { min: 0, max: 20, integer: true },
     unprocessedVadMaxLagMs: { min: 0, max: 5000, integer: true },
     bargeFrames: { min: 1, max: 50, integer: true },
     bargeGapFrames: { min: 0, max: 10, integer: true },

@@ -1,0 +1,89 @@
+/**
+ * Both tracks at once (docs/echo.md, "Both tracks at once"; core/engine/barge-tracks.ts `JointRun`): a run of frames
+ * that both tracks' gates took for speech over the reply holds it after `bargeJointFrames`, before either gate's own
+ * `bargeFrames`. Real Silero on espeak speech (conversation-sim.ts).
+ */
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FRAME_MS } from '../../../core/engine/audio-frames';
+import { JointRun } from '../../../core/engine/barge-tracks';
+import { resetTunables, setTunable } from '../../../core/tunables';
+import { loadSilero, runScenario } from '../../fixtures/audio/conversation-sim';
+import { TrackBuilder } from '../../fixtures/audio/make-audio';
+import type { SileroVadJs } from '../../../models/vad/silero-js';
+
+let vad: SileroVadJs;
+let rawVad: SileroVadJs;
+beforeAll(async () => {
+  vad = await loadSilero();
+  rawVad = await loadSilero();
+});
+afterEach(() => resetTunables('engine'));
+
+const STORY =
+  'Once upon a time, a small dragon lived in the hills above a quiet village. ' +
+  'Every morning it counted the sheep in the valley and sang to the river. ' +
+  'The villagers were afraid at first, but the dragon only wanted a friend.';
+const GREETING = 'Hello! I am here and happy to listen, so ask me anything you like, whenever you are ready.';
+
+/**
+ * A greeting nobody talks over (the unprocessed gate measures its floor), then the story, with "Stop, wait a second."
+ * over it when `interrupt`. The canceller leaves 0.02 of the echo and, as headphones or a quiet room would, the voice
+ * whole; the unprocessed track has the echo at 0.3, 480 ms late.
+ */
+async function run(interrupt: boolean) {
+  const t = new TrackBuilder().pause(500).say('Hello.').pause(9000).say('Tell me a long story about a dragon.');
+  if (interrupt) t.pause(4200).say('Stop, wait a second.');
+  t.pause(200);
+  return runScenario(vad, {
+    user: t.build(),
+    segments: t.segments,
+    reply: (turn) => (turn.text.includes('dragon') ? STORY : turn.text.includes('Hello') ? GREETING : 'Okay, I am listening.'),
+    echoGain: 0.02,
+    echoDelayMs: 480,
+    tailMs: 14000,
+    unprocessed: { echoGain: 0.3, vad: rawVad },
+  });
+}
+
+describe('a run both tracks heard', () => {
+  it('holds the reply sooner than either gate alone, and the voice still interrupts', async () => {
+    const together = await run(true);
+    setTunable('engine.bargeJointFrames', 0);
+    const alone = await run(true);
+    const held = together.marks('barge-tentative');
+    expect(held).toHaveLength(1);
+    expect(held[0]).toMatchObject({ bothTracks: true });
+    expect(alone.marks('barge-tentative')[0]).not.toHaveProperty('bothTracks');
+    // Held sooner: here one frame, as the unprocessed gate's own run began a frame before the processed one's (a
+    // run both heard starts with the later of the two), so its five frames ended one frame after the joint three.
+    expect(alone.first('barge-tentative') - together.first('barge-tentative')).toBe(FRAME_MS);
+    for (const r of [together, alone]) {
+      expect(r.marks('barge-in')).toHaveLength(1);
+      expect(r.respondCalls.at(-1)!.text).toBe('Stop, wait a second.');
+    }
+  });
+
+  it("the reply's echo alone is not heard by both: neither reply is held", async () => {
+    const r = await run(false);
+    expect(r.marks('barge-tentative')).toHaveLength(0);
+    expect(r.marks('barge-in')).toHaveLength(0);
+    expect(r.marks('done')).toHaveLength(2);
+  });
+});
+
+describe('JointRun', () => {
+  it('gives the onset of a run of both once it has lasted bargeJointFrames, and starts again after a gap', () => {
+    const j = new JointRun();
+    expect(j.frame(1 * FRAME_MS, true)).toBeNull();
+    expect(j.frame(2 * FRAME_MS, true)).toBeNull();
+    expect(j.frame(3 * FRAME_MS, true)).toBe(0);
+    expect(j.frame(4 * FRAME_MS, false)).toBeNull();
+    expect(j.frame(5 * FRAME_MS, true)).toBeNull();
+  });
+
+  it('never with bargeJointFrames at 0', () => {
+    setTunable('engine.bargeJointFrames', 0);
+    const j = new JointRun();
+    for (let i = 1; i <= 10; i++) expect(j.frame(i * FRAME_MS, true)).toBeNull();
+  });
+});
