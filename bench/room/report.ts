@@ -60,6 +60,7 @@ export function summarise(rows: RoomRow[]) {
     /** Absent (null) in results from before it was counted. */
     phantomTurns: silent.some((r) => r.phantomTurns === undefined) ? null : silent.reduce((n, r) => n + (r.phantomTurns ?? 0), 0),
     falseDucks: silent.reduce((n, r) => n + (r.falseDucks ?? 0), 0),
+    falseDucksByBoth: silent.reduce((n, r) => n + (r.falseDucksByBoth ?? 0), 0),
     repliesWithFalseBargeIn: silent.filter((r) => r.falseBargeIns > 0).length,
     interruptions: over.length,
     /** Talked-over replies that had already ended when the user spoke (a false barge-in, an onset from the echo, …). */
@@ -78,6 +79,8 @@ export function summarise(rows: RoomRow[]) {
     duckToLoweredMs: spread((i) => i.duckToLoweredMs),
     /** Interruptions the unprocessed track's own gate lowered first (where both tracks gate a barge-in). */
     duckedByUnprocessed: over.filter((o) => o.interrupted?.duckTrack === 'unprocessed').length,
+    /** Interruptions held by a run both tracks' gates heard, before either gate's own five frames (absent before 05h). */
+    duckedByBoth: over.filter((o) => o.interrupted?.duckTrack === 'both').length,
     onsetToLoweredMs: { p50: quantile(lowered, 0.5), p90: quantile(lowered, 0.9), n: lowered.length },
     onsetToSilentMs: { p50: quantile(stops, 0.5), p90: quantile(stops, 0.9), n: stops.length },
     engineOnsetToDecisionMs: { p50: quantile(engine, 0.5), p90: quantile(engine, 0.9), n: engine.length },
@@ -132,12 +135,13 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     `| of which cut by the fixture ASR's words (a real ASR could hear the reply's own words and let it go) | ${s.falseBargeInsByWords} |`,
     `| phantom user turns (an utterance from the echo that was not discarded) | ${s.phantomTurns ?? 'not counted'} |`,
     `| phantom user onsets (speech-start while silent) | ${s.phantomOnsets} |`,
-    `| reply ducked while the user was silent | ${s.falseDucks} |`,
+    `| reply ducked while the user was silent (of which by a run both tracks heard) | ${s.falseDucks} (${s.falseDucksByBoth}) |`,
     `| interruptions / missed / reply already ended when the user spoke | ${s.interruptions} / ${s.missedBargeIns} / ${s.preempted} |`,
     `| of the stopped: cut by the words the rig's fixture ASR heard in a short burst (not the user's words), not by their length | ${s.cutByWords} |`,
     `| voice onset → reply lowered ≥ 10 dB (duck or cut), p50 / p90 (n) | ${f(s.onsetToLoweredMs.p50)} / ${f(s.onsetToLoweredMs.p90)} ms (${s.onsetToLoweredMs.n}) |`,
     `| talked-over replies whose barge-in run began before the voice (their echo started it) | ${s.startedByEcho.n ? `${s.startedByEcho.early} of ${s.startedByEcho.n}` : '–'} |`,
     `| of which: voice → the engine's onset / → duck decided / duck → speakers lowered, p50 (n) | ${f(s.voiceToEngineOnsetMs?.p50)} (${s.voiceToEngineOnsetMs?.n ?? 0}) / ${f(s.voiceToDuckMs?.p50)} (${s.voiceToDuckMs?.n ?? 0}) / ${f(s.duckToLoweredMs?.p50)} (${s.duckToLoweredMs?.n ?? 0}) ms |`,
+    ...(s.duckedByBoth ? [`| interruptions held by a run both tracks heard | ${s.duckedByBoth} |`] : []),
     ...(s.duckedByUnprocessed
       ? [`| interruptions lowered first by the unprocessed track's gate | ${s.duckedByUnprocessed} |`]
       : []),

@@ -288,6 +288,17 @@ export class BargeDetector {
     this.residual.interrupted(sinceFrames);
   }
 
+  /**
+   * This gate's floor describes the room: measured, and this reply's echo has sustained no more than the replies it
+   * was measured on (`ResidualFloor.provisional`). Not so when the speakers got louder or the room changed, until
+   * the floor has learned the new echo: a run both tracks heard then was the echo over two stale floors (docs/echo.md,
+   * "Both tracks at once").
+   */
+  get floorHolds(): boolean {
+    const floor = this.residual.floor;
+    return floor !== null && this.residual.provisional <= floor;
+  }
+
   /** The last frame fed was a barge candidate: voiced and over this gate. */
   get candidate(): boolean {
     return this.candidateNow;

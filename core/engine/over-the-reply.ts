@@ -203,7 +203,8 @@ export abstract class OverTheReply extends TurnKeeper {
       this.rawGate.overEchoSoFar(second.rms, this.barge.inRun);
     const own = this.barge.onFrame(now, raw?.prob ?? frame.prob, echoLevel, this.frameAt, nearEnd, confirmed);
     const other = second ? this.rawGate.onFrame(now, second.prob, second.rms, this.frameAt, nearEnd) : NONE;
-    const jointOnset = this.jointRun.frame(now, this.barge.candidate && this.rawGate.candidate);
+    const both = this.barge.candidate && this.rawGate.candidate && this.barge.floorHolds && this.rawGate.floorHolds;
+    const jointOnset = this.jointRun.frame(now, both);
     const merged = mergeBargeDecisions(own, other, wasDeciding, this.deciding);
     const together = merged.kind === 'none' && jointOnset !== null && !this.deciding;
     const decision = together ? this.barge.duckTogether(jointOnset) : merged;

@@ -18,6 +18,8 @@ export interface ReplyResult {
   phantomOnsets: number;
   /** Times the reply was lowered for speech over it (a duck) while the user was silent (absent in older results). */
   falseDucks?: number;
+  /** Of those, the ones a run both tracks' gates heard held (docs/echo.md, "Both tracks at once"; absent before 05h). */
+  falseDucksByBoth?: number;
   /** Talked over: whether the engine barged in, its own onset → decision time, and voice onset → speakers silent. */
   interrupted?: {
     detected: boolean;

@@ -314,8 +314,7 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
     voiceToEngineOnsetMs: onset ? Math.round(onset.wallAt - voiceAt) : undefined,
     voiceFound: found >= 0,
     voiceToDuckMs: duck ? Math.round(duck.wallAt - voiceAt) : undefined,
-    duckTrack:
-      duck?.fields?.unprocessedTrack === undefined ? undefined : duck.fields.unprocessedTrack ? 'unprocessed' : 'processed',
+    duckTrack: duckTrack(duck?.fields),
     duckToLoweredMs: duck && detected && loweredAt > voiceAt ? Math.round(loweredAt - duck.wallAt) : undefined,
     voiceAt,
   };
@@ -342,4 +341,11 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
   }
   if (DEBUG) printMarks(await marksAfter(panel, before), barge?.at ?? 0);
   return { turnId, ...early, interrupted, echoRms, residualRms, residualPeakRms, ...(followUp ? { followUp } : {}) };
+}
+
+/** Which gate held the reply, from its `barge-tentative` mark: both tracks' run (docs/echo.md), or one track's. */
+function duckTrack(fields: EngineMark['fields']): string | undefined {
+  if (fields?.unprocessedTrack === undefined) return undefined;
+  if (fields.bothTracks) return 'both';
+  return fields.unprocessedTrack ? 'unprocessed' : 'processed';
 }

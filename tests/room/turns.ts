@@ -23,6 +23,7 @@ export function silentReplyMarks(marks: readonly EngineMark[], turnId: string) {
     phantomTurns: phantomTurnsIn(marks, turnId),
     phantomOnsets: marks.filter((m) => m.name === 'speech-start').length,
     falseDucks: marks.filter((m) => m.name === 'barge-tentative').length,
+    falseDucksByBoth: marks.filter((m) => m.name === 'barge-tentative' && m.fields?.bothTracks === true).length,
   };
 }
 

@@ -87,3 +87,25 @@ describe('JointRun', () => {
     for (let i = 1; i <= 10; i++) expect(j.frame(i * FRAME_MS, true)).toBeNull();
   });
 });
+
+describe('after the speakers got louder', () => {
+  // The greeting's echo measures both floors; from the story on the unprocessed echo is 10 dB louder and the canceller
+  // lapses (its residual 0.3 in 30 % of 320 ms windows): both floors are stale. A run both tracks heard is then the
+  // echo, and holds nothing; without `floorHolds` one held the story at 16.7 s (the processed gate's own hold at
+  // 20.4 s, five frames of the lapses over its stale floor, comes either way: docs/echo.md "What is not done").
+  it('a run both tracks heard over floors the echo has outgrown does not hold the reply', async () => {
+    const t = new TrackBuilder().pause(500).say('Hello.').pause(9000).say('Tell me a long story about a dragon.').pause(200);
+    const r = await runScenario(vad, {
+      user: t.build(),
+      segments: t.segments,
+      reply: (turn) => (turn.text.includes('dragon') ? STORY : turn.text.includes('Hello') ? GREETING : 'Okay.'),
+      echoGain: 0.005,
+      cancellerLapses: { gain: 0.3, everyMs: 320, share: 0.3, fromMs: 11000 },
+      echoDelayMs: 480,
+      tailMs: 14000,
+      unprocessed: { echoGain: 0.1, vad: rawVad, echoGainFrom: { atMs: 11000, gain: 0.32 } },
+    });
+    expect(r.marks('done')).toHaveLength(2);
+    expect(r.marks('barge-tentative').filter((m) => m.bothTracks)).toHaveLength(0);
+  });
+});
