@@ -12,13 +12,13 @@ const mark = (name: string, turnId: string, wallAt = 0, fields?: EngineMark['fie
 });
 
 describe('the room sweep’s reading of the engine’s marks', () => {
-  it('a silent reply: barge-ins split by the rule that decided them, holds and onsets counted', () => {
+  it('a silent reply: barge-ins split by the rule that decided them, holds (and those by both tracks) and onsets counted', () => {
     const marks = [
       mark('first-audio', 'r'),
       mark('speech-start', 'r'),
       mark('barge-tentative', 'r'),
       mark('barge-in', 'r', 0, { byWords: 1 }),
-      mark('barge-tentative', 'r'),
+      mark('barge-tentative', 'r', 0, { bothTracks: true }),
       mark('barge-in', 'r', 0, { byWords: 0 }),
       mark('barge-in', 'r'),
     ];
@@ -28,6 +28,7 @@ describe('the room sweep’s reading of the engine’s marks', () => {
       phantomTurns: 0,
       phantomOnsets: 1,
       falseDucks: 2,
+      falseDucksByBoth: 1,
     });
   });
 

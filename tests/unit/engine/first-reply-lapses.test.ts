@@ -6,22 +6,15 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetTunables, setTunable } from '../../../core/tunables';
-import { loadSilero, runScenario } from '../../fixtures/audio/conversation-sim';
-import { TrackBuilder } from '../../fixtures/audio/make-audio';
+import { loadTwoVads, storyRun } from '../../fixtures/audio/two-tracks';
 import type { SileroVadJs } from '../../../models/vad/silero-js';
 
 let vad: SileroVadJs;
 let rawVad: SileroVadJs;
 beforeAll(async () => {
-  vad = await loadSilero();
-  rawVad = await loadSilero();
+  ({ vad, rawVad } = await loadTwoVads());
 });
 afterEach(() => resetTunables('engine'));
-
-const STORY =
-  'Once upon a time, a small dragon lived in the hills above a quiet village. ' +
-  'Every morning it counted the sheep in the valley and sang to the river. ' +
-  'The villagers were afraid at first, but the dragon only wanted a friend.';
 
 /** The story as the session's first reply, with "Stop, wait a second." over it when `interrupt`. */
 async function firstReply(opts: {
@@ -31,17 +24,9 @@ async function firstReply(opts: {
   rawEcho?: number;
   echoHeard?: boolean;
 }) {
-  const t = new TrackBuilder().pause(500).say('Tell me a long story about a dragon.');
-  if (opts.interrupt) t.pause(5200).say('Stop, wait a second.');
-  t.pause(200);
-  return runScenario(vad, {
-    user: t.build(),
-    segments: t.segments,
-    reply: (turn) => (turn.text.includes('dragon') ? STORY : 'Okay, I am listening.'),
-    echoGain: 0.02,
+  return storyRun(vad, opts.interrupt ? { stopAfterMs: 5200 } : {}, {
     nearEndWhilePlaying: opts.nearEnd ?? 0.05,
     echoDelayMs: 480,
-    tailMs: 14000,
     unprocessed: { echoGain: opts.rawEcho ?? 0.3, vad: rawVad },
     ...(opts.echoHeard ? { replyAudio: false, echoHeardAs: 'Then the boat sailed on.' } : {}),
     ...(opts.lapses ? { cancellerLapses: { gain: 0.3, everyMs: 320, share: 0.3 } } : {}),

@@ -7,42 +7,30 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FRAME_MS } from '../../../core/engine/audio-frames';
 import { JointRun } from '../../../core/engine/barge-tracks';
 import { resetTunables, setTunable } from '../../../core/tunables';
-import { loadSilero, runScenario } from '../../fixtures/audio/conversation-sim';
-import { TrackBuilder } from '../../fixtures/audio/make-audio';
+import { loadTwoVads, storyRun } from '../../fixtures/audio/two-tracks';
 import type { SileroVadJs } from '../../../models/vad/silero-js';
 
 let vad: SileroVadJs;
 let rawVad: SileroVadJs;
 beforeAll(async () => {
-  vad = await loadSilero();
-  rawVad = await loadSilero();
+  ({ vad, rawVad } = await loadTwoVads());
 });
 afterEach(() => resetTunables('engine'));
-
-const STORY =
-  'Once upon a time, a small dragon lived in the hills above a quiet village. ' +
-  'Every morning it counted the sheep in the valley and sang to the river. ' +
-  'The villagers were afraid at first, but the dragon only wanted a friend.';
-const GREETING = 'Hello! I am here and happy to listen, so ask me anything you like, whenever you are ready.';
 
 /**
  * A greeting nobody talks over (the unprocessed gate measures its floor), then the story, with "Stop, wait a second."
  * over it when `interrupt`. The canceller leaves 0.02 of the echo and, as headphones or a quiet room would, the voice
  * whole; the unprocessed track has the echo at 0.3, 480 ms late.
  */
-async function run(interrupt: boolean) {
-  const t = new TrackBuilder().pause(500).say('Hello.').pause(9000).say('Tell me a long story about a dragon.');
-  if (interrupt) t.pause(4200).say('Stop, wait a second.');
-  t.pause(200);
-  return runScenario(vad, {
-    user: t.build(),
-    segments: t.segments,
-    reply: (turn) => (turn.text.includes('dragon') ? STORY : turn.text.includes('Hello') ? GREETING : 'Okay, I am listening.'),
-    echoGain: 0.02,
-    echoDelayMs: 480,
-    tailMs: 14000,
-    unprocessed: { echoGain: 0.3, vad: rawVad },
-  });
+function run(interrupt: boolean) {
+  return storyRun(
+    vad,
+    { greeting: true, ...(interrupt ? { stopAfterMs: 4200 } : {}) },
+    {
+      echoDelayMs: 480,
+      unprocessed: { echoGain: 0.3, vad: rawVad },
+    },
+  );
 }
 
 describe('a run both tracks heard', () => {
@@ -94,17 +82,16 @@ describe('after the speakers got louder', () => {
   // echo, and holds nothing; without `floorHolds` one held the story at 16.7 s (the processed gate's own hold at
   // 20.4 s, five frames of the lapses over its stale floor, comes either way: docs/echo.md "What is not done").
   it('a run both tracks heard over floors the echo has outgrown does not hold the reply', async () => {
-    const t = new TrackBuilder().pause(500).say('Hello.').pause(9000).say('Tell me a long story about a dragon.').pause(200);
-    const r = await runScenario(vad, {
-      user: t.build(),
-      segments: t.segments,
-      reply: (turn) => (turn.text.includes('dragon') ? STORY : turn.text.includes('Hello') ? GREETING : 'Okay.'),
-      echoGain: 0.005,
-      cancellerLapses: { gain: 0.3, everyMs: 320, share: 0.3, fromMs: 11000 },
-      echoDelayMs: 480,
-      tailMs: 14000,
-      unprocessed: { echoGain: 0.1, vad: rawVad, echoGainFrom: { atMs: 11000, gain: 0.32 } },
-    });
+    const r = await storyRun(
+      vad,
+      { greeting: true },
+      {
+        echoGain: 0.005,
+        cancellerLapses: { gain: 0.3, everyMs: 320, share: 0.3, fromMs: 11000 },
+        echoDelayMs: 480,
+        unprocessed: { echoGain: 0.1, vad: rawVad, echoGainFrom: { atMs: 11000, gain: 0.32 } },
+      },
+    );
     expect(r.marks('done')).toHaveLength(2);
     expect(r.marks('barge-tentative').filter((m) => m.bothTracks)).toHaveLength(0);
   });

@@ -6,44 +6,24 @@
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resetTunables, setTunable } from '../../../core/tunables';
-import { loadSilero, runScenario, type ScenarioInput } from '../../fixtures/audio/conversation-sim';
+import { runScenario, type ScenarioInput } from '../../fixtures/audio/conversation-sim';
 import { TrackBuilder } from '../../fixtures/audio/make-audio';
+import { loadTwoVads, storyOrGreeting, storyRun } from '../../fixtures/audio/two-tracks';
 import type { SileroVadJs } from '../../../models/vad/silero-js';
 
 let vad: SileroVadJs;
 let rawVad: SileroVadJs;
 beforeAll(async () => {
-  vad = await loadSilero();
-  rawVad = await loadSilero();
+  ({ vad, rawVad } = await loadTwoVads());
 });
 afterEach(() => resetTunables('engine'));
-
-const STORY =
-  'Once upon a time, a small dragon lived in the hills above a quiet village. ' +
-  'Every morning it counted the sheep in the valley and sang to the river. ' +
-  'The villagers were afraid at first, but the dragon only wanted a friend.';
-
-const GREETING = 'Hello! I am here and happy to listen, so ask me anything you like, whenever you are ready.';
 
 /**
  * The story, with "Stop, wait a second." said over it when `interrupt`. Canceller: residual 0.02, near end × 0.05.
  * `greeting`: a first exchange before it, whose reply nobody talks over (the second gate measures its floor there).
  */
-async function run(interrupt: boolean, input: Partial<ScenarioInput>, greeting = false) {
-  const t = new TrackBuilder().pause(500);
-  if (greeting) t.say('Hello.').pause(9000);
-  t.say('Tell me a long story about a dragon.');
-  if (interrupt) t.pause(4200).say('Stop, wait a second.');
-  t.pause(200);
-  return runScenario(vad, {
-    user: t.build(),
-    segments: t.segments,
-    reply: (turn) => (turn.text.includes('dragon') ? STORY : turn.text.includes('Hello') ? GREETING : 'Okay, I am listening.'),
-    echoGain: 0.02,
-    nearEndWhilePlaying: 0.05,
-    tailMs: 14000,
-    ...input,
-  });
+function run(interrupt: boolean, input: Partial<ScenarioInput>, greeting = false) {
+  return storyRun(vad, { greeting, ...(interrupt ? { stopAfterMs: 4200 } : {}) }, { nearEndWhilePlaying: 0.05, ...input });
 }
 
 /**
@@ -59,7 +39,7 @@ async function storyTwiceWithStop() {
   const r = await runScenario(vad, {
     user: t.build(),
     segments: t.segments,
-    reply: (turn) => (turn.text.includes('dragon') ? STORY : 'Okay, I am listening.'),
+    reply: storyOrGreeting,
     echoGain: 0.02,
     nearEndWhilePlaying: 0.05,
     tailMs: 14000,
