@@ -263,11 +263,19 @@ export class BargeDetector {
     this.gap = 0;
     this.longestRun = Math.max(this.longestRun, this.run);
     if (this.run < engineTunables.bargeFrames) return NONE;
+    return this.holdRun(this.runStart);
+  }
+
+  /**
+   * The current run of candidates holds the reply from `onsetAt` (or interrupts it, when it is already as long as
+   * the confirm): its frames count as the burst's first voiced ones, and the floor keeps the burst apart until decided.
+   */
+  private holdRun(onsetAt: number): BargeDecision {
+    const voiced = this.run;
     this.run = this.gap = 0;
-    const onsetAt = this.runStart;
     this.residual.ducked();
-    if (engineTunables.bargeConfirmFrames <= engineTunables.bargeFrames) return { kind: 'barge', onsetAt };
-    this.tentative = { onsetAt, voiced: engineTunables.bargeFrames, quiet: 0 };
+    if (engineTunables.bargeConfirmFrames <= voiced) return { kind: 'barge', onsetAt };
+    this.tentative = { onsetAt, voiced, quiet: 0 };
     return { kind: 'duck', onsetAt };
   }
 
@@ -310,12 +318,7 @@ export class BargeDetector {
    */
   duckTogether(onsetAt: number): BargeDecision {
     if (this.tentative || this.run === 0) return NONE;
-    const voiced = this.run;
-    this.run = this.gap = 0;
-    this.residual.ducked();
-    if (engineTunables.bargeConfirmFrames <= voiced) return { kind: 'barge', onsetAt };
-    this.tentative = { onsetAt, voiced, quiet: 0 };
-    return { kind: 'duck', onsetAt };
+    return this.holdRun(onsetAt);
   }
 
   /** Inside a run of barge candidates, or deciding on one that lowered the reply. */
