@@ -32,6 +32,17 @@ function quantile(xs: number[], q: number): number | null {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 }
 
+/** How near the echo came to a hold by a run both tracks heard, over the silent replies that traced it. */
+function jointOnEcho(silent: ReplyResult[]) {
+  const traced = silent.filter((r) => r.jointFrames !== undefined);
+  return {
+    traced: traced.length,
+    frames: traced.reduce((n, r) => n + (r.jointFrames ?? 0), 0),
+    replies: traced.filter((r) => (r.jointFrames ?? 0) > 0).length,
+    longestRun: Math.max(0, ...traced.map((r) => r.jointLongestRun ?? 0)),
+  };
+}
+
 export function summarise(rows: RoomRow[]) {
   const silent = rows.flatMap(silentReplies);
   const over = rows.map((r) => r.over);
@@ -62,6 +73,8 @@ export function summarise(rows: RoomRow[]) {
     falseDucks: silent.reduce((n, r) => n + (r.falseDucks ?? 0), 0),
     falseDucksByBoth: silent.reduce((n, r) => n + (r.falseDucksByBoth ?? 0), 0),
     repliesWithFalseBargeIn: silent.filter((r) => r.falseBargeIns > 0).length,
+    /** Silent replies whose echo passed both tracks' gates at once: frames, replies with any, the longest run (traced ones). */
+    jointOnEcho: jointOnEcho(silent),
     interruptions: over.length,
     /** Talked-over replies that had already ended when the user spoke (a false barge-in, an onset from the echo, …). */
     preempted: over.filter((o) => o.interrupted?.preempted).length,
@@ -136,6 +149,7 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     `| phantom user turns (an utterance from the echo that was not discarded) | ${s.phantomTurns ?? 'not counted'} |`,
     `| phantom user onsets (speech-start while silent) | ${s.phantomOnsets} |`,
     `| reply ducked while the user was silent (of which by a run both tracks heard) | ${s.falseDucks} (${s.falseDucksByBoth}) |`,
+    `| silent replies whose echo both tracks' gates passed at once: replies / frames / longest run (of the traced) | ${s.jointOnEcho.replies} / ${s.jointOnEcho.frames} / ${s.jointOnEcho.longestRun} (${s.jointOnEcho.traced}) |`,
     `| interruptions / missed / reply already ended when the user spoke | ${s.interruptions} / ${s.missedBargeIns} / ${s.preempted} |`,
     `| of the stopped: cut by the words the rig's fixture ASR heard in a short burst (not the user's words), not by their length | ${s.cutByWords} |`,
     `| voice onset → reply lowered ≥ 10 dB (duck or cut), p50 / p90 (n) | ${f(s.onsetToLoweredMs.p50)} / ${f(s.onsetToLoweredMs.p90)} ms (${s.onsetToLoweredMs.n}) |`,

@@ -42,19 +42,31 @@ export function mergeBargeDecisions(
 export class JointRun {
   private frames = 0;
   private startAt = 0;
+  /** This reply's frames both gates took for speech, and the longest run they made (trace: how near the echo came). */
+  private heard = 0;
+  private longest = 0;
 
   /** One frame's candidacy on both tracks (`now`: its end): the run's onset once it has lasted long enough, else null. */
   frame(now: number, both: boolean): number | null {
-    if (!both || T.bargeJointFrames <= 0) {
+    if (!both) {
       this.frames = 0;
       return null;
     }
     if (this.frames++ === 0) this.startAt = now - FRAME_MS;
+    this.heard++;
+    this.longest = Math.max(this.longest, this.frames);
+    if (T.bargeJointFrames <= 0) return null;
     return this.frames >= T.bargeJointFrames ? this.startAt : null;
   }
 
+  /** A new reply: no run, and its trace starts over. */
   reset(): void {
-    this.frames = 0;
+    this.frames = this.heard = this.longest = 0;
+  }
+
+  /** The `echo-path` mark's fields for this reply. */
+  trace(): Pick<TurnStageFields['echo-path'], 'jointFrames' | 'jointLongestRun'> {
+    return { jointFrames: this.heard, jointLongestRun: this.longest };
   }
 }
 

@@ -8,7 +8,7 @@ import { engineTunables as T } from '../tunables';
 import { FRAME_MS, FRAME_SAMPLES, VAD_SAMPLE_RATE } from './audio-frames';
 import { readBurstWords, type BurstVerdict } from './backchannel';
 import type { BargeDecision } from './barge-detector';
-import { bargeTrack, JointRun, mergeBargeDecisions, rawGateTrace, unprocessed } from './barge-tracks';
+import { bargeTrack, mergeBargeDecisions, rawGateTrace, unprocessed } from './barge-tracks';
 import { burstEcho, burstReferenceRange } from './burst-echo';
 import { replyEchoVerdict, type ReplyEchoVerdict } from './echo-match';
 import type { Speculation } from './speculation';
@@ -34,8 +34,6 @@ export abstract class OverTheReply extends TurnKeeper {
   private rawGateUsed = false;
   /** How long after the last audible playback the current utterance opened (Infinity: not right after a reply). */
   protected onsetAfterAudibleMs = Infinity;
-  /** A run both tracks' gates heard (barge-tracks.ts). */
-  private readonly jointRun = new JointRun();
   /** The turn whose long burst over the reply ASR is reading now (checkLongBurst). */
   private readingLong: ActiveTurn | null = null;
 
@@ -82,7 +80,7 @@ export abstract class OverTheReply extends TurnKeeper {
       active.turn.stage('echo-path', {
         ...this.barge.replyTrace(),
         unprocessedMic: this.unprocessedMic,
-        ...(this.rawGateUsed ? rawGateTrace(this.rawGate) : {}),
+        ...(this.rawGateUsed ? { ...rawGateTrace(this.rawGate), ...this.jointRun.trace() } : {}),
       });
       active.turn.audioOutstanding = false;
       if (active.turn.generationComplete) this.finish(active);

@@ -7,6 +7,7 @@ import { FactMemory } from '../memory/fact-memory';
 import { engineTunables as T } from '../tunables';
 import { BackgroundJob } from './background-job';
 import { BargeDetector } from './barge-detector';
+import { JointRun } from './barge-tracks';
 import { ReplyRunner, lineSource, type ReplyOutcome } from './reply-runner';
 import { InterruptedReply } from './interrupted-reply';
 import { formatLocalDateTime } from './time-context';
@@ -70,6 +71,8 @@ export abstract class TurnKeeper {
   protected readonly barge = new BargeDetector();
   /** The unprocessed track's own gate, where it also opens a barge-in (`bargeFromUnprocessed`; barge-tracks.ts). */
   protected readonly rawGate = new BargeDetector(true);
+  /** A run both tracks' gates heard (barge-tracks.ts). */
+  protected readonly jointRun = new JointRun();
   protected readonly history: HistoryMessage[] = [];
   /** The last interrupted reply, until the player says how much of it was heard. */
   protected readonly heard: InterruptedReply;
@@ -145,6 +148,7 @@ export abstract class TurnKeeper {
     this.lastProgressAt = now;
     this.barge.reset();
     this.rawGate.reset();
+    this.jointRun.reset();
     return active;
   }
 

@@ -221,6 +221,9 @@ export interface TurnStageFields {
     rawVoicedUnderGateFrames?: number;
     rawResidualRunRms?: number;
     rawFloorRms?: number;
+    /** Frames both tracks' gates took for speech while both floors held (barge-tracks.ts `JointRun`), and their longest run. */
+    jointFrames?: number;
+    jointLongestRun?: number;
   };
   /** Terminal: exactly one of done, failed, interrupted per turn. */
   done: Record<never, never>;

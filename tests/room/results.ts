@@ -20,6 +20,12 @@ export interface ReplyResult {
   falseDucks?: number;
   /** Of those, the ones a run both tracks' gates heard held (docs/echo.md, "Both tracks at once"; absent before 05h). */
   falseDucksByBoth?: number;
+  /**
+   * Frames both tracks' gates took for speech while the user was silent (both floors holding), and their longest run:
+   * how near the reply's echo came to a hold by both (`echo-path` trace; absent before 2026-12-05j).
+   */
+  jointFrames?: number;
+  jointLongestRun?: number;
   /** Talked over: whether the engine barged in, its own onset → decision time, and voice onset → speakers silent. */
   interrupted?: {
     detected: boolean;

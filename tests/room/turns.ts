@@ -17,7 +17,11 @@ export function phantomTurnsIn(marks: readonly { name: string; turnId: string }[
 /** What the engine did while the user was silent over reply `turnId` (every count's goal is 0). */
 export function silentReplyMarks(marks: readonly EngineMark[], turnId: string) {
   const bargeIns = marks.filter((m) => m.name === 'barge-in');
+  // A reply may mark its echo path more than once, each with its counts so far: the newest.
+  const path = marks.filter((m) => m.name === 'echo-path' && m.turnId === turnId).at(-1);
+  const joint = path?.fields?.jointFrames;
   return {
+    ...(typeof joint === 'number' ? { jointFrames: joint, jointLongestRun: Number(path?.fields?.jointLongestRun ?? 0) } : {}),
     falseBargeIns: bargeIns.length,
     falseBargeInsByWords: bargeIns.filter((m) => m.fields?.byWords === 1).length,
     phantomTurns: phantomTurnsIn(marks, turnId),

@@ -32,6 +32,16 @@ describe('the room sweep’s reading of the engine’s marks', () => {
     });
   });
 
+  it('a silent reply’s frames both tracks passed at once: from its newest echo-path mark, not another turn’s', () => {
+    const marks = [
+      mark('echo-path', 'r', 0, { jointFrames: 2, jointLongestRun: 1 }),
+      mark('echo-path', 'other', 0, { jointFrames: 9, jointLongestRun: 9 }),
+      mark('echo-path', 'r', 0, { jointFrames: 4, jointLongestRun: 2 }),
+    ];
+    expect(silentReplyMarks(marks, 'r')).toMatchObject({ jointFrames: 4, jointLongestRun: 2 });
+    expect(silentReplyMarks([mark('echo-path', 'r', 0, { longestRun: 3 })], 'r')).not.toHaveProperty('jointFrames');
+  });
+
   it('a backchannel that held the reply and let it go: not stopped, held for the time between the marks', () => {
     const fromVoice = [mark('barge-tentative', 'r', 1000), mark('barge-released', 'r', 1420), mark('done', 'r', 5000)];
     expect(backchannelOutcome(fromVoice, 'r', { text: 'Mm-hm.', preempted: false, barge: undefined })).toEqual({

@@ -74,6 +74,16 @@ describe('JointRun', () => {
     const j = new JointRun();
     for (let i = 1; i <= 10; i++) expect(j.frame(i * FRAME_MS, true)).toBeNull();
   });
+
+  it('traces a reply’s frames both heard and their longest run, also with the rule off, and forgets them at a reset', () => {
+    setTunable('engine.bargeJointFrames', 0);
+    const j = new JointRun();
+    const both = [true, true, false, true, true, true, false, false, true];
+    both.forEach((b, i) => j.frame((i + 1) * FRAME_MS, b));
+    expect(j.trace()).toEqual({ jointFrames: 6, jointLongestRun: 3 });
+    j.reset();
+    expect(j.trace()).toEqual({ jointFrames: 0, jointLongestRun: 0 });
+  });
 });
 
 describe('after the speakers got louder', () => {
