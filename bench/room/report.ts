@@ -90,6 +90,7 @@ export function summarise(rows: RoomRow[]) {
     voiceToEngineOnsetMs: spread((i) => i.voiceToEngineOnsetMs),
     voiceToDuckMs: spread((i) => i.voiceToDuckMs),
     duckToLoweredMs: spread((i) => i.duckToLoweredMs),
+    duckFrameLagMs: spread((i) => i.duckFrameLagMs),
     /** Interruptions the unprocessed track's own gate lowered first (where both tracks gate a barge-in). */
     duckedByUnprocessed: over.filter((o) => o.interrupted?.duckTrack === 'unprocessed').length,
     /** Interruptions held by a run both tracks' gates heard, before either gate's own five frames (absent before 05h). */
@@ -155,6 +156,11 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     `| voice onset → reply lowered ≥ 10 dB (duck or cut), p50 / p90 (n) | ${f(s.onsetToLoweredMs.p50)} / ${f(s.onsetToLoweredMs.p90)} ms (${s.onsetToLoweredMs.n}) |`,
     `| talked-over replies whose barge-in run began before the voice (their echo started it) | ${s.startedByEcho.n ? `${s.startedByEcho.early} of ${s.startedByEcho.n}` : '–'} |`,
     `| of which: voice → the engine's onset / → duck decided / duck → speakers lowered, p50 (n) | ${f(s.voiceToEngineOnsetMs?.p50)} (${s.voiceToEngineOnsetMs?.n ?? 0}) / ${f(s.voiceToDuckMs?.p50)} (${s.voiceToDuckMs?.n ?? 0}) / ${f(s.duckToLoweredMs?.p50)} (${s.duckToLoweredMs?.n ?? 0}) ms |`,
+    ...(s.duckFrameLagMs.n
+      ? [
+          `| the frame that held the reply: capture → engine, p50 / p90 (n) | ${f(s.duckFrameLagMs.p50)} / ${f(s.duckFrameLagMs.p90)} ms (${s.duckFrameLagMs.n}) |`,
+        ]
+      : []),
     ...(s.duckedByBoth ? [`| interruptions held by a run both tracks heard | ${s.duckedByBoth} |`] : []),
     ...(s.duckedByUnprocessed
       ? [`| interruptions lowered first by the unprocessed track's gate | ${s.duckedByUnprocessed} |`]

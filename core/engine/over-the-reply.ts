@@ -208,7 +208,7 @@ export abstract class OverTheReply extends TurnKeeper {
     const decision = together ? this.barge.duckTogether(jointOnset) : merged;
     if (decision.kind === 'duck') {
       const track = second ? { unprocessedTrack: decision === other, ...(together ? { bothTracks: true } : {}) } : {};
-      return active.turn.stage('barge-tentative', { onsetMs: now - decision.onsetAt, ...track });
+      return active.turn.stage('barge-tentative', { onsetMs: now - decision.onsetAt, lagMs: this.frameLagMs, ...track });
     }
     if (decision.kind === 'release') return this.checkBurst(active, decision.onsetAt, decision.voicedFrames);
     if (decision.kind === 'long') return this.checkLongBurst(active, decision.onsetAt);

@@ -180,7 +180,8 @@ export interface TurnStageFields {
   /** Speech over the reply held it; `onsetMs` ago it began. The reply goes on once it is decided a backchannel. */
   /** `unprocessedTrack`: which microphone track's gate heard it (barge-tracks.ts), where both gate a barge-in. */
   /** `bothTracks`: both tracks' gates heard the run, which held the reply before either's own `bargeFrames`. */
-  'barge-tentative': { onsetMs: number; unprocessedTrack?: boolean; bothTracks?: boolean };
+  /** `lagMs`: capture → engine of the frame that held the reply (a feed behind real time decides late). */
+  'barge-tentative': { onsetMs: number; lagMs?: number; unprocessedTrack?: boolean; bothTracks?: boolean };
   /** That speech stopped before it counted as an interruption (a backchannel): the reply goes on. */
   'barge-released': { voicedFrames: number; echoScore?: number };
   'barge-onset': Record<never, never>;

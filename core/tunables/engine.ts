@@ -117,9 +117,11 @@ export const engineTunables = registerTunables(
     bargeFirstReplyCrossCheck: 1,
     /**
      * A run of frames that both tracks' gates took for speech over the reply holds it after this many frames, before
-     * `bargeFrames` (docs/echo.md, "Both tracks at once"); 0 turns it off. Needs `bargeFromUnprocessed`.
+     * `bargeFrames` (docs/echo.md, "Both tracks at once"); 0 turns it off. Needs `bargeFromUnprocessed`. 2: in the
+     * room sweep the echo's longest such run was one frame (it held a reply at 1), and frames reach the engine in
+     * bursts, so 3 cost little more than 2 when it came (docs/benchmarks.md, sweep 05j).
      */
-    bargeJointFrames: 3,
+    bargeJointFrames: 2,
     /**
      * A microphone frame handled later than this after its capture skips the unprocessed track's VAD: the feed is
      * behind real time (a busy CPU), and that second VAD is the work it can drop. Without it, on 2 loaded cores the

@@ -45,6 +45,8 @@ export interface ReplyResult {
     /** Which microphone track's gate lowered the reply, where both gate a barge-in. */
     duckTrack?: string;
     duckToLoweredMs?: number;
+    /** How long the frame that held the reply took from capture to the engine (absent before 2026-12-05k). */
+    duckFrameLagMs?: number;
     /** Voice onset → the speakers stayed `LOWERED_DB` below the reply's level before it (the duck; absent in older results). */
     loweredLatencyMs?: number;
     voiceAt: number;

@@ -315,6 +315,7 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
     voiceFound: found >= 0,
     voiceToDuckMs: duck ? Math.round(duck.wallAt - voiceAt) : undefined,
     duckTrack: duckTrack(duck?.fields),
+    ...(typeof duck?.fields?.lagMs === 'number' ? { duckFrameLagMs: duck.fields.lagMs } : {}),
     duckToLoweredMs: duck && detected && loweredAt > voiceAt ? Math.round(loweredAt - duck.wallAt) : undefined,
     voiceAt,
   };

@@ -6,7 +6,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FRAME_MS } from '../../../core/engine/audio-frames';
 import { JointRun } from '../../../core/engine/barge-tracks';
-import { resetTunables, setTunable } from '../../../core/tunables';
+import { engineTunables as T, resetTunables, setTunable } from '../../../core/tunables';
 import { loadTwoVads, storyRun } from '../../fixtures/audio/two-tracks';
 import type { SileroVadJs } from '../../../models/vad/silero-js';
 
@@ -36,15 +36,19 @@ function run(interrupt: boolean) {
 describe('a run both tracks heard', () => {
   it('holds the reply sooner than either gate alone, and the voice still interrupts', async () => {
     const together = await run(true);
+    const jointFrames = T.bargeJointFrames;
     setTunable('engine.bargeJointFrames', 0);
     const alone = await run(true);
     const held = together.marks('barge-tentative');
     expect(held).toHaveLength(1);
     expect(held[0]).toMatchObject({ bothTracks: true });
     expect(alone.marks('barge-tentative')[0]).not.toHaveProperty('bothTracks');
-    // Held sooner: here one frame, as the unprocessed gate's own run began a frame before the processed one's (a
-    // run both heard starts with the later of the two), so its five frames ended one frame after the joint three.
-    expect(alone.first('barge-tentative') - together.first('barge-tentative')).toBe(FRAME_MS);
+    // Held sooner: here by one frame less than the difference in length, as the unprocessed gate's own run began a
+    // frame before the processed one's (a run both heard starts with the later of the two): its five frames ended
+    // two frames after the joint two.
+    const sooner = (T.bargeFrames - jointFrames - 1) * FRAME_MS;
+    expect(sooner).toBe(2 * FRAME_MS);
+    expect(alone.first('barge-tentative') - together.first('barge-tentative')).toBe(sooner);
     for (const r of [together, alone]) {
       expect(r.marks('barge-in')).toHaveLength(1);
       expect(r.respondCalls.at(-1)!.text).toBe('Stop, wait a second.');
@@ -61,12 +65,15 @@ describe('a run both tracks heard', () => {
 
 describe('JointRun', () => {
   it('gives the onset of a run of both once it has lasted bargeJointFrames, and starts again after a gap', () => {
+    setTunable('engine.bargeJointFrames', 3);
     const j = new JointRun();
     expect(j.frame(1 * FRAME_MS, true)).toBeNull();
     expect(j.frame(2 * FRAME_MS, true)).toBeNull();
     expect(j.frame(3 * FRAME_MS, true)).toBe(0);
     expect(j.frame(4 * FRAME_MS, false)).toBeNull();
     expect(j.frame(5 * FRAME_MS, true)).toBeNull();
+    expect(j.frame(6 * FRAME_MS, true)).toBeNull();
+    expect(j.frame(7 * FRAME_MS, true)).toBe(4 * FRAME_MS);
   });
 
   it('never with bargeJointFrames at 0', () => {
