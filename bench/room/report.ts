@@ -118,7 +118,9 @@ const f = (x: number | null | undefined, d = 0) => (x === null || x === undefine
 /** A missed interruption: its longest onset run, and (when traced) voiced frames under the gate / loud unvoiced ones. */
 function missedWhy(i: NonNullable<ReplyResult['interrupted']>): string {
   if (i.voicedUnderGateFrames === undefined) return String(i.longestRun);
-  return `${i.longestRun}; ${i.voicedUnderGateFrames} voiced under the gate, ${i.loudUnvoicedFrames ?? 0} loud unvoiced`;
+  const raw =
+    i.rawLongestRun === undefined ? '' : `; unprocessed: ${i.rawLongestRun}, ${i.rawVoicedUnderGateFrames ?? 0} voiced under`;
+  return `${i.longestRun}; ${i.voicedUnderGateFrames} voiced under the gate, ${i.loudUnvoicedFrames ?? 0} loud unvoiced${raw}`;
 }
 
 /** A stop time for the table: none (missed, or an older result), or ≤ 0 when the voice began in a gap of the reply. */

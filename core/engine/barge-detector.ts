@@ -15,6 +15,7 @@
 import { engineTunables } from '../tunables';
 import { FRAME_MS } from './audio-frames';
 import { EchoPath, echoFields, type EchoLikeness } from './echo-path';
+import { GateTrace } from './gate-trace';
 import { ResidualFloor } from './residual-floor';
 import type { TurnStageFields } from './types';
 
@@ -44,26 +45,19 @@ export class BargeDetector {
   private levels: { at: number; rms: number }[] = [];
   private calibFrames = 0;
   private coupling = 0;
-  private run = 0;
+  protected run = 0;
   private runStart = 0;
   /** Frames under the gate bridged inside the current run (at most `bargeGapFrames` in a row). */
   private gap = 0;
-  /** This reply's voiced frames over the gate and its longest onset run: how close it came to a duck (trace). */
-  private overGateFrames = 0;
-  private longestRun = 0;
-  private voicedUnderGateFrames = 0;
-  private loudUnvoicedFrames = 0;
+  /** This reply's frames as the gate judged them, for its `echo-path` mark. */
+  private readonly trace = new GateTrace();
   /** Speech over the reply that ducked it and is not decided yet: its onset, voiced frames, and quiet run since. */
-  private tentative: { onsetAt: number; voiced: number; quiet: number } | null = null;
-  /** The loudest voiced frame of this reply over the gate (a trace of how close the echo came to a barge). */
-  peakOverGate = 0;
+  protected tentative: { onsetAt: number; voiced: number; quiet: number } | null = null;
   /** The loudest playback level of this reply, and when the side panel last reported one. */
   private replyPeak = 0;
   private lastLevelAt = -Infinity;
   /** The last frame fed was a barge candidate (the other track's gate reads it for a run both heard). */
-  private candidateNow = false;
-  /** `overEchoSoFar`'s level, held from the start of the other gate's run to its end. */
-  private heldProvisional = 0;
+  protected candidateNow = false;
   /** Learned across replies: the speakers, the room and the microphone stay the same from one reply to the next. */
   readonly echo = new EchoPath();
   /** The gate's floor, measured on the replies nobody talked over (kept across replies, as the path). */
@@ -85,11 +79,7 @@ export class BargeDetector {
     this.run = 0;
     this.gap = 0;
     this.tentative = null;
-    this.peakOverGate = 0;
-    this.overGateFrames = 0;
-    this.longestRun = 0;
-    this.voicedUnderGateFrames = 0;
-    this.loudUnvoicedFrames = 0;
+    this.trace.reset();
     this.replyPeak = 0;
   }
 
@@ -141,11 +131,7 @@ export class BargeDetector {
     const e = this.echo.estimate;
     return {
       ...(e ? { delayMs: e.delayMs, coupling: e.coupling, correlation: e.correlation } : {}),
-      peakOverGate: this.peakOverGate,
-      overGateFrames: this.overGateFrames,
-      longestRun: this.longestRun,
-      voicedUnderGateFrames: this.voicedUnderGateFrames,
-      loudUnvoicedFrames: this.loudUnvoicedFrames,
+      ...this.trace.fields(),
       residualRunRms: this.residual.replyRunLevel,
       floorRms: this.floor,
     };
@@ -240,14 +226,10 @@ export class BargeDetector {
       return NONE;
     }
     const gate = this.threshold(now, capturedAt);
-    if (voiced) this.peakOverGate = Math.max(this.peakOverGate, micRms / gate);
     const candidate = voiced && micRms > gate && otherTrackAgrees && (!this.measuredOnly || this.residual.floor !== null);
     this.candidateNow = candidate;
-    if (candidate) {
-      this.overGateFrames++;
-      this.echo.markNearEnd(capturedAt);
-    } else if (voiced) this.voicedUnderGateFrames++;
-    else if (micRms > gate) this.loudUnvoicedFrames++;
+    this.trace.frame(voiced, candidate, micRms, gate);
+    if (candidate) this.echo.markNearEnd(capturedAt);
     if (this.tentative) return this.decide(this.tentative, candidate);
     if (!candidate) {
       // A short hole inside a run is bridged (it does not count towards the run); a longer one ends the run.
@@ -261,7 +243,7 @@ export class BargeDetector {
     }
     this.run++;
     this.gap = 0;
-    this.longestRun = Math.max(this.longestRun, this.run);
+    this.trace.run(this.run);
     if (this.run < engineTunables.bargeFrames) return NONE;
     return this.holdRun(this.runStart);
   }
@@ -270,7 +252,7 @@ export class BargeDetector {
    * The current run of candidates holds the reply from `onsetAt` (or interrupts it, when it is already as long as
    * the confirm): its frames count as the burst's first voiced ones, and the floor keeps the burst apart until decided.
    */
-  private holdRun(onsetAt: number): BargeDecision {
+  protected holdRun(onsetAt: number): BargeDecision {
     const voiced = this.run;
     this.run = this.gap = 0;
     this.residual.ducked();
@@ -294,47 +276,6 @@ export class BargeDetector {
   interrupted(sinceFrames = 0): void {
     this.tentative = null;
     this.residual.interrupted(sinceFrames);
-  }
-
-  /**
-   * This gate's floor describes the room: measured, and this reply's echo has sustained no more than the replies it
-   * was measured on (`ResidualFloor.provisional`). Not so when the speakers got louder or the room changed, until
-   * the floor has learned the new echo: a run both tracks heard then was the echo over two stale floors (docs/echo.md,
-   * "Both tracks at once").
-   */
-  get floorHolds(): boolean {
-    const floor = this.residual.floor;
-    return floor !== null && this.residual.provisional <= floor;
-  }
-
-  /** The last frame fed was a barge candidate: voiced and over this gate. */
-  get candidate(): boolean {
-    return this.candidateNow;
-  }
-
-  /**
-   * Both tracks' gates heard the same run (barge-tracks.ts, `JointRun`): the reply is held now, from `onsetAt`, without
-   * waiting for this gate's own `bargeFrames`. Nothing when this gate is already deciding or not inside a run.
-   */
-  duckTogether(onsetAt: number): BargeDecision {
-    if (this.tentative || this.run === 0) return NONE;
-    return this.holdRun(onsetAt);
-  }
-
-  /** Inside a run of barge candidates, or deciding on one that lowered the reply. */
-  get inRun(): boolean {
-    return this.run > 0 || this.tentative !== null;
-  }
-
-  /**
-   * This track's frame is louder than its floor would be if the reply ended now (`ResidualFloor.provisional`): asked of
-   * the unprocessed gate before it has measured a floor, by the processed gate's candidates (docs/echo.md, "The first
-   * reply in a loud room"). `held`: the asking gate is inside a run, so the level from before that run stands (the
-   * run's own frames would otherwise lift it over the voice). Ask before this frame is fed.
-   */
-  overEchoSoFar(micRms: number, held: boolean): boolean {
-    if (!held) this.heldProvisional = this.residual.provisional;
-    return micRms > this.heldProvisional;
   }
 
   /** True while speech over the reply has lowered it and is not decided yet. */

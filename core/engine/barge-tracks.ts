@@ -7,7 +7,7 @@
  */
 import { engineTunables as T } from '../tunables';
 import { FRAME_MS } from './audio-frames';
-import type { BargeDecision, BargeDetector } from './barge-detector';
+import { BargeDetector, type BargeDecision } from './barge-detector';
 import type { MicFrame, TurnStageFields } from './types';
 
 const NONE: BargeDecision = { kind: 'none' };
@@ -31,6 +31,56 @@ export function mergeBargeDecisions(
   if (duck) return wasDeciding ? NONE : duck;
   const release = [a, b].find((d) => d.kind === 'release');
   return release && !stillDeciding ? release : NONE;
+}
+
+/**
+ * One track's barge gate, with what the other track's gate and the joint rule ask of it: whether its last frame was a
+ * candidate, whether its floor still describes the room, whether a frame is over the echo this reply has sustained.
+ */
+export class TrackGate extends BargeDetector {
+  /** `overEchoSoFar`'s level, held from the start of the other gate's run to its end. */
+  private heldProvisional = 0;
+
+  /**
+   * This gate's floor describes the room: measured, and this reply's echo has sustained no more than the replies it
+   * was measured on (`ResidualFloor.provisional`). Not so when the speakers got louder or the room changed, until
+   * the floor has learned the new echo: a run both tracks heard then was the echo over two stale floors (docs/echo.md,
+   * "Both tracks at once").
+   */
+  get floorHolds(): boolean {
+    const floor = this.residual.floor;
+    return floor !== null && this.residual.provisional <= floor;
+  }
+
+  /** The last frame fed was a barge candidate: voiced and over this gate. */
+  get candidate(): boolean {
+    return this.candidateNow;
+  }
+
+  /**
+   * Both tracks' gates heard the same run (`JointRun`): the reply is held now, from `onsetAt`, without
+   * waiting for this gate's own `bargeFrames`. Nothing when this gate is already deciding or not inside a run.
+   */
+  duckTogether(onsetAt: number): BargeDecision {
+    if (this.tentative || this.run === 0) return NONE;
+    return this.holdRun(onsetAt);
+  }
+
+  /** Inside a run of barge candidates, or deciding on one that lowered the reply. */
+  get inRun(): boolean {
+    return this.run > 0 || this.tentative !== null;
+  }
+
+  /**
+   * This track's frame is louder than its floor would be if the reply ended now (`ResidualFloor.provisional`): asked of
+   * the unprocessed gate before it has measured a floor, by the processed gate's candidates (docs/echo.md, "The first
+   * reply in a loud room"). `held`: the asking gate is inside a run, so the level from before that run stands (the
+   * run's own frames would otherwise lift it over the voice). Ask before this frame is fed.
+   */
+  overEchoSoFar(micRms: number, held: boolean): boolean {
+    if (!held) this.heldProvisional = this.residual.provisional;
+    return micRms > this.heldProvisional;
+  }
 }
 
 /**

@@ -6,8 +6,7 @@
 import { FactMemory } from '../memory/fact-memory';
 import { engineTunables as T } from '../tunables';
 import { BackgroundJob } from './background-job';
-import { BargeDetector } from './barge-detector';
-import { JointRun } from './barge-tracks';
+import { JointRun, TrackGate } from './barge-tracks';
 import { ReplyRunner, lineSource, type ReplyOutcome } from './reply-runner';
 import { InterruptedReply } from './interrupted-reply';
 import { formatLocalDateTime } from './time-context';
@@ -68,9 +67,9 @@ export interface ActiveTurn {
 export abstract class TurnKeeper {
   private stateValue: EngineState = 'idle';
   private readonly listeners = new Set<EngineListener>();
-  protected readonly barge = new BargeDetector();
+  protected readonly barge = new TrackGate();
   /** The unprocessed track's own gate, where it also opens a barge-in (`bargeFromUnprocessed`; barge-tracks.ts). */
-  protected readonly rawGate = new BargeDetector(true);
+  protected readonly rawGate = new TrackGate(true);
   /** A run both tracks' gates heard (barge-tracks.ts). */
   protected readonly jointRun = new JointRun();
   protected readonly history: HistoryMessage[] = [];

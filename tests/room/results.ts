@@ -60,6 +60,9 @@ export interface ReplyResult {
     /** After the voice: frames the VAD called speech under the gate, and loud frames it did not (absent before 12-04). */
     voicedUnderGateFrames?: number;
     loudUnvoicedFrames?: number;
+    /** The same of the unprocessed track's gate (absent before 2026-12-05l). */
+    rawLongestRun?: number;
+    rawVoicedUnderGateFrames?: number;
   };
   /** RMS of the echo at the microphone (the room's monitor: no processing) while the reply played, user silent. */
   echoRms: number;

@@ -307,6 +307,9 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
     longestRun: Math.max(0, ...runs),
     voicedUnderGateFrames: total('voicedUnderGateFrames'),
     loudUnvoicedFrames: total('loudUnvoicedFrames'),
+    // The unprocessed track's gate, where it has one: a miss on both tracks says the gates, not the canceller, missed.
+    rawLongestRun: Math.max(0, ...echoPaths.map((m) => Number(m.fields?.rawLongestRun ?? 0))),
+    rawVoicedUnderGateFrames: total('rawVoicedUnderGateFrames'),
     engineLatencyMs: barge && onset ? barge.at - onset.at : undefined,
     byWords: barge ? barge.fields?.byWords === 1 : undefined,
     stopLatencyMs: detected && stoppedAt !== null ? stoppedAt - voiceAt : undefined,
