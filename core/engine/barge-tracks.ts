@@ -40,6 +40,8 @@ export function mergeBargeDecisions(
 export class TrackGate extends BargeDetector {
   /** `overEchoSoFar`'s level, held from the start of the other gate's run to its end. */
   private heldProvisional = 0;
+  /** `floorStale`, held from the start of this gate's run to its end. */
+  private heldStale = false;
 
   /**
    * This gate's floor describes the room: measured, and this reply's echo has sustained no more than the replies it
@@ -50,6 +52,19 @@ export class TrackGate extends BargeDetector {
   get floorHolds(): boolean {
     const floor = this.residual.floor;
     return floor !== null && this.residual.provisional <= floor;
+  }
+
+  /**
+   * This gate's floor was measured on replies whose echo this one's has outgrown by over `bargeStaleFloorRatio` (the
+   * speakers turned up): judged before this frame, and held through a run, whose own frames would otherwise say so.
+   */
+  floorStale(): boolean {
+    if (!this.inRun) {
+      const floor = this.residual.floor;
+      const ratio = T.bargeStaleFloorRatio;
+      this.heldStale = ratio > 0 && floor !== null && this.residual.provisional > ratio * floor;
+    }
+    return this.heldStale;
   }
 
   /** The last frame fed was a barge candidate: voiced and over this gate. */

@@ -192,15 +192,16 @@ export abstract class OverTheReply extends TurnKeeper {
     const judge = second ? this.rawGate : raw ? this.barge : null;
     const nearEnd = judge?.louderThanEcho(this.frameAt, second?.rms ?? echoLevel) ?? false;
     // Before the unprocessed gate has a floor, the processed one stands at the fixed floor, which a lapsing canceller's
-    // residual passes: its candidates also need the unprocessed frame over that track's echo so far (docs/echo.md,
-    // "The first reply in a loud room").
-    const confirmed =
-      !second ||
-      !T.bargeFirstReplyCrossCheck ||
-      this.rawGate.residual.floor !== null ||
-      this.rawGate.overEchoSoFar(second.rms, this.barge.inRun);
+    // residual passes; and a gate whose floor the echo has outgrown (the speakers turned up) passes the louder echo. Its
+    // candidates then also need the other track's frame over that track's echo so far (docs/echo.md, "The first reply
+    // in a loud room", "The speakers turned up").
+    const firstReply = T.bargeFirstReplyCrossCheck > 0 && this.rawGate.residual.floor === null;
+    const processedStale = this.barge.floorStale();
+    const rawStale = this.rawGate.floorStale();
+    const confirmed = !second || !(firstReply || processedStale) || this.rawGate.overEchoSoFar(second.rms, this.barge.inRun);
+    const rawConfirmed = !rawStale || this.barge.overEchoSoFar(echoLevel, this.rawGate.inRun);
     const own = this.barge.onFrame(now, raw?.prob ?? frame.prob, echoLevel, this.frameAt, nearEnd, confirmed);
-    const other = second ? this.rawGate.onFrame(now, second.prob, second.rms, this.frameAt, nearEnd) : NONE;
+    const other = second ? this.rawGate.onFrame(now, second.prob, second.rms, this.frameAt, nearEnd, rawConfirmed) : NONE;
     const both = this.barge.candidate && this.rawGate.candidate && this.barge.floorHolds && this.rawGate.floorHolds;
     const jointOnset = this.jointRun.frame(now, both);
     const merged = mergeBargeDecisions(own, other, wasDeciding, this.deciding);

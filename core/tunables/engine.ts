@@ -116,6 +116,13 @@ export const engineTunables = registerTunables(
      */
     bargeFirstReplyCrossCheck: 1,
     /**
+     * A gate whose floor is stale (this reply's echo has sustained more than this many times the level the floor was
+     * measured at, judged from before the gate's run: the speakers turned up) holds the reply only where the other
+     * track's frame is also over the echo that track has sustained this reply; 0 turns it off (docs/echo.md, "The
+     * speakers turned up"). Needs `bargeFromUnprocessed`.
+     */
+    bargeStaleFloorRatio: 2,
+    /**
      * A run of frames that both tracks' gates took for speech over the reply holds it after this many frames, before
      * `bargeFrames` (docs/echo.md, "Both tracks at once"); 0 turns it off. Needs `bargeFromUnprocessed`. 2: in the
      * room sweep the echo's longest such run was one frame (it held a reply at 1), and frames reach the engine in
@@ -234,6 +241,7 @@ export const engineTunables = registerTunables(
     echoFromUnprocessed: { min: 0, max: 1, integer: true },
     bargeFromUnprocessed: { min: 0, max: 1, integer: true },
     bargeFirstReplyCrossCheck: { min: 0, max: 1, integer: true },
+    bargeStaleFloorRatio: { min: 0, max: 20 },
     bargeJointFrames: { min: 0, max: 20, integer: true },
     unprocessedVadMaxLagMs: { min: 0, max: 5000, integer: true },
     bargeFrames: { min: 1, max: 50, integer: true },
