@@ -97,7 +97,7 @@ describe('after the speakers got louder', () => {
   // The greeting's echo measures both floors; from the story on the unprocessed echo is 10 dB louder and the canceller
   // lapses (its residual 0.3 in 30 % of 320 ms windows): both floors are stale. A run both tracks heard is then the
   // echo, and holds nothing; without `floorHolds` one held the story at 16.7 s (the processed gate's own hold at
-  // 20.4 s, five frames of the lapses over its stale floor, comes either way: docs/echo.md "What is not done").
+  // 20.4 s, five frames of the lapses over its stale floor, is the stale-floor rule's: stale-floor.test.ts).
   it('a run both tracks heard over floors the echo has outgrown does not hold the reply', async () => {
     const r = await storyRun(
       vad,
