@@ -50,8 +50,7 @@ export class TrackGate extends BargeDetector {
    * "Both tracks at once").
    */
   get floorHolds(): boolean {
-    const floor = this.residual.floor;
-    return floor !== null && this.residual.provisional <= floor;
+    return this.residual.floor !== null && !this.residual.outgrownBy(1);
   }
 
   /**
@@ -59,11 +58,7 @@ export class TrackGate extends BargeDetector {
    * speakers turned up): judged before this frame, and held through a run, whose own frames would otherwise say so.
    */
   floorStale(): boolean {
-    if (!this.inRun) {
-      const floor = this.residual.floor;
-      const ratio = T.bargeStaleFloorRatio;
-      this.heldStale = ratio > 0 && floor !== null && this.residual.provisional > ratio * floor;
-    }
+    if (!this.inRun) this.heldStale = T.bargeStaleFloorRatio > 0 && this.residual.outgrownBy(T.bargeStaleFloorRatio);
     return this.heldStale;
   }
 

@@ -132,6 +132,15 @@ export class ResidualFloor {
     return Math.max(bargeLearnedMinRms, bargeResidualMargin * this.runLevel);
   }
 
+  /**
+   * This reply's echo has sustained more than `ratio` times the level the floor was measured at (`provisional` over
+   * `ratio` × the floor): the floor no longer describes the room. False while no floor is measured.
+   */
+  outgrownBy(ratio: number): boolean {
+    const floor = this.floor;
+    return floor !== null && this.provisional > ratio * floor;
+  }
+
   /** This reply's level so far (trace). */
   get replyRunLevel(): number {
     return this.runLevel;

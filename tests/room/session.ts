@@ -297,18 +297,18 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
   if (DEBUG) await printAroundVoice(room, voiceAt, await aroundVoice);
   const duck = after.find((m) => m.turnId === turnId && m.name === 'barge-tentative' && m.wallAt >= voiceAt - 500);
   const echoPaths = after.filter((m) => m.name === 'echo-path');
-  const runs = echoPaths.map((m) => Number(m.fields?.longestRun ?? 0));
   // A reply may mark its echo path more than once, each mark with the reply's counts so far: the newest per turn.
   const newestPerTurn = new Map(echoPaths.map((m) => [m.turnId, m]));
   const total = (field: string) => [...newestPerTurn.values()].reduce((n, m) => n + Number(m.fields?.[field] ?? 0), 0);
+  const longest = (field: string) => Math.max(0, ...echoPaths.map((m) => Number(m.fields?.[field] ?? 0)));
   const interrupted = {
     detected,
     preempted,
-    longestRun: Math.max(0, ...runs),
+    longestRun: longest('longestRun'),
     voicedUnderGateFrames: total('voicedUnderGateFrames'),
     loudUnvoicedFrames: total('loudUnvoicedFrames'),
     // The unprocessed track's gate, where it has one: a miss on both tracks says the gates, not the canceller, missed.
-    rawLongestRun: Math.max(0, ...echoPaths.map((m) => Number(m.fields?.rawLongestRun ?? 0))),
+    rawLongestRun: longest('rawLongestRun'),
     rawVoicedUnderGateFrames: total('rawVoicedUnderGateFrames'),
     engineLatencyMs: barge && onset ? barge.at - onset.at : undefined,
     byWords: barge ? barge.fields?.byWords === 1 : undefined,
