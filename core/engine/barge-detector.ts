@@ -134,6 +134,7 @@ export class BargeDetector {
       ...this.trace.fields(),
       residualRunRms: this.residual.replyRunLevel,
       floorRms: this.floor,
+      ...(this.residual.followsCut ? { followsCut: true } : {}),
     };
   }
 

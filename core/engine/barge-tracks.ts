@@ -85,11 +85,13 @@ export class TrackGate extends BargeDetector {
    * This track's frame is louder than its floor would be if the reply ended now (`ResidualFloor.provisional`): asked of
    * the unprocessed gate before it has measured a floor, by the processed gate's candidates (docs/echo.md, "The first
    * reply in a loud room"). `held`: the asking gate is inside a run, so the level from before that run stands (the
-   * run's own frames would otherwise lift it over the voice). Ask before this frame is fed.
+   * run's own frames would otherwise lift it over the voice). `orFloor`: over this gate's measured floor too, when
+   * that is higher (the reply right after a cut, whose echo has sustained little yet). Ask before this frame is fed.
    */
-  overEchoSoFar(micRms: number, held: boolean): boolean {
+  overEchoSoFar(micRms: number, held: boolean, orFloor = false): boolean {
     if (!held) this.heldProvisional = this.residual.provisional;
-    return micRms > this.heldProvisional;
+    const floor = orFloor ? (this.residual.floor ?? 0) : 0;
+    return micRms > Math.max(this.heldProvisional, floor);
   }
 }
 

@@ -194,11 +194,14 @@ export abstract class OverTheReply extends TurnKeeper {
     // Before the unprocessed gate has a floor, the processed one stands at the fixed floor, which a lapsing canceller's
     // residual passes; and a gate whose floor the echo has outgrown (the speakers turned up) passes the louder echo. Its
     // candidates then also need the other track's frame over that track's echo so far (docs/echo.md, "The first reply
-    // in a loud room", "The speakers turned up").
+    // in a loud room", "The speakers turned up"). On the reply right after a cut the canceller re-converges: the
+    // unprocessed frame must be over that track's floor ("The reply after an interruption").
     const firstReply = T.bargeFirstReplyCrossCheck > 0 && this.rawGate.residual.floor === null;
+    const afterCut = T.bargeAfterCutCrossCheck > 0 && this.barge.residual.followsCut;
     const processedStale = this.barge.floorStale();
     const rawStale = this.rawGate.floorStale();
-    const confirmed = !second || !(firstReply || processedStale) || this.rawGate.overEchoSoFar(second.rms, this.barge.inRun);
+    const crossCheck = firstReply || processedStale || afterCut;
+    const confirmed = !second || !crossCheck || this.rawGate.overEchoSoFar(second.rms, this.barge.inRun, afterCut);
     const rawConfirmed = !rawStale || this.barge.overEchoSoFar(echoLevel, this.rawGate.inRun);
     const own = this.barge.onFrame(now, raw?.prob ?? frame.prob, echoLevel, this.frameAt, nearEnd, confirmed);
     const other = second ? this.rawGate.onFrame(now, second.prob, second.rms, this.frameAt, nearEnd, rawConfirmed) : NONE;

@@ -35,6 +35,8 @@ export class ResidualFloor {
   private mode: 'open' | 'pending' | 'closed' = 'open';
   /** The run levels of the last replies measured, oldest first. */
   private levels: number[] = [];
+  /** The reply before this one was cut by speech over it (`interrupted`): the canceller re-converges on this one. */
+  private afterCut = false;
   /** What was measured before each of the newest frames (newest last): undone when the other track interrupts. */
   private before: { frames: number; runLevel: number }[] = [];
 
@@ -108,6 +110,9 @@ export class ResidualFloor {
       this.levels.push(this.runLevel);
       while (this.levels.length > residualReplies) this.levels.shift();
     }
+    // A turn that played nothing (merged, cancelled before its audio) leaves it as it was.
+    if (this.mode === 'closed') this.afterCut = true;
+    else if (this.frames > 0) this.afterCut = false;
     this.voicedRun = [];
     this.before = [];
     this.frames = 0;
@@ -139,6 +144,11 @@ export class ResidualFloor {
   outgrownBy(ratio: number): boolean {
     const floor = this.floor;
     return floor !== null && this.provisional > ratio * floor;
+  }
+
+  /** Speech over the last reply cut it (docs/echo.md, "The reply after an interruption"). */
+  get followsCut(): boolean {
+    return this.afterCut;
   }
 
   /** This reply's level so far (trace). */

@@ -214,6 +214,8 @@ export interface TurnStageFields {
     /** The level the residual sustained over an onset run in this reply, and the gate's floor in force. */
     residualRunRms?: number;
     floorRms?: number;
+    /** Speech cut the reply before this one: the processed gate's candidates needed the unprocessed floor (barge-tracks.ts). */
+    followsCut?: boolean;
     /** The reply's frames came with the unprocessed microphone (the echo handling used it). */
     unprocessedMic?: boolean;
     /** The unprocessed track's own barge gate, where it has one (barge-tracks.ts): as the fields above. */

@@ -123,6 +123,14 @@ export const engineTunables = registerTunables(
      */
     bargeStaleFloorRatio: 2,
     /**
+     * 1: on the reply right after speech cut the last one, a processed frame is a barge candidate only if the
+     * unprocessed frame is over that track's measured floor (or what this reply's echo sustained there, if more). In the
+     * room rig Chrome's canceller left 3–6× more residual at the start of that reply than on the one before the cut,
+     * and held it once through the processed gate's floor (docs/echo.md, "The reply after an interruption"). Needs
+     * `bargeFromUnprocessed`.
+     */
+    bargeAfterCutCrossCheck: 1,
+    /**
      * A run of frames that both tracks' gates took for speech over the reply holds it after this many frames, before
      * `bargeFrames` (docs/echo.md, "Both tracks at once"); 0 turns it off. Needs `bargeFromUnprocessed`. 2: in the
      * room sweep the echo's longest such run was one frame (it held a reply at 1), and frames reach the engine in
@@ -242,6 +250,7 @@ export const engineTunables = registerTunables(
     bargeFromUnprocessed: { min: 0, max: 1, integer: true },
     bargeFirstReplyCrossCheck: { min: 0, max: 1, integer: true },
     bargeStaleFloorRatio: { min: 0, max: 20 },
+    bargeAfterCutCrossCheck: { min: 0, max: 1, integer: true },
     bargeJointFrames: { min: 0, max: 20, integer: true },
     unprocessedVadMaxLagMs: { min: 0, max: 5000, integer: true },
     bargeFrames: { min: 1, max: 50, integer: true },
