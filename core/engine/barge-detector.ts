@@ -107,8 +107,9 @@ export class BargeDetector {
   }
 
   /** Trace fields of a user onset while listening: how late the frame was, how long since playback was audible. */
-  onsetTrace(lagMs: number, sinceAudibleMs: number): TurnStageFields['speech-start'] {
-    return { lagMs, sinceAudibleMs: Math.round(Math.min(1e6, sinceAudibleMs)), ...echoFields(this.echo.estimate) };
+  onsetTrace(lagMs: number, sinceAudibleMs: number, micRms: number, released: number): TurnStageFields['speech-start'] {
+    const tail = released > 0 ? { micRms, releasedEchoRms: released } : {};
+    return { lagMs, sinceAudibleMs: Math.round(Math.min(1e6, sinceAudibleMs)), ...echoFields(this.echo.estimate), ...tail };
   }
 
   /** Trace fields of a barge-in's onset: the gate it passed and what it was made of. */
@@ -183,10 +184,12 @@ export class BargeDetector {
    * the barge gate would allow over that echo. Two measures of "may still be arriving": the learned path (its delay,
    * however long) expects echo at this frame; or it is within the path's delay plus `echoDecayMs` of the last
    * audible playback, and no louder than `bargeRatio` × the echo the measured coupling gives for its last level.
+   * `released`: the echo the unprocessed track's path expects at this frame: once the far end stops, the canceller lets
+   * the tail through about as loud as it is in the room (docs/echo.md, "The tail as loud as the room").
    */
-  heldByEcho(capturedAt: number, sinceAudibleMs: number, micRms: number): boolean {
+  heldByEcho(capturedAt: number, sinceAudibleMs: number, micRms: number, released = 0): boolean {
     const { bargeMinRms, bargeRatio, echoDecayMs, echoTailMs } = engineTunables;
-    const echo = this.echo.expected(capturedAt);
+    const echo = Math.max(this.echo.expected(capturedAt), released);
     // Never under the fixed floor: the measured one comes from the residual while the reply plays, and once it stops
     // the canceller lets the tail through much louder (docs/echo.md, "The echo of the reply's end").
     if (echo > 0 && micRms <= Math.max(bargeMinRms, this.floor, bargeRatio * echo)) return true;

@@ -146,15 +146,18 @@ export class DuplexEngine extends OverTheReply {
     if (now - this.lastAudibleAt < T.echoMaxDelayMs + T.echoDecayMs) this.barge.recordListeningMic(this.frameAt, echoLevel);
     // The tail of our own playback is still in the room: keep it as pre-roll but do not open an utterance on it.
     if (!this.tracker.inSpeech && now - this.lastAudibleAt < T.echoTailMs) return this.tracker.observe(frame.pcm);
-    // The reply's echo may still be arriving (a longer path, the room's reverb): only a voice above it opens an utterance.
-    if (!this.tracker.inSpeech && this.barge.heldByEcho(this.frameAt, now - this.lastAudibleAt, echoLevel)) {
+    // The reply's echo may still be arriving (a longer path, the room's reverb): only a voice above it opens an
+    // utterance; above the unprocessed track's echo too, which the canceller lets through once the reply stops.
+    const released = T.echoTailFromUnprocessed > 0 ? this.rawGate.echo.expected(this.frameAt) : 0;
+    if (!this.tracker.inSpeech && this.barge.heldByEcho(this.frameAt, now - this.lastAudibleAt, echoLevel, released)) {
       this.tracker.observe(frame.pcm);
       return this.maybeDeliverBackground(now);
     }
     const event = this.tracker.onFrame(now, frame.pcm, frame.prob);
     if (event.kind === 'onset') {
       this.onsetAfterAudibleMs = now - this.lastAudibleAt;
-      this.stageOf(this.upcomingId(), 'speech-start', this.barge.onsetTrace(this.frameLagMs, this.onsetAfterAudibleMs), event.at);
+      const trace = this.barge.onsetTrace(this.frameLagMs, this.onsetAfterAudibleMs, echoLevel, released);
+      this.stageOf(this.upcomingId(), 'speech-start', trace, event.at);
     }
     if (event.kind === 'resume' || event.kind === 'onset') this.staleHint = null;
     if (event.kind === 'resume' && this.speculation) this.discardSpeculation();

@@ -139,6 +139,8 @@ export interface TurnStageFields {
     echoDelayMs?: number;
     echoCoupling?: number;
     echoCorrelation?: number;
+    /** After a reply: the echo the unprocessed track's path expected at the onset (`heldByEcho`'s `released`). */
+    releasedEchoRms?: number;
   };
   'tentative-endpoint': { silenceMs: number };
   /** The end-of-turn model answered for this pause: P(complete) and how long after the pause began. */

@@ -178,6 +178,12 @@ export const engineTunables = registerTunables(
     echoMaxDelayMs: 2000,
     /** After a reply, its echo's tail (reverb) may last this long beyond the path's delay (docs/echo.md). */
     echoDecayMs: 500,
+    /**
+     * 1: after a reply, a frame opens an utterance only if it is also louder than `bargeRatio` × the echo the
+     * unprocessed track's path expects then: Chrome's canceller lets the tail through about as loud as it is in the
+     * room (docs/echo.md, "The tail as loud as the room"). Needs `bargeFromUnprocessed` (its gate learns that path).
+     */
+    echoTailFromUnprocessed: 1,
     /** The echo path is trusted once playback and microphone envelopes correlate this well at one delay. */
     echoMinCorrelation: 0.6,
     /**
@@ -261,6 +267,7 @@ export const engineTunables = registerTunables(
     bargeRecheckFrames: { min: 1, max: 100, integer: true },
     bargeHoldMaxMs: { min: 500, max: 30_000 },
     echoTailMs: { min: 0, max: 2000 },
+    echoTailFromUnprocessed: { min: 0, max: 1, integer: true },
     echoMaxDelayMs: { min: 0, max: 4000 },
     echoMinCorrelation: { min: 0, max: 1 },
     echoTailMinLikeness: { min: 0, max: 1 },
