@@ -61,14 +61,20 @@ export class BargeDetector {
   /** Learned across replies: the speakers, the room and the microphone stay the same from one reply to the next. */
   readonly echo = new EchoPath();
   /** The gate's floor, measured on the replies nobody talked over (kept across replies, as the path). */
-  readonly residual = new ResidualFloor();
+  readonly residual: ResidualFloor;
 
   /**
    * `measuredOnly`: this gate decides nothing until its floor has been measured on a reply. The fixed floor is the
    * canceller's residual's; on the unprocessed track the echo itself is that loud at −10 dB, and a fresh session's
    * first reply in such a room ducked and cut itself through it (docs/echo.md, "Both tracks gate a barge-in").
+   * `behindCanceller`: the track comes out of the browser's echo canceller (residual-floor.ts).
    */
-  constructor(private readonly measuredOnly = false) {}
+  constructor(
+    private readonly measuredOnly = false,
+    { behindCanceller = false }: { behindCanceller?: boolean } = {},
+  ) {
+    this.residual = new ResidualFloor(behindCanceller);
+  }
 
   /** A new reply: learn the last one's residual, forget its calibration (volume or device may have changed). */
   reset(): void {

@@ -37,6 +37,13 @@ export class ResidualFloor {
   private levels: number[] = [];
   /** The reply before this one was cut by speech over it (`interrupted`): the canceller re-converges on this one. */
   private afterCut = false;
+
+  /**
+   * `behindCanceller`: this track comes out of the browser's echo canceller, whose residual on the reply right after
+   * a cut is the canceller re-converging, not the room: that reply is not learned (docs/echo.md, "The reply after an
+   * interruption").
+   */
+  constructor(private readonly behindCanceller = false) {}
   /** What was measured before each of the newest frames (newest last): undone when the other track interrupts. */
   private before: { frames: number; runLevel: number }[] = [];
 
@@ -105,8 +112,9 @@ export class ResidualFloor {
 
   /** The reply is over (the next one begins): learn from it if it played long enough before anyone interrupted it. */
   endReply(): void {
-    const { residualMinFrames, residualReplies } = engineTunables;
-    if (this.frames >= residualMinFrames) {
+    const { residualMinFrames, residualReplies, bargeAfterCutCrossCheck } = engineTunables;
+    const reconverging = this.behindCanceller && this.afterCut && bargeAfterCutCrossCheck > 0;
+    if (this.frames >= residualMinFrames && !reconverging) {
       this.levels.push(this.runLevel);
       while (this.levels.length > residualReplies) this.levels.shift();
     }

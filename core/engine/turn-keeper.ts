@@ -67,7 +67,7 @@ export interface ActiveTurn {
 export abstract class TurnKeeper {
   private stateValue: EngineState = 'idle';
   private readonly listeners = new Set<EngineListener>();
-  protected readonly barge = new TrackGate();
+  protected readonly barge = new TrackGate(false, { behindCanceller: true });
   /** The unprocessed track's own gate, where it also opens a barge-in (`bargeFromUnprocessed`; barge-tracks.ts). */
   protected readonly rawGate = new TrackGate(true);
   /** A run both tracks' gates heard (barge-tracks.ts). */

@@ -33,10 +33,11 @@ function replyTo(turn: UserTurn): string {
  * Greeting, story, "Stop, wait a second." 4.2 s into it, and (`again`) the same again 5 s after the first. For 8 s
  * after the cut the canceller lapses in half the 320 ms windows (its residual there the echo at 0.3, not 0.005).
  */
-function afterCut(opts: { again?: boolean }) {
+function afterCut(opts: { again?: boolean; hello?: boolean }) {
   const t = new TrackBuilder().pause(500).say('Hello.').pause(9000);
   t.say('Tell me a long story about a dragon.').pause(4200).say('Stop, wait a second.');
   if (opts.again) t.pause(5000).say('Stop, wait a second.');
+  if (opts.hello) t.pause(14_000).say('Hello.');
   t.pause(200);
   return runScenario(vad, {
     user: t.build(),
@@ -93,6 +94,32 @@ describe('the reply after an interruption, its canceller re-converging', () => {
   });
 });
 
+describe('the floor after the reply to an interruption', () => {
+  // The greeting after the story told again is judged at the floor the replies before the cut measured: the lapsing
+  // canceller's residual on that story is not learned (it would lift the processed floor for the next three replies).
+  const floors = (r: Awaited<ReturnType<typeof afterCut>>) => {
+    const id = followUpId(r);
+    const paths = r.marks('echo-path');
+    const during = paths.filter((m) => m.turnId === id).at(-1)!.floorRms!;
+    const next = paths.filter((m) => m.turnId === r.respondCalls.at(-1)!.turnId).at(-1)!.floorRms!;
+    return { during, next, followsCut: paths.filter((m) => m.turnId === id).at(-1)!.followsCut };
+  };
+
+  it('is the floor from before the cut: the re-converging canceller is not learned', async () => {
+    const r = await afterCut({ hello: true });
+    expect(r.respondCalls.at(-1)!.text).toBe('Hello.');
+    const { during, next, followsCut } = floors(r);
+    expect(followsCut).toBe(true);
+    expect(next).toBeCloseTo(during, 6);
+  });
+
+  it('without the check it is learned, and the floor rises', async () => {
+    setTunable('engine.bargeAfterCutCrossCheck', 0);
+    const { during, next } = floors(await afterCut({ hello: true }));
+    expect(next).toBeGreaterThan(1.5 * during);
+  });
+});
+
 describe('TrackGate.overEchoSoFar after a cut', () => {
   it("asks for the unprocessed floor at the reply's start, when this reply's echo has sustained nothing yet", () => {
     const gate = new TrackGate(true);
@@ -124,5 +151,21 @@ describe('ResidualFloor.followsCut', () => {
     play(floor, 100);
     floor.endReply();
     expect(floor.followsCut).toBe(false);
+  });
+
+  it('behind the canceller, the reply after a cut is not learned; on the unprocessed track it is', () => {
+    for (const behindCanceller of [true, false]) {
+      const floor = new ResidualFloor(behindCanceller);
+      play(floor, 100);
+      floor.endReply();
+      const before = floor.floor;
+      play(floor, 40);
+      floor.interrupted();
+      floor.endReply();
+      for (let i = 0; i < 100; i++) floor.onFrame(true, 0.05); // the re-converging canceller's louder residual
+      floor.endReply();
+      if (behindCanceller) expect(floor.floor).toBe(before);
+      else expect(floor.floor).toBeGreaterThan(before!);
+    }
   });
 });
