@@ -26,6 +26,14 @@ export interface ReplyResult {
    */
   jointFrames?: number;
   jointLongestRun?: number;
+  /**
+   * The echo path's delay and both gates' floors at the reply's end (`echo-path` trace; absent before 2026-12-05r):
+   * how far the session's history has moved them.
+   */
+  echoDelayMs?: number;
+  echoCoupling?: number;
+  floorRms?: number;
+  rawFloorRms?: number;
   /** Talked over: whether the engine barged in, its own onset → decision time, and voice onset → speakers silent. */
   interrupted?: {
     detected: boolean;

@@ -20,8 +20,18 @@ export function silentReplyMarks(marks: readonly EngineMark[], turnId: string) {
   // A reply may mark its echo path more than once, each with its counts so far: the newest.
   const path = marks.filter((m) => m.name === 'echo-path' && m.turnId === turnId).at(-1);
   const joint = path?.fields?.jointFrames;
+  const f = path?.fields ?? {};
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  // The echo path and both floors as they stood at the reply's end: a sweep's later rooms carry the session's history.
+  const state = {
+    echoDelayMs: num(f.delayMs),
+    echoCoupling: num(f.coupling),
+    floorRms: num(f.floorRms),
+    rawFloorRms: num(f.rawFloorRms),
+  };
   return {
     ...(typeof joint === 'number' ? { jointFrames: joint, jointLongestRun: Number(path?.fields?.jointLongestRun ?? 0) } : {}),
+    ...Object.fromEntries(Object.entries(state).filter(([, v]) => v !== undefined)),
     falseBargeIns: bargeIns.length,
     falseBargeInsByWords: bargeIns.filter((m) => m.fields?.byWords === 1).length,
     phantomTurns: phantomTurnsIn(marks, turnId),

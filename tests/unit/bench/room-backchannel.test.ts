@@ -42,6 +42,16 @@ describe('the room sweep’s reading of the engine’s marks', () => {
     expect(silentReplyMarks([mark('echo-path', 'r', 0, { longestRun: 3 })], 'r')).not.toHaveProperty('jointFrames');
   });
 
+  it('a silent reply’s echo path and floors at its end, from its newest echo-path mark; none without one', () => {
+    const marks = [
+      mark('echo-path', 'r', 0, { delayMs: 300, floorRms: 0.02 }),
+      mark('echo-path', 'other', 0, { delayMs: 900, floorRms: 0.09, rawFloorRms: 0.2 }),
+      mark('echo-path', 'r', 0, { delayMs: 640, floorRms: 0.03, rawFloorRms: 0.07 }),
+    ];
+    expect(silentReplyMarks(marks, 'r')).toMatchObject({ echoDelayMs: 640, floorRms: 0.03, rawFloorRms: 0.07 });
+    expect(silentReplyMarks([mark('first-audio', 'r')], 'r')).not.toHaveProperty('echoDelayMs');
+  });
+
   it('a backchannel that held the reply and let it go: not stopped, held for the time between the marks', () => {
     const fromVoice = [mark('barge-tentative', 'r', 1000), mark('barge-released', 'r', 1420), mark('done', 'r', 5000)];
     expect(backchannelOutcome(fromVoice, 'r', { text: 'Mm-hm.', preempted: false, barge: undefined })).toEqual({

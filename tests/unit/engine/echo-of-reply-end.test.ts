@@ -8,8 +8,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isEchoOfReplyEnd } from '../../../core/engine/backchannel';
 import { resetTunables, setTunable } from '../../../core/tunables';
-import { loadSilero, runScenario, type ScenarioInput } from '../../fixtures/audio/conversation-sim';
-import { TrackBuilder } from '../../fixtures/audio/make-audio';
+import { loadSilero, type ScenarioInput } from '../../fixtures/audio/conversation-sim';
+import { lateTailRun, LIGHTHOUSE_REPLY } from '../../fixtures/audio/late-tail';
 import type { SileroVadJs as SileroVad } from '../../../models/vad/silero-js';
 
 let vad: SileroVad;
@@ -18,31 +18,17 @@ beforeAll(async () => {
 });
 afterEach(() => resetTunables('engine'));
 
-const REPLY = 'The harbour was quiet that night. The keeper climbed the stairs and lit the lamp at the top of the tower.';
+const REPLY = LIGHTHOUSE_REPLY;
 
 /** The user asks; the reply's echo comes back 1.1 s late, suppressed while it plays and loud once it stops. */
-async function lateTail(
+function lateTail(
   then?: { afterMs: number; say: string },
   echoHeardAs?: string,
   delays: { echoDelayMs: number; echoDelayWhenSilentMs?: number } = { echoDelayMs: 1100 },
   echoGainWhenSilent = 0.6,
   extra: Partial<ScenarioInput> = {},
 ) {
-  const t = new TrackBuilder().pause(500).say('Tell me about the lighthouse.');
-  if (then) t.pause(then.afterMs).say(then.say);
-  t.pause(200);
-  return runScenario(vad, {
-    user: t.build(),
-    segments: t.segments,
-    echoGain: 0.03,
-    echoGainWhenSilent,
-    ...delays,
-    wordTimedVoice: true,
-    echoHeardAs,
-    tailMs: then ? 6000 : 12_000,
-    reply: (turn) => (turn.text.includes('lighthouse') ? REPLY : 'Okay.'),
-    ...extra,
-  });
+  return lateTailRun(vad, { then, echoHeardAs, delays, echoGainWhenSilent }, extra);
 }
 
 describe("the echo of the reply's end", () => {

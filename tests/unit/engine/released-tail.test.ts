@@ -7,8 +7,8 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetTunables, setTunable } from '../../../core/tunables';
-import { loadSilero, runScenario } from '../../fixtures/audio/conversation-sim';
-import { TrackBuilder } from '../../fixtures/audio/make-audio';
+import { loadSilero } from '../../fixtures/audio/conversation-sim';
+import { lateTailRun } from '../../fixtures/audio/late-tail';
 import type { SileroVadJs } from '../../../models/vad/silero-js';
 
 let vad: SileroVadJs;
@@ -19,27 +19,12 @@ beforeAll(async () => {
 });
 afterEach(() => resetTunables('engine'));
 
-const REPLY = 'The harbour was quiet that night. The keeper climbed the stairs and lit the lamp at the top of the tower.';
-
 /** The question, its reply (echo 1.1 s late: 0.03 after the canceller while it plays, 0.3 once it stops), then `then`. */
 function released(then?: { afterMs: number; say: string }) {
   setTunable('engine.echoTailMinLikeness', 1);
   setTunable('engine.echoMatchMinScore', 0);
-  const t = new TrackBuilder().pause(500).say('Tell me about the lighthouse.');
-  if (then) t.pause(then.afterMs).say(then.say);
-  t.pause(200);
-  return runScenario(vad, {
-    user: t.build(),
-    segments: t.segments,
-    echoGain: 0.03,
-    echoGainWhenSilent: 0.3,
-    echoDelayMs: 1100,
-    unprocessed: { echoGain: 0.3, vad: rawVad },
-    wordTimedVoice: true,
-    echoHeardAs: 'Wzwzw jcals.',
-    tailMs: then ? 6000 : 12_000,
-    reply: (turn) => (turn.text.includes('lighthouse') ? REPLY : 'Okay.'),
-  });
+  const tail = { then, echoHeardAs: 'Wzwzw jcals.', echoGainWhenSilent: 0.3 };
+  return lateTailRun(vad, tail, { unprocessed: { echoGain: 0.3, vad: rawVad } });
 }
 
 const users = (r: Awaited<ReturnType<typeof released>>) => r.engine.messages.filter((m) => m.role === 'user').map((m) => m.text);
