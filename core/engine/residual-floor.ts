@@ -37,6 +37,8 @@ export class ResidualFloor {
   private levels: number[] = [];
   /** The reply before this one was cut by speech over it (`interrupted`): the canceller re-converges on this one. */
   private afterCut = false;
+  /** What was measured before each of the newest frames (newest last): undone when the other track interrupts. */
+  private before: { frames: number; runLevel: number }[] = [];
 
   /**
    * `behindCanceller`: this track comes out of the browser's echo canceller, whose residual on the reply right after
@@ -44,8 +46,6 @@ export class ResidualFloor {
    * interruption").
    */
   constructor(private readonly behindCanceller = false) {}
-  /** What was measured before each of the newest frames (newest last): undone when the other track interrupts. */
-  private before: { frames: number; runLevel: number }[] = [];
 
   /**
    * One microphone frame while the reply plays. `nearEnd`: louder than the echo path explains (a voice the gate let

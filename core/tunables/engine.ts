@@ -125,7 +125,7 @@ export const engineTunables = registerTunables(
     /**
      * 1: on the reply right after speech cut the last one, a processed frame is a barge candidate only if the
      * unprocessed frame is over that track's measured floor (or what this reply's echo sustained there, if more). In the
-     * room rig Chrome's canceller left 3–6× more residual at the start of that reply than on the one before the cut,
+     * room sweeps Chrome's canceller left a median 2.9× more residual at the start of that reply than on the cut one,
      * and held it once through the processed gate's floor (docs/echo.md, "The reply after an interruption"); and
      * that reply's processed residual is not learned into the floor (it would lift it for the next three replies).
      * Needs `bargeFromUnprocessed`.
