@@ -148,7 +148,8 @@ export class DuplexEngine extends OverTheReply {
     if (!this.tracker.inSpeech && now - this.lastAudibleAt < T.echoTailMs) return this.tracker.observe(frame.pcm);
     // The reply's echo may still be arriving (a longer path, the room's reverb): only a voice above it opens an
     // utterance; above the unprocessed track's echo too, which the canceller lets through once the reply stops.
-    const released = T.echoTailFromUnprocessed > 0 ? this.rawGate.echo.expected(this.frameAt) : 0;
+    const opening = !this.tracker.inSpeech && T.echoTailFromUnprocessed > 0;
+    const released = opening ? this.rawGate.echo.expected(this.frameAt) : 0;
     if (!this.tracker.inSpeech && this.barge.heldByEcho(this.frameAt, now - this.lastAudibleAt, echoLevel, released)) {
       this.tracker.observe(frame.pcm);
       return this.maybeDeliverBackground(now);
