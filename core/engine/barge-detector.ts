@@ -140,6 +140,10 @@ export class BargeDetector {
       ...(e ? { delayMs: e.delayMs, coupling: e.coupling, correlation: e.correlation } : {}),
       ...this.trace.fields(),
       residualRunRms: this.residual.replyRunLevel,
+      // The second and fourth loudest windows' levels (docs/echo.md, "A missed voice"): how far the loudest stands
+      // out of the reply, for choosing `residualWindowRank` from the room sweep.
+      residualRank2Rms: this.residual.windowLevels[1] ?? 0,
+      residualRank4Rms: this.residual.windowLevels[3] ?? 0,
       floorRms: this.floor,
       ...(this.residual.followsCut ? { followsCut: true } : {}),
     };

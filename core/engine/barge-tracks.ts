@@ -155,6 +155,8 @@ export function rawGateTrace(gate: BargeDetector): Partial<TurnStageFields['echo
     rawLongestRun: t.longestRun,
     rawVoicedUnderGateFrames: t.voicedUnderGateFrames,
     rawResidualRunRms: t.residualRunRms,
+    rawResidualRank2Rms: t.residualRank2Rms,
+    rawResidualRank4Rms: t.residualRank4Rms,
     rawFloorRms: t.floorRms,
   };
 }

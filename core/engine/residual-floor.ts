@@ -8,7 +8,11 @@
  * residual made onset runs one frame short of a false duck).
  *
  * So each reply measures the level its echo sustained over an onset run: the highest level at which `bargeFrames`
- * frames in a row were voiced and at least that loud (the gate at which that reply would have ducked itself). Speech
+ * frames in a row were voiced and at least that loud (the gate at which that reply would have ducked itself), but no
+ * more than `residualPeakOverRank` times the level of its `residualWindowRank`-th loudest window of
+ * `residualWindowFrames`. An echo that grew (the volume turned up) is loud across the reply; a voice the gates missed
+ * lasts a phrase, a few windows, and learned at its level it would lift the floor over every later interruption
+ * (docs/echo.md, "A missed voice"). Speech
  * that ducked the reply is held apart until it is decided: when it interrupts, it was the user, and nothing from its
  * start on is learned; when it is released as the reply's own echo (its audio or its words), it counts. So a room that
  * got louder (the volume turned up), whose echo now ducks the reply, is learned from that echo instead of never. A
@@ -27,14 +31,21 @@ export class ResidualFloor {
   /** This reply's frames, and the highest level its echo sustained over an onset run. */
   private frames = 0;
   private runLevel = 0;
+  /** The level sustained over the onset run ending at each learned frame of this reply (0: none); one per frame. */
+  private sustainedAt: number[] = [];
+  /** Where the frames held apart while a duck is undecided begin. */
+  private pendingFrom = 0;
   /** The level before the current run of barge candidates began, and the same since (while a duck is undecided). */
   private levelBeforeRun = 0;
   private framesBeforeRun = 0;
   private pendingLevel = 0;
   /** 'pending': speech ducked the reply and is not decided; 'closed': it interrupted, the rest is not learned from. */
   private mode: 'open' | 'pending' | 'closed' = 'open';
-  /** The run levels of the last replies measured, oldest first. */
-  private levels: number[] = [];
+  /**
+   * The last replies measured, oldest first: each one's level (`rankedLevel`, the floor's) and the loudest level it
+   * sustained anywhere (`peak`, what `provisional` is compared with).
+   */
+  private levels: { ranked: number; peak: number }[] = [];
   /** The reply before this one was cut by speech over it (`interrupted`): the canceller re-converges on this one. */
   private afterCut = false;
   /** What was measured before each of the newest frames (newest last): undone when the other track interrupts. */
@@ -57,6 +68,7 @@ export class ResidualFloor {
     this.before.push({ frames: this.frames, runLevel: this.runLevel });
     if (this.before.length > ROLLBACK_FRAMES) this.before.shift();
     this.frames++;
+    this.sustainedAt.push(0);
     if (!voiced || (nearEnd && this.mode === 'open')) {
       this.voicedRun = [];
       return;
@@ -66,6 +78,7 @@ export class ResidualFloor {
     if (this.voicedRun.length > need) this.voicedRun.shift();
     if (this.voicedRun.length < need) return;
     const sustained = Math.min(...this.voicedRun);
+    this.sustainedAt[this.frames - 1] = sustained;
     if (this.mode === 'open') this.runLevel = Math.max(this.runLevel, sustained);
     else this.pendingLevel = Math.max(this.pendingLevel, sustained);
   }
@@ -81,6 +94,7 @@ export class ResidualFloor {
   ducked(): void {
     if (this.mode !== 'open') return;
     this.mode = 'pending';
+    this.pendingFrom = this.framesBeforeRun;
     this.pendingLevel = this.runLevel;
     this.runLevel = this.levelBeforeRun;
   }
@@ -93,6 +107,7 @@ export class ResidualFloor {
     if (this.mode !== 'pending') return;
     this.mode = 'open';
     if (echo) this.runLevel = Math.max(this.runLevel, this.pendingLevel);
+    else this.sustainedAt.fill(0, this.pendingFrom);
   }
 
   /**
@@ -107,6 +122,7 @@ export class ResidualFloor {
       this.frames = at.frames;
       this.runLevel = at.runLevel;
     }
+    this.sustainedAt.length = this.frames;
     this.mode = 'closed';
   }
 
@@ -115,7 +131,7 @@ export class ResidualFloor {
     const { residualMinFrames, residualReplies, bargeAfterCutCrossCheck } = engineTunables;
     const reconverging = this.behindCanceller && this.afterCut && bargeAfterCutCrossCheck > 0;
     if (this.frames >= residualMinFrames && !reconverging) {
-      this.levels.push(this.runLevel);
+      this.levels.push({ ranked: this.rankedLevel(), peak: this.runLevel });
       while (this.levels.length > residualReplies) this.levels.shift();
     }
     // A turn that played nothing (merged, cancelled before its audio) leaves it as it was.
@@ -123,16 +139,42 @@ export class ResidualFloor {
     else if (this.frames > 0) this.afterCut = false;
     this.voicedRun = [];
     this.before = [];
+    this.sustainedAt = [];
     this.frames = 0;
-    this.runLevel = this.levelBeforeRun = this.pendingLevel = this.framesBeforeRun = 0;
+    this.runLevel = this.levelBeforeRun = this.pendingLevel = this.framesBeforeRun = this.pendingFrom = 0;
     this.mode = 'open';
+  }
+
+  /**
+   * This reply's level: the loudest level it sustained, but at most `residualPeakOverRank` times its
+   * `residualWindowRank`-th loudest window's, setting aside at most half of a short reply's windows (a reply too short
+   * to tell a phrase from the echo keeps its loudest level). Rank 1 is the loudest level anywhere in the reply.
+   */
+  private rankedLevel(): number {
+    const windows = this.windowLevels;
+    const { residualWindowRank, residualPeakOverRank } = engineTunables;
+    const ranked = windows[Math.min(residualWindowRank, Math.ceil(windows.length / 2)) - 1] ?? 0;
+    return Math.min(windows[0] ?? 0, residualPeakOverRank * ranked);
+  }
+
+  /** This reply's windows' sustained levels so far, loudest first (trace, and the ranked level). */
+  get windowLevels(): number[] {
+    const { residualWindowFrames } = engineTunables;
+    const windows: number[] = [];
+    for (let from = 0; from < this.sustainedAt.length; from += residualWindowFrames)
+      windows.push(Math.max(...this.sustainedAt.slice(from, from + residualWindowFrames)));
+    return windows.sort((a, b) => b - a);
   }
 
   /** The learned floor, or null until a reply has been measured. */
   get floor(): number | null {
+    return this.marginOver((l) => l.ranked);
+  }
+
+  private marginOver(level: (l: { ranked: number; peak: number }) => number): number | null {
     if (this.levels.length === 0) return null;
     const { bargeResidualMargin, bargeLearnedMinRms } = engineTunables;
-    return Math.max(bargeLearnedMinRms, bargeResidualMargin * Math.max(...this.levels));
+    return Math.max(bargeLearnedMinRms, bargeResidualMargin * Math.max(...this.levels.map(level)));
   }
 
   /**
@@ -146,11 +188,12 @@ export class ResidualFloor {
   }
 
   /**
-   * This reply's echo has sustained more than `ratio` times the level the floor was measured at (`provisional` over
-   * `ratio` × the floor): the floor no longer describes the room. False while no floor is measured.
+   * This reply's echo has sustained more than `ratio` times the level the floor was measured at: the floor no longer
+   * describes the room. Loudest level against loudest level (`provisional` over `ratio` × the same margin over the
+   * measured replies' peaks): a reply's loudest window is always over its ranked one. False while none is measured.
    */
   outgrownBy(ratio: number): boolean {
-    const floor = this.floor;
+    const floor = this.marginOver((l) => l.peak);
     return floor !== null && this.provisional > ratio * floor;
   }
 

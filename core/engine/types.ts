@@ -215,6 +215,9 @@ export interface TurnStageFields {
     loudUnvoicedFrames?: number;
     /** The level the residual sustained over an onset run in this reply, and the gate's floor in force. */
     residualRunRms?: number;
+    /** The same per window of `residualWindowFrames`: the second and fourth loudest window's (0: fewer windows). */
+    residualRank2Rms?: number;
+    residualRank4Rms?: number;
     floorRms?: number;
     /** Speech cut the reply before this one: the processed gate's candidates needed the unprocessed floor (barge-tracks.ts). */
     followsCut?: boolean;
@@ -225,6 +228,8 @@ export interface TurnStageFields {
     rawLongestRun?: number;
     rawVoicedUnderGateFrames?: number;
     rawResidualRunRms?: number;
+    rawResidualRank2Rms?: number;
+    rawResidualRank4Rms?: number;
     rawFloorRms?: number;
     /** Frames both tracks' gates took for speech while both floors held (barge-tracks.ts `JointRun`), and their longest run. */
     jointFrames?: number;

@@ -91,6 +91,17 @@ export const engineTunables = registerTunables(
     residualReplies: 3,
     residualMinFrames: 60,
     /**
+     * A reply's level is the loudest it sustained, but at most `residualPeakOverRank` times its `residualWindowRank`-th
+     * loudest window of `residualWindowFrames` (31 × 32 ms ≈ 1 s): a voice the gates missed (a phrase of 1–3 s, three
+     * windows at most when under 2 s) is not learned at its own level, while an echo that grew (loud across the reply)
+     * still is. In the room sweep 06b the echo's loudest level was at most 2× its fourth window's in every reply with
+     * a residual over the learned minimum; the fourth window alone (no peak) lowered the floors and held 11 silent
+     * replies in sweep 06a (docs/echo.md, "A missed voice"). Rank 1: the loudest level anywhere, as before 2026-12-06.
+     */
+    residualWindowFrames: 31,
+    residualWindowRank: 4,
+    residualPeakOverRank: 2,
+    /**
      * A frame over a reply louder than this times the echo the unprocessed track's path expects carries a voice: the
      * floor does not learn it (docs/echo.md, "A voice the gate missed"). 0 (off): in the room rig at 2 it kept the
      * floor from learning a missed voice, but also from learning a non-linear speaker's echo, which then cut replies.
@@ -252,6 +263,9 @@ export const engineTunables = registerTunables(
     bargeLearnedMinRms: { min: 0, max: 1 },
     residualReplies: { min: 1, max: 20, integer: true },
     residualMinFrames: { min: 1, max: 1000, integer: true },
+    residualWindowFrames: { min: 1, max: 1000, integer: true },
+    residualWindowRank: { min: 1, max: 50, integer: true },
+    residualPeakOverRank: { min: 1, max: 100 },
     residualVoiceRatio: { min: 0, max: 100 },
     echoFromUnprocessed: { min: 0, max: 1, integer: true },
     bargeFromUnprocessed: { min: 0, max: 1, integer: true },

@@ -34,6 +34,13 @@ export interface ReplyResult {
   echoCoupling?: number;
   floorRms?: number;
   rawFloorRms?: number;
+  /** Each track's loudest level and its second and fourth loudest windows' (absent before 2026-12-06b). */
+  residualRunRms?: number;
+  residualRank2Rms?: number;
+  residualRank4Rms?: number;
+  rawResidualRunRms?: number;
+  rawResidualRank2Rms?: number;
+  rawResidualRank4Rms?: number;
   /** Talked over: whether the engine barged in, its own onset → decision time, and voice onset → speakers silent. */
   interrupted?: {
     detected: boolean;

@@ -22,7 +22,7 @@ import {
 } from '../e2e/harness';
 import { RIG_RATE, startRig, type Acoustics, type Recording, type Rig } from './rig';
 import { assistantSpeech, phraseStart, USER_LEAD_S } from './speech';
-import { backchannelOutcome, silentReplyMarks } from './turns';
+import { backchannelOutcome, replyLevels, silentReplyMarks } from './turns';
 import type { ReplyResult, Say } from './results';
 import { DEBUG, printAroundVoice, printMarks, printSilentMarks, printTail, printVoiceMatch } from './debug-print';
 import { activeRms, bestMatch, endOfLastLoud, rms } from './signal';
@@ -321,6 +321,8 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
     ...(typeof duck?.fields?.lagMs === 'number' ? { duckFrameLagMs: duck.fields.lagMs } : {}),
     duckToLoweredMs: duck && detected && loweredAt > voiceAt ? Math.round(loweredAt - duck.wallAt) : undefined,
     voiceAt,
+    // A missed voice is in the reply's levels (docs/echo.md, "A missed voice").
+    ...replyLevels(newestPerTurn.get(turnId)?.fields ?? {}),
   };
   // Before the voice: the user was silent.
   const early = silentMarks(beforeVoice);

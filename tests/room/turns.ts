@@ -28,6 +28,7 @@ export function silentReplyMarks(marks: readonly EngineMark[], turnId: string) {
     echoCoupling: num(f.coupling),
     floorRms: num(f.floorRms),
     rawFloorRms: num(f.rawFloorRms),
+    ...replyLevels(f),
   };
   return {
     ...(typeof joint === 'number' ? { jointFrames: joint, jointLongestRun: Number(path?.fields?.jointLongestRun ?? 0) } : {}),
@@ -58,4 +59,13 @@ export function backchannelOutcome(
     held: held !== undefined,
     ...(held && released ? { heldMs: Math.round(released.wallAt - held.wallAt) } : {}),
   };
+}
+
+/**
+ * The levels a reply's echo sustained, per track: the loudest anywhere, and the second and fourth loudest of its
+ * one-second windows (`echo-path` trace; docs/echo.md, "A missed voice").
+ */
+export function replyLevels(f: Record<string, unknown>): Record<string, number> {
+  const names = ['ResidualRunRms', 'ResidualRank2Rms', 'ResidualRank4Rms'].flatMap((n) => [`r${n.slice(1)}`, `raw${n}`]);
+  return Object.fromEntries(names.filter((n) => typeof f[n] === 'number').map((n) => [n, f[n] as number]));
 }

@@ -1,7 +1,7 @@
 /** What the room sweep records of a silent reply and of a backchannel over one (tests/room/turns.ts). */
 import { describe, expect, it } from 'vitest';
 import type { EngineMark } from '../../e2e/harness';
-import { backchannelOutcome, silentReplyMarks } from '../../room/turns';
+import { backchannelOutcome, replyLevels, silentReplyMarks } from '../../room/turns';
 
 const mark = (name: string, turnId: string, wallAt = 0, fields?: EngineMark['fields']): EngineMark => ({
   name,
@@ -50,6 +50,13 @@ describe('the room sweep’s reading of the engine’s marks', () => {
     ];
     expect(silentReplyMarks(marks, 'r')).toMatchObject({ echoDelayMs: 640, floorRms: 0.03, rawFloorRms: 0.07 });
     expect(silentReplyMarks([mark('first-audio', 'r')], 'r')).not.toHaveProperty('echoDelayMs');
+  });
+
+  it('a reply’s levels per track (loudest, second and fourth loudest window), from its newest echo-path mark', () => {
+    const levels = { residualRunRms: 0.08, residualRank2Rms: 0.05, residualRank4Rms: 0.01, rawResidualRank4Rms: 0.02 };
+    const marks = [mark('echo-path', 'r', 0, { residualRunRms: 0.5 }), mark('echo-path', 'r', 0, levels)];
+    expect(silentReplyMarks(marks, 'r')).toMatchObject(levels);
+    expect(replyLevels({ ...levels, floorRms: 0.03 })).toEqual(levels);
   });
 
   it('a backchannel that held the reply and let it go: not stopped, held for the time between the marks', () => {

@@ -38,7 +38,8 @@ function residual(frames: number, low: number, peak: number): number[] {
 }
 
 describe('the measured floor of the barge gate', () => {
-  it('is the largest level the residual sustained over an onset run, times the margin', () => {
+  it('is the largest level the residual sustained over an onset run, times the margin (window rank 1)', () => {
+    setTunable('engine.residualWindowRank', 1);
     const floor = new ResidualFloor();
     // Runs of voiced frames: five at ≥ 0.03 (sustained 0.03), then a longer one whose weakest five-frame stretch
     // holds 0.04; a single unvoiced frame breaks a run.
@@ -55,6 +56,99 @@ describe('the measured floor of the barge gate', () => {
     expect(floor.floor).toBeCloseTo(T.bargeResidualMargin * 0.04, 6);
   });
 
+  it("is at most residualPeakOverRank times the reply's residualWindowRank-th loudest window", () => {
+    const W = T.residualWindowFrames;
+    const { bargeResidualMargin: margin, residualPeakOverRank: cap } = T;
+    /** One reply: `windows` windows of residual sustained at `level`, with `burst` frames at 0.08 from frame 40. */
+    const reply = (windows: number, level: number, burst = 0) => {
+      const floor = new ResidualFloor();
+      for (let i = 0; i < windows * W; i++) floor.onFrame(true, i >= 40 && i < 40 + burst ? 0.08 : level);
+      floor.endReply();
+      return floor.floor;
+    };
+    // A 2 s voice (62 frames) across three windows of a 10 s reply: the fourth loudest window is the echo's, and the
+    // level is twice that, not the voice's.
+    expect([T.residualWindowRank, cap]).toEqual([4, 2]);
+    expect(reply(10, 0.006, 62)).toBeCloseTo(margin * cap * 0.006, 6);
+    // An echo that grew across the reply (the speakers turned up) is learned whole.
+    expect(reply(10, 0.03)).toBeCloseTo(margin * 0.03, 6);
+    // A short reply sets aside at most half its windows: in three, the second loudest is the voice's.
+    expect(reply(3, 0.006, 62)).toBeCloseTo(margin * 0.08, 6);
+    // With rank 1 the voice is the level, the floor over the voice (2.5 × 0.08 = 0.2): every later one is missed.
+    setTunable('engine.residualWindowRank', 1);
+    expect(reply(10, 0.006, 62)).toBeCloseTo(margin * 0.08, 6);
+  });
+
+  it('a voice chopped under the gate, learned at its level, no longer hides the next one (the cascade)', () => {
+    // docs/echo.md, "A missed voice": the canceller's double-talk suppression chops a voice over the reply into runs
+    // of four frames over the gate (0.03, from a louder reply before), one under; every frame voiced, so it sustains
+    // 0.025 over five, and ducks nothing.
+    const W = T.residualWindowFrames;
+    const chopped = Array.from({ length: 62 }, (_, i) => (i % 5 === 4 ? 0.025 : 0.05));
+    const echo = (n: number, level = 0.004) => Array.from({ length: n }, () => level);
+    const voice = Array.from({ length: 20 }, () => 0.045); // the next interruption, steadier
+    const session = () => {
+      const barge = new BargeDetector();
+      play(barge, echo(4 * W, 0.012)); // measured: the floor 2.5 × 0.012 = 0.03
+      const missed = play(barge, [...echo(3 * W), ...chopped, ...echo(5 * W)]);
+      play(barge, []); // the reply is over: learned
+      return { missed, floor: barge.floor, next: play(barge, [...echo(4 * W), ...voice]) };
+    };
+    const capped = session();
+    expect(capped.missed).not.toContain('duck');
+    expect(capped.floor).toBeCloseTo(0.03, 6); // the voice's reply taught 2 × 0.004: the louder reply's floor stands
+    expect(capped.next).toContain('barge');
+    // Learned at its level (rank 1), the chopped voice lifts the floor to 2.5 × 0.025 = 0.0625, over the next voice.
+    setTunable('engine.residualWindowRank', 1);
+    const uncapped = session();
+    expect(uncapped.missed).not.toContain('duck');
+    expect(uncapped.floor).toBeCloseTo(0.0625, 6);
+    expect(uncapped.next).not.toContain('duck');
+  });
+
+  it('a reply whose echo is as loud as the measured ones has not outgrown the floor: peak against peak', () => {
+    const W = T.residualWindowFrames;
+    const floor = new ResidualFloor();
+    // Ten windows at 0.01, three of them with a stretch at 0.03: the level is 2 × 0.01 (the cap), the loudest 0.03.
+    const reply = () => {
+      for (let i = 0; i < 10 * W; i++) {
+        const w = Math.floor(i / W);
+        floor.onFrame(true, w % 3 === 0 && w < 9 && i % W < 12 ? 0.03 : 0.01);
+      }
+    };
+    reply();
+    floor.endReply();
+    expect(floor.floor).toBeCloseTo(T.bargeResidualMargin * T.residualPeakOverRank * 0.01, 6);
+    reply(); // the same again: its loudest stretch is no louder than the last reply's
+    expect(floor.provisional).toBeCloseTo(T.bargeResidualMargin * 0.03, 6);
+    expect(floor.outgrownBy(1)).toBe(false);
+    // Louder than any stretch measured: outgrown.
+    for (let i = 0; i < 6; i++) floor.onFrame(true, 0.04);
+    expect(floor.outgrownBy(1)).toBe(true);
+  });
+
+  it('the window rank counts only what the floor may learn: a backchannel released is zeroed, a cut is dropped', () => {
+    const W = T.residualWindowFrames;
+    // Ten windows at 0.006, but for bursts at 0.05 in windows 2, 4, 6 and 8: echo bursts released by their words count.
+    const withBursts = (echo: boolean) => {
+      const floor = new ResidualFloor();
+      for (let i = 0; i < 10 * W; i++) {
+        const burst = i % (2 * W) === W + 2;
+        if (burst) {
+          floor.onFrame(true, 0.05);
+          floor.runStarted();
+          for (let k = 0; k < 6; k++, i++) floor.onFrame(true, 0.05);
+          floor.ducked();
+          floor.released(echo);
+        } else floor.onFrame(true, 0.006);
+      }
+      floor.endReply();
+      return floor.floor;
+    };
+    expect(withBursts(true)).toBeCloseTo(T.bargeResidualMargin * 0.05, 6);
+    expect(withBursts(false)).toBeCloseTo(T.bargeResidualMargin * 0.006, 6);
+  });
+
   it('never goes under bargeLearnedMinRms (headphones: no residual at all)', () => {
     const floor = new ResidualFloor();
     for (let i = 0; i < 100; i++) floor.onFrame(false, 0.0005);
@@ -63,6 +157,7 @@ describe('the measured floor of the barge gate', () => {
   });
 
   it('learns only what came before speech that interrupted the reply, and nothing from too little of it', () => {
+    setTunable('engine.residualWindowRank', 1); // the loudest anywhere: a voice's frame left in would be the level
     const floor = new ResidualFloor();
     for (let i = 0; i < 100; i++) floor.onFrame(true, 0.01);
     floor.onFrame(true, 0.2);
@@ -145,6 +240,7 @@ describe('the measured floor of the barge gate', () => {
   });
 
   it("a listener's backchannel that ducked the reply is the user's voice: released, and not learned", () => {
+    setTunable('engine.residualWindowRank', 1); // a burst this short is set aside by the window rank alone
     /** A reply's residual at 0.004, then a burst at 0.05 that ducks it and is released as echo or not. */
     const duckedAndReleased = (echo: boolean) => {
       const floor = new ResidualFloor();

@@ -5,7 +5,7 @@
  * follows the reply's level. Real Silero on espeak speech (conversation-sim.ts).
  */
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { resetTunables, setTunable } from '../../../core/tunables';
+import { engineTunables as T, resetTunables, setTunable } from '../../../core/tunables';
 import { runScenario, type ScenarioInput } from '../../fixtures/audio/conversation-sim';
 import { TrackBuilder } from '../../fixtures/audio/make-audio';
 import { loadTwoVads, storyOrGreeting, storyRun } from '../../fixtures/audio/two-tracks';
@@ -133,7 +133,15 @@ describe('both tracks gate a barge-in (the echo handling stays on the processed 
 
   it('the same missed voice lifts the floor with the rule off, the default (the case the test above guards)', async () => {
     const { r } = await storyTwiceWithStop();
-    expect(r.marks('echo-path')[0]!.rawResidualRunRms).toBeGreaterThan(0.08);
+    const [first, second] = r.marks('echo-path');
+    expect(first!.rawResidualRunRms).toBeGreaterThan(0.08);
     expect(r.marks('barge-in')).toHaveLength(0);
+    // The cap on a reply's level (docs/echo.md, "A missed voice") keeps it to twice the fourth loudest window's, the
+    // echo's: the floor is half what the voice would have made it, and still over the voice (0.11), 4.3× that echo.
+    const { bargeResidualMargin, residualPeakOverRank } = T;
+    expect(second!.turnId).toBe('t2');
+    expect(second!.rawFloorRms).toBeCloseTo(bargeResidualMargin * residualPeakOverRank * first!.rawResidualRank4Rms!, 6);
+    expect(second!.rawFloorRms).toBeGreaterThan(first!.rawResidualRunRms!);
+    expect(second!.rawFloorRms).toBeLessThan((bargeResidualMargin * first!.rawResidualRunRms!) / 2);
   });
 });
