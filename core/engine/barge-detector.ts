@@ -136,14 +136,15 @@ export class BargeDetector {
   /** Trace fields when a reply's playback ends: the echo path as learned, and how close the echo came to a barge. */
   replyTrace(): TurnStageFields['echo-path'] {
     const e = this.echo.estimate;
+    const windows = this.residual.windowLevels;
     return {
       ...(e ? { delayMs: e.delayMs, coupling: e.coupling, correlation: e.correlation } : {}),
       ...this.trace.fields(),
       residualRunRms: this.residual.replyRunLevel,
       // The second and fourth loudest windows' levels (docs/echo.md, "A missed voice"): how far the loudest stands
-      // out of the reply, for choosing `residualWindowRank` from the room sweep.
-      residualRank2Rms: this.residual.windowLevels[1] ?? 0,
-      residualRank4Rms: this.residual.windowLevels[3] ?? 0,
+      // out of the reply, for checking `residualPeakOverRank` against the room sweep.
+      residualRank2Rms: windows[1] ?? 0,
+      residualRank4Rms: windows[3] ?? 0,
       floorRms: this.floor,
       ...(this.residual.followsCut ? { followsCut: true } : {}),
     };

@@ -42,10 +42,10 @@ export class ResidualFloor {
   /** 'pending': speech ducked the reply and is not decided; 'closed': it interrupted, the rest is not learned from. */
   private mode: 'open' | 'pending' | 'closed' = 'open';
   /**
-   * The last replies measured, oldest first: each one's level (`rankedLevel`, the floor's) and the loudest level it
+   * The last replies measured, oldest first: each one's level (`learnedLevel`, the floor's) and the loudest level it
    * sustained anywhere (`peak`, what `provisional` is compared with).
    */
-  private levels: { ranked: number; peak: number }[] = [];
+  private levels: { level: number; peak: number }[] = [];
   /** The reply before this one was cut by speech over it (`interrupted`): the canceller re-converges on this one. */
   private afterCut = false;
   /** What was measured before each of the newest frames (newest last): undone when the other track interrupts. */
@@ -131,7 +131,7 @@ export class ResidualFloor {
     const { residualMinFrames, residualReplies, bargeAfterCutCrossCheck } = engineTunables;
     const reconverging = this.behindCanceller && this.afterCut && bargeAfterCutCrossCheck > 0;
     if (this.frames >= residualMinFrames && !reconverging) {
-      this.levels.push({ ranked: this.rankedLevel(), peak: this.runLevel });
+      this.levels.push({ level: this.learnedLevel(), peak: this.runLevel });
       while (this.levels.length > residualReplies) this.levels.shift();
     }
     // A turn that played nothing (merged, cancelled before its audio) leaves it as it was.
@@ -150,14 +150,14 @@ export class ResidualFloor {
    * `residualWindowRank`-th loudest window's, setting aside at most half of a short reply's windows (a reply too short
    * to tell a phrase from the echo keeps its loudest level). Rank 1 is the loudest level anywhere in the reply.
    */
-  private rankedLevel(): number {
+  private learnedLevel(): number {
     const windows = this.windowLevels;
     const { residualWindowRank, residualPeakOverRank } = engineTunables;
     const ranked = windows[Math.min(residualWindowRank, Math.ceil(windows.length / 2)) - 1] ?? 0;
     return Math.min(windows[0] ?? 0, residualPeakOverRank * ranked);
   }
 
-  /** This reply's windows' sustained levels so far, loudest first (trace, and the ranked level). */
+  /** This reply's windows' sustained levels so far, loudest first (trace, and the learned level). */
   get windowLevels(): number[] {
     const { residualWindowFrames } = engineTunables;
     const windows: number[] = [];
@@ -168,10 +168,11 @@ export class ResidualFloor {
 
   /** The learned floor, or null until a reply has been measured. */
   get floor(): number | null {
-    return this.marginOver((l) => l.ranked);
+    return this.marginOver((l) => l.level);
   }
 
-  private marginOver(level: (l: { ranked: number; peak: number }) => number): number | null {
+  /** `bargeResidualMargin` times the largest of the measured replies' `level` or `peak`, never under the minimum. */
+  private marginOver(level: (l: { level: number; peak: number }) => number): number | null {
     if (this.levels.length === 0) return null;
     const { bargeResidualMargin, bargeLearnedMinRms } = engineTunables;
     return Math.max(bargeLearnedMinRms, bargeResidualMargin * Math.max(...this.levels.map(level)));
@@ -190,7 +191,7 @@ export class ResidualFloor {
   /**
    * This reply's echo has sustained more than `ratio` times the level the floor was measured at: the floor no longer
    * describes the room. Loudest level against loudest level (`provisional` over `ratio` × the same margin over the
-   * measured replies' peaks): a reply's loudest window is always over its ranked one. False while none is measured.
+   * measured replies' peaks): a reply's loudest level is often over its learned one. False while none is measured.
    */
   outgrownBy(ratio: number): boolean {
     const floor = this.marginOver((l) => l.peak);

@@ -94,9 +94,10 @@ export const engineTunables = registerTunables(
      * A reply's level is the loudest it sustained, but at most `residualPeakOverRank` times its `residualWindowRank`-th
      * loudest window of `residualWindowFrames` (31 × 32 ms ≈ 1 s): a voice the gates missed (a phrase of 1–3 s, three
      * windows at most when under 2 s) is not learned at its own level, while an echo that grew (loud across the reply)
-     * still is. In the room sweep 06b the echo's loudest level was at most 2× its fourth window's in every reply with
-     * a residual over the learned minimum; the fourth window alone (no peak) lowered the floors and held 11 silent
-     * replies in sweep 06a (docs/echo.md, "A missed voice"). Rank 1: the loudest level anywhere, as before 2026-12-06.
+     * still is. In the room sweep 06b the echo's loudest level was 1.06–2.07× its fourth window's in 32 of the 34
+     * replies whose residual left the learned minimum; the fourth window alone (no cap) lowered the floors and held 11
+     * silent replies in sweep 06a (docs/echo.md, "A missed voice"). Rank 1: the loudest level anywhere, as before
+     * 2026-12-06.
      */
     residualWindowFrames: 31,
     residualWindowRank: 4,
