@@ -36,20 +36,28 @@ export function createWeightsRelay(deps: WeightsRelayDeps) {
     return Array.isArray(stored) ? stored.filter((s): s is string => typeof s === 'string') : [];
   }
 
-  async function setPending(ids: string[]): Promise<void> {
-    await area.set({ [PENDING_KEY]: ids });
+  /**
+   * Every change to the list, one after another. Interleaved, a snapshot's read-modify-write (a slow storage read
+   * while the engine reports in) wrote back the list it had read before a download was asked for, and the download was
+   * forgotten: a restarted engine was then never told to resume it (docs/weights.md, "The pending list").
+   */
+  let changes: Promise<unknown> = Promise.resolve();
+  function updatePending(change: (ids: string[]) => string[]): Promise<void> {
+    const write = changes.then(async () => area.set({ [PENDING_KEY]: change(await pending()) }));
+    changes = write.catch(() => undefined);
+    return write;
   }
 
   const relays: Pick<Relays<'background'>, 'weights/download' | 'weights/cancel' | 'weights/delete'> = {
     'weights/download': async ({ bundleIds }) => {
-      await setPending([...new Set([...(await pending()), ...bundleIds])]);
+      await updatePending((ids) => [...new Set([...ids, ...bundleIds])]);
       return mirror();
     },
     'weights/cancel': async () => {
-      await setPending([]);
+      await updatePending(() => []);
     },
     'weights/delete': async ({ bundleId }) => {
-      await setPending((await pending()).filter((id) => id !== bundleId));
+      await updatePending((ids) => ids.filter((id) => id !== bundleId));
       return mirror();
     },
   };
@@ -73,10 +81,9 @@ export function createWeightsRelay(deps: WeightsRelayDeps) {
         const snapshot = event.payload.snapshot;
         await area.set({ [SNAPSHOT_KEY]: snapshot });
         const done = new Set(snapshot.bundles.filter((b) => b.status === 'complete').map((b) => b.id));
-        const left = (await pending()).filter((id) => !done.has(id));
         // A paused download is no longer pending; other failures stay pending and resume on the next start.
         const paused = snapshot.lastError?.code === 'aborted' && snapshot.active === null;
-        await setPending(paused ? [] : left);
+        await updatePending((ids) => (paused ? [] : ids.filter((id) => !done.has(id))));
       } else if (event.type === 'event/offscreen-ready') {
         const ids = await pending();
         await deps.ensureOffscreen();

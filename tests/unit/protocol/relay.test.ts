@@ -14,6 +14,7 @@ import {
   REQUESTS,
   requestMessage,
   sendRequest,
+  type EventMessage,
   type Handlers,
   type OffscreenStatus,
   type ProtocolError,
@@ -22,7 +23,7 @@ import {
 } from '../../../core/protocol';
 import { createConversationRelay, engineContext } from '../../../entrypoints/background/conversation-relay';
 import { createWeightsRelay } from '../../../entrypoints/background/weights-relay';
-import { PAYLOAD_SAMPLES, RESULT_SAMPLES } from '../fuzz/samples';
+import { EVENT_SAMPLES, PAYLOAD_SAMPLES, RESULT_SAMPLES } from '../fuzz/samples';
 import { FakeArea } from '../settings/fakes';
 
 const RELAYED = (Object.keys(REQUESTS) as RequestType[]).filter((type) => definitionOf(type).via !== undefined);
@@ -161,6 +162,26 @@ describe('relayed requests: one name from the UI to the handler', () => {
     ]);
     await ext.fromUi(requestMessage('weights/cancel', {}));
     expect(ext.area.data.weightsPending).toEqual([]);
+  });
+
+  it('a download asked for while a snapshot is being booked stays pending, however slow the storage read', async () => {
+    // The storage answers the snapshot's read of the list late, with the list as it was when asked (docs/weights.md,
+    // "The pending list"): interleaved, the snapshot wrote that back over the download, and the engine restarted
+    // later was never told to resume it.
+    const ext = extension();
+    const get = ext.area.get.bind(ext.area);
+    let slowReads = 1;
+    ext.area.get = async (key: string) => {
+      const value = await get(key);
+      if (key === 'weightsPending' && slowReads-- > 0) await new Promise((r) => setTimeout(r, 20));
+      return value;
+    };
+    const [payload] = EVENT_SAMPLES['event/weights-snapshot']!;
+    const booked = ext.weights.onEvent({ kind: 'event', type: 'event/weights-snapshot', payload } as EventMessage);
+    await new Promise((r) => setTimeout(r, 1)); // the snapshot's read is on its way
+    await ext.fromUi(requestMessage('weights/download', { bundleIds: ['tts'] }));
+    await booked;
+    expect(ext.area.data.weightsPending).toEqual(['tts']);
   });
 
   it('refuses a relayed request addressed to its target directly: the relay’s part would be skipped', async () => {
