@@ -66,6 +66,13 @@ export function backchannelOutcome(
  * one-second windows (`echo-path` trace; docs/echo.md, "A missed voice").
  */
 export function replyLevels(f: Record<string, unknown>): Record<string, number> {
-  const names = ['ResidualRunRms', 'ResidualRank2Rms', 'ResidualRank4Rms'].flatMap((n) => [`r${n.slice(1)}`, `raw${n}`]);
+  const names = [
+    'residualRunRms',
+    'residualRank2Rms',
+    'residualRank4Rms',
+    'rawResidualRunRms',
+    'rawResidualRank2Rms',
+    'rawResidualRank4Rms',
+  ];
   return Object.fromEntries(names.filter((n) => typeof f[n] === 'number').map((n) => [n, f[n] as number]));
 }
