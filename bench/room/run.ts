@@ -9,13 +9,17 @@
  * Run (2 shared cores: take the e2e lock; ~10 min):
  *   flock /tmp/sidetalk-e2e.lock bash -c 'npm run build && npx jiti bench/room/run.ts --out bench/results/<date>-ci-box-room'
  * Options: --levels -30,-20,-10  --reverbs 0,50,80  --overdrive 0,3
+ * Besides `<out>.json` and `<out>.md`: `<out>-frames.json.gz`, both barge gates' frames during every reply
+ * (bench/room/gate-frames.ts), to try a rule on a whole sweep without running it again.
  */
 import { cpus } from 'node:os';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { db, echoGainDb, userRms } from '../../tests/room/levels';
 import { openRoom, reply } from '../../tests/room/session';
 import { activeRms } from '../../tests/room/signal';
 import { BACKCHANNELS, backchannelPhrase, INTERRUPTIONS, userPhrase } from '../../tests/room/speech';
+import { takeGateFrames, type GateFrames } from './gate-frames';
 import { markdown, summarise, type RoomRow } from './report';
 
 function arg(name: string, fallback: string): number[] {
@@ -27,12 +31,16 @@ const REVERBS = arg('reverbs', '0,50,80');
 const OVERDRIVE = arg('overdrive', '0,3');
 const tunablesAt = process.argv.indexOf('--tunables');
 /** e.g. `--tunables engine.bargeRatio=3,engine.echoTailMs=600`: live values set before the sweep. */
-const TUNABLES: Record<string, number> = Object.fromEntries(
-  (tunablesAt >= 0 ? process.argv[tunablesAt + 1]! : '')
-    .split(',')
-    .filter(Boolean)
-    .map((kv) => [kv.split('=')[0]!, Number(kv.split('=')[1])]),
-);
+const TUNABLES: Record<string, number> = {
+  // Both gates' frames during every reply, for `<out>-frames.json` (bench/room/gate-frames.ts); decides nothing.
+  'engine.traceGateFrames': 1,
+  ...Object.fromEntries(
+    (tunablesAt >= 0 ? process.argv[tunablesAt + 1]! : '')
+      .split(',')
+      .filter(Boolean)
+      .map((kv) => [kv.split('=')[0]!, Number(kv.split('=')[1])]),
+  ),
+};
 const outAt = process.argv.indexOf('--out');
 const OUT = outAt >= 0 ? process.argv[outAt + 1] : undefined;
 const DELAY_S = 0.04;
@@ -54,6 +62,7 @@ async function main(): Promise<void> {
   const first = rooms[0]!;
   const room = await openRoom({ ...first.acoustics, gainDb: echoGainDb(first.acoustics, first.levelDb) }, TUNABLES);
   const rows: RoomRow[] = [];
+  const frames: { room: number; reply: 'silent' | 'over' | 'backchannel'; frames: GateFrames }[] = [];
   const startedAt = Date.now();
   // A failure in one room (the browser lost its page, a message went unanswered) ends the sweep, but the rooms done
   // so far are still written, marked incomplete.
@@ -64,14 +73,17 @@ async function main(): Promise<void> {
         await room.rig.setRoom({ ...r.acoustics, gainDb: echoGainDb(r.acoustics, r.levelDb) });
         const from = Date.now();
         const silent = await reply(room);
+        frames.push({ room: n, reply: 'silent', frames: await takeGateFrames(room.panel) });
         const echoLevelDb = db(activeRms(room.room.between(from, Date.now()))) - db(userRms());
         const over = await reply(room, { wav: userPhrase(n % INTERRUPTIONS.length), afterMs: 2500 });
+        frames.push({ room: n, reply: 'over', frames: await takeGateFrames(room.panel) });
         const backchannel = await reply(room, {
           wav: backchannelPhrase(n),
           afterMs: 2500,
           kind: 'backchannel',
           text: BACKCHANNELS[n % BACKCHANNELS.length]!,
         });
+        frames.push({ room: n, reply: 'backchannel', frames: await takeGateFrames(room.panel) });
         rows.push({ ...r, roomDelayMs: room.rig.roomDelayMs, echoLevelDb, silent, over, backchannel });
         console.error(
           `${((Date.now() - startedAt) / 1000).toFixed(0)} s: level ${r.levelDb} reverb ${r.acoustics.reverb} overdrive ${r.acoustics.overdrive}: ` +
@@ -103,6 +115,8 @@ async function main(): Promise<void> {
   if (OUT) {
     writeFileSync(`${OUT}.json`, `${JSON.stringify({ meta, summary, rows }, null, 1)}\n`);
     writeFileSync(`${OUT}.md`, md);
+    // About 2 MB a sweep as JSON, a quarter of that compressed.
+    writeFileSync(`${OUT}-frames.json.gz`, gzipSync(`${JSON.stringify(frames)}\n`));
   }
 }
 

@@ -35,6 +35,14 @@ export class AudioBridge implements AudioSink {
    */
   private drained: { playedKnown: boolean } | null = null;
   private readonly stopped = new Set<string>();
+  /**
+   * The newest chunk of `received.turnId` that arrived, played or not (its channel sequence number): each end of a run
+   * says it, so the engine can tell a player that ran dry mid-reply from the reply's end (docs/echo.md, "A drain is
+   * not the end").
+   */
+  private received: { turnId: string; seq: number } | null = null;
+  /** A run of the current turn is playing (started, not ended). */
+  private playing = false;
   /** Lets a held reply go on should the engine's word never come. */
   private holdTimer: ReturnType<typeof setTimeout> | undefined;
   /** Counts chunks played, for tests and the debug panel. */
@@ -56,6 +64,7 @@ export class AudioBridge implements AudioSink {
   }
 
   chunk(turnId: string, chunk: AudioSinkChunk): void {
+    if (chunk.seq !== undefined) this.received = { turnId, seq: chunk.seq };
     if (this.stopped.has(turnId) || !this.handle) return;
     if (this.turnId !== turnId) {
       this.playedMs = 0;
@@ -70,6 +79,8 @@ export class AudioBridge implements AudioSink {
     // A chunk the player could not take is lost, not fatal: the player starts its stream again with the next one.
     const queued = this.handle.speakChunk(chunk.samples, chunk.text ?? '').catch((e: unknown) => {
       console.warn('[sidetalk] a chunk of the reply was not played:', e instanceof Error ? e.message : String(e));
+      // The engine waits for this chunk after a run that ran dry: with nothing playing, say the run is over again.
+      if (!this.playing && this.turnId === turnId && !this.stopped.has(turnId)) this.ended(false);
     });
     if (this.trace && chunk.text) this.traceSentence(this.trace, turnId, queued);
   }
@@ -127,6 +138,7 @@ export class AudioBridge implements AudioSink {
   }
 
   started(): void {
+    this.playing = true;
     if (this.turnId) this.trace?.stamp('panel-started', this.turnId);
     if (this.turnId) this.report({ type: 'started', turnId: this.turnId });
   }
@@ -148,11 +160,13 @@ export class AudioBridge implements AudioSink {
 
   /** `playedMs`: the player's account of this playback run (docs/interruptions.md); the report adds up the turn's. */
   ended(interrupted: boolean, playedMs?: number): void {
+    this.playing = false;
     if (!this.turnId) return;
     this.drained = interrupted ? null : { playedKnown: playedMs !== undefined };
-    if (playedMs === undefined) return this.report({ type: 'ended', turnId: this.turnId, interrupted });
+    const seq = this.received?.turnId === this.turnId ? { lastSeq: this.received.seq } : {};
+    if (playedMs === undefined) return this.report({ type: 'ended', turnId: this.turnId, interrupted, ...seq });
     this.playedMs += playedMs;
-    this.report({ type: 'ended', turnId: this.turnId, interrupted, playedMs: Math.round(this.playedMs) });
+    this.report({ type: 'ended', turnId: this.turnId, interrupted, playedMs: Math.round(this.playedMs), ...seq });
   }
 
   close(): void {

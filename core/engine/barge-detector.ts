@@ -58,6 +58,8 @@ export class BargeDetector {
   private lastLevelAt = -Infinity;
   /** The last frame fed was a barge candidate (the other track's gate reads it for a run both heard). */
   protected candidateNow = false;
+  /** The gate the last frame fed was judged against (NaN while calibrating). */
+  private judgedAgainst = Number.NaN;
   /** Learned across replies: the speakers, the room and the microphone stay the same from one reply to the next. */
   readonly echo = new EchoPath();
   /** The gate's floor, measured on the replies nobody talked over (kept across replies, as the path). */
@@ -231,6 +233,7 @@ export class BargeDetector {
   onFrame(now: number, prob: number, micRms: number, capturedAt = now, nearEnd = false, otherTrackAgrees = true): BargeDecision {
     const voiced = prob > engineTunables.vadOn;
     this.candidateNow = false;
+    this.judgedAgainst = Number.NaN;
     this.residual.onFrame(voiced, micRms, nearEnd);
     const playback = this.expectedPlayback(capturedAt);
     const audible = playback > engineTunables.playbackAudibleRms;
@@ -241,6 +244,7 @@ export class BargeDetector {
       return NONE;
     }
     const gate = this.threshold(now, capturedAt);
+    this.judgedAgainst = gate;
     const candidate = voiced && micRms > gate && otherTrackAgrees && (!this.measuredOnly || this.residual.floor !== null);
     this.candidateNow = candidate;
     this.trace.frame(voiced, candidate, micRms, gate);
@@ -291,6 +295,11 @@ export class BargeDetector {
   interrupted(sinceFrames = 0): void {
     this.tentative = null;
     this.residual.interrupted(sinceFrames);
+  }
+
+  /** The gate the last frame fed was judged against (NaN while calibrating): for the frame log (gate-frames.ts). */
+  get lastGate(): number {
+    return this.judgedAgainst;
   }
 
   /** True while speech over the reply has lowered it and is not decided yet. */

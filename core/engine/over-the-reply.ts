@@ -10,6 +10,7 @@ import { readBurstWords, type BurstVerdict } from './backchannel';
 import type { BargeDecision } from './barge-detector';
 import { bargeTrack, mergeBargeDecisions, rawGateTrace, unprocessed } from './barge-tracks';
 import { burstEcho, burstReferenceRange } from './burst-echo';
+import { decisionCode, GateFrameLog } from './gate-frames';
 import { replyEchoVerdict, type ReplyEchoVerdict } from './echo-match';
 import type { Speculation } from './speculation';
 import { TurnKeeper, type ActiveTurn } from './turn-keeper';
@@ -17,6 +18,8 @@ import type { MicFrame, PlaybackEvent } from './types';
 import { UtteranceTracker } from './utterance-tracker';
 
 const NONE: BargeDecision = { kind: 'none' };
+/** A frame log's value that was not measured (no VAD on that track, a gate still calibrating): −1, as JSON has no NaN. */
+const orNone = (v: number) => (Number.isFinite(v) ? v : -1);
 
 export abstract class OverTheReply extends TurnKeeper {
   protected readonly tracker = new UtteranceTracker();
@@ -34,6 +37,8 @@ export abstract class OverTheReply extends TurnKeeper {
   private rawGateUsed = false;
   /** How long after the last audible playback the current utterance opened (Infinity: not right after a reply). */
   protected onsetAfterAudibleMs = Infinity;
+  /** Both gates' frames while `traceGateFrames` is on (the room sweep's, gate-frames.ts). */
+  readonly gateFrames = new GateFrameLog();
   /** The turn whose long burst over the reply ASR is reading now (checkLongBurst). */
   private readingLong: ActiveTurn | null = null;
 
@@ -82,8 +87,11 @@ export abstract class OverTheReply extends TurnKeeper {
         unprocessedMic: this.unprocessedMic,
         ...(this.rawGateUsed ? { ...rawGateTrace(this.rawGate), ...this.jointRun.trace() } : {}),
       });
-      active.turn.audioOutstanding = false;
-      if (active.turn.generationComplete) this.finish(active);
+      // A run that ran dry while more of the reply was on its way to the player is not its end, also when the last
+      // sentence was already handed over: its audio plays next, and may be talked over (docs/echo.md, "A drain is
+      // not the end").
+      active.turn.audioOutstanding = event.audioInFlight === true;
+      if (active.turn.generationComplete && !active.turn.audioOutstanding) this.finish(active);
     }
   }
 
@@ -210,6 +218,7 @@ export abstract class OverTheReply extends TurnKeeper {
     const merged = mergeBargeDecisions(own, other, wasDeciding, this.deciding);
     const together = merged.kind === 'none' && jointOnset !== null && !this.deciding;
     const decision = together ? this.barge.duckTogether(jointOnset) : merged;
+    if (T.traceGateFrames > 0) this.logGateFrame(echoLevel, raw?.prob ?? frame.prob, second, decision);
     if (decision.kind === 'duck') {
       const track = second ? { unprocessedTrack: decision === other, ...(together ? { bothTracks: true } : {}) } : {};
       return active.turn.stage('barge-tentative', { onsetMs: now - decision.onsetAt, lagMs: this.frameLagMs, ...track });
@@ -217,6 +226,26 @@ export abstract class OverTheReply extends TurnKeeper {
     if (decision.kind === 'release') return this.checkBurst(active, decision.onsetAt, decision.voicedFrames);
     if (decision.kind === 'long') return this.checkLongBurst(active, decision.onsetAt);
     if (decision.kind === 'barge') this.bargeIn(active, decision.onsetAt, now, echoLevel, false);
+  }
+
+  private logGateFrame(rms: number, prob: number, raw: { rms: number; prob: number } | undefined, d: BargeDecision): void {
+    const at = this.frameAt;
+    const rawGate = this.rawGate;
+    this.gateFrames.push([
+      at,
+      prob,
+      rms,
+      orNone(this.barge.lastGate),
+      this.barge.candidate ? 1 : 0,
+      raw?.prob ?? -1,
+      raw?.rms ?? -1,
+      raw ? orNone(rawGate.lastGate) : -1,
+      raw && rawGate.candidate ? 1 : 0,
+      this.barge.echo.expected(at),
+      raw ? rawGate.echo.expected(at) : 0,
+      this.barge.expectedPlayback(at),
+      decisionCode(d.kind),
+    ]);
   }
 
   /**

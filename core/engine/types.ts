@@ -117,8 +117,10 @@ export type PlaybackEvent =
   /**
    * `interrupted`: the player cut the audio (a stop) rather than playing it to its end. `playedMs`: how much of the
    * turn's audio the player rendered up to then (its own samples, not gaps between them), when it knows.
+   * `audioInFlight`: the player ran dry before all of the turn's audio reached it; more of it will play (docs/echo.md,
+   * "A drain is not the end").
    */
-  | { type: 'ended'; turnId: string; interrupted?: boolean; playedMs?: number };
+  | { type: 'ended'; turnId: string; interrupted?: boolean; playedMs?: number; audioInFlight?: boolean };
 
 /** What the engine is doing, as the UI, the avatar and the status line show it: the one definition. */
 export const ENGINE_STATES = ['idle', 'listening', 'thinking', 'speaking'] as const;

@@ -61,8 +61,11 @@ export const AudioChannelMessageSchema = z.discriminatedUnion('kind', [
 export type AudioChannelMessage = z.infer<typeof AudioChannelMessageSchema>;
 export type AudioChunk = z.infer<typeof AudioChunkSchema>;
 
-/** One chunk of a reply's audio as a sink receives it (the channel adds the turn id and sequence number). */
-export type AudioSinkChunk = Pick<AudioChunk, 'sampleRate' | 'samples' | 'text' | 'voiceId'>;
+/**
+ * One chunk of a reply's audio as a sink receives it (the channel adds the turn id and sequence number; the receiving
+ * end hands the sequence number on).
+ */
+export type AudioSinkChunk = Pick<AudioChunk, 'sampleRate' | 'samples' | 'text' | 'voiceId'> & { seq?: number };
 
 /**
  * Where a reply's audio goes, on both ends of the audio channel: the offscreen document speaks into one (it posts to
@@ -79,6 +82,11 @@ export interface AudioSink {
   pause(turnId: string, paused: boolean): void;
   /** The microphone feed runs behind real time, or has caught up (not a turn's audio: the player draws less meanwhile). */
   feedBehind?(behind: boolean): void;
+  /**
+   * The channel's sequence number of the newest chunk of `turnId` this sink sent, if it sent any lately (the sending
+   * end; docs/echo.md, "A drain is not the end").
+   */
+  lastSentSeq?(turnId: string): number | undefined;
 }
 
 /** Hands one validated channel message to a sink: the receiving end of the channel. */
@@ -88,6 +96,7 @@ export function deliverAudioMessage(message: AudioChannelMessage, sink: AudioSin
       return sink.chunk(message.turnId, {
         sampleRate: message.sampleRate,
         samples: message.samples,
+        seq: message.seq,
         ...(message.text !== undefined ? { text: message.text } : {}),
         ...(message.voiceId !== undefined ? { voiceId: message.voiceId } : {}),
       });

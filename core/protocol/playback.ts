@@ -20,6 +20,12 @@ export const PlaybackMessageSchema = z.discriminatedUnion('type', [
      * not the gaps between them): the engine keeps only the words heard of an interrupted reply (docs/interruptions.md).
      */
     playedMs: z.number().min(0).max(MAX_PLAYED_MS).optional(),
+    /**
+     * The audio channel's sequence number of the newest chunk of the turn the panel had received when the run ended:
+     * older than the newest the offscreen document sent means the player ran dry while more of the reply was on its
+     * way (docs/echo.md, "A drain is not the end").
+     */
+    lastSeq: z.number().int().min(0).optional(),
   }),
   z.object({
     type: z.literal('level'),
@@ -47,4 +53,20 @@ export function levelHeardAt(message: { at?: number }, timeOrigin: number, now: 
   if (message.at === undefined) return undefined;
   const at = message.at - timeOrigin;
   return at >= now - LEVEL_HEARD_BEFORE_MS && at <= now + LEVEL_HEARD_AFTER_MS ? at : undefined;
+}
+
+/**
+ * A run's end as the engine takes it (docs/echo.md, "A drain is not the end"): `audioInFlight` when the newest chunk
+ * of the turn the panel had received is older than the newest the sink sent, so the player ran dry while more of the
+ * reply was on its way (the channel keeps order: that audio arrives after the end was sent). Never for a cut, nor
+ * when either end does not say.
+ */
+export function endedWithAudioInFlight(
+  message: Extract<PlaybackMessage, { type: 'ended' }>,
+  sink: { lastSentSeq?(turnId: string): number | undefined },
+): Omit<Extract<PlaybackMessage, { type: 'ended' }>, 'lastSeq'> & { audioInFlight?: boolean } {
+  const { lastSeq, ...ended } = message;
+  const sent = sink.lastSentSeq?.(message.turnId);
+  const inFlight = !message.interrupted && lastSeq !== undefined && sent !== undefined && lastSeq < sent;
+  return inFlight ? { ...ended, audioInFlight: true } : ended;
 }

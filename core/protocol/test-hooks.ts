@@ -99,6 +99,20 @@ export function testHookRequests() {
       ),
     },
     /**
+     * Both barge gates' frames during replies since the last call, while `engine.traceGateFrames` is on
+     * (core/engine/gate-frames.ts: `columns` names each row's values); `clockToWallMs` maps their capture times onto
+     * the wall clock. Refused unless the debug panel is on.
+     */
+    'debug/gate-frames': {
+      target: 'offscreen',
+      payload: Empty,
+      result: z.object({
+        columns: z.array(z.string()),
+        rows: z.array(z.array(z.number())),
+        clockToWallMs: z.number(),
+      }),
+    },
+    /**
      * Every turn's stamps across contexts on the offscreen clock (docs/benchmarks.md, "What the user hears"); the
      * side panel adds its stamps only while the debug panel is on, and this is refused unless it is.
      */

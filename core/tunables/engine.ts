@@ -156,6 +156,11 @@ export const engineTunables = registerTunables(
      * backlog grew without bound and the offscreen document stopped answering for a minute (docs/echo.md).
      */
     unprocessedVadMaxLagMs: 250,
+    /**
+     * 1: every microphone frame during a reply is kept with both gates' judgement (core/engine/gate-frames.ts) for
+     * the room sweep to read (`debug/gate-frames`); 0: nothing is kept.
+     */
+    traceGateFrames: 0,
     /** … with P(speech) > vadOn for this many consecutive frames (5 × 32 ms = 160 ms). */
     bargeFrames: 5,
     /**
@@ -275,6 +280,7 @@ export const engineTunables = registerTunables(
     bargeAfterCutCrossCheck: { min: 0, max: 1, integer: true },
     bargeJointFrames: { min: 0, max: 20, integer: true },
     unprocessedVadMaxLagMs: { min: 0, max: 5000, integer: true },
+    traceGateFrames: { min: 0, max: 1, integer: true },
     bargeFrames: { min: 1, max: 50, integer: true },
     bargeGapFrames: { min: 0, max: 10, integer: true },
     bargeConfirmFrames: { min: 1, max: 100, integer: true },

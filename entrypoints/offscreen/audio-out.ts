@@ -7,9 +7,19 @@ import { AUDIO_CHANNEL_NAME, type AudioChannelMessage, type AudioSink, type Audi
 export class ChannelAudioSink implements AudioSink {
   private readonly channel = new BroadcastChannel(AUDIO_CHANNEL_NAME);
   private seq = 0;
+  /** The newest chunk's sequence number per turn, for the newest turns only (asked while a turn's audio plays). */
+  private readonly newest = new Map<string, number>();
 
   chunk(turnId: string, chunk: AudioSinkChunk): void {
-    this.post({ kind: 'chunk', turnId, seq: this.seq++, ...chunk });
+    const seq = this.seq++;
+    this.newest.delete(turnId);
+    this.newest.set(turnId, seq);
+    if (this.newest.size > 16) this.newest.delete(this.newest.keys().next().value!);
+    this.post({ kind: 'chunk', turnId, ...chunk, seq });
+  }
+
+  lastSentSeq(turnId: string): number | undefined {
+    return this.newest.get(turnId);
   }
 
   end(turnId: string): void {

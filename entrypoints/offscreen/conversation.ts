@@ -8,7 +8,7 @@ import { createResponder, type PageRead } from '../../core/conversation/responde
 import { DuplexEngine } from '../../core/engine/duplex-engine';
 import { FactMemory } from '../../core/memory/fact-memory';
 import { eventMessage, sendRequest, type AudioSink, type GpuInfo, type ModelChoiceValue } from '../../core/protocol';
-import { levelHeardAt, PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protocol/playback';
+import { endedWithAudioInFlight, levelHeardAt, PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protocol/playback';
 import type { ToolCall, ToolResult } from '../../core/tools/types';
 import type { MicCapture } from '../../models/audio/mic-capture';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, TURN_BUNDLE } from '../../models/registry';
@@ -173,6 +173,7 @@ export class Conversation {
       const parsed = PlaybackMessageSchema.safeParse(e.data);
       if (!parsed.success) return console.warn('[sidetalk] rejected playback message:', parsed.error.issues[0]?.message);
       const p = parsed.data;
+      if (p.type === 'ended') return this.engine.onPlayback(endedWithAudioInFlight(p, options.audio));
       if (p.type !== 'level') return this.engine.onPlayback(p);
       const at = levelHeardAt(p, performance.timeOrigin, performance.now());
       this.engine.onPlayback({ type: 'level', rms: p.rms, ...(at === undefined ? {} : { at }) });
@@ -198,6 +199,11 @@ export class Conversation {
 
   get timeline() {
     return this.marks.list();
+  }
+
+  /** Both barge gates' frames since the last call (kept while `engine.traceGateFrames` is on). */
+  takeGateFrames(): number[][] {
+    return this.engine.gateFrames.take();
   }
 
   private get character(): Character {

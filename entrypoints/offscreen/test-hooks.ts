@@ -1,5 +1,6 @@
 import { sendRequest, type Handlers, type Send } from '../../core/protocol';
 import { ScriptedModel } from '../../core/conversation/scripted-model';
+import { GATE_FRAME_COLUMNS } from '../../core/engine/gate-frames';
 import { snapshotTunables } from '../../core/tunables';
 import type { MicCapture } from '../../models/audio/mic-capture';
 import type { Conversation } from './conversation';
@@ -35,6 +36,7 @@ type TestHookHandlers = Pick<
   | 'debug/fault'
   | 'debug/asr-probe'
   | 'conversation/marks'
+  | 'debug/gate-frames'
   | 'debug/turn-trace'
   | 'debug/llm-script'
   | 'debug/llm-log'
@@ -114,6 +116,11 @@ export function testHookHandlers(deps: TestHookDeps): TestHookHandlers {
       return {};
     },
     'conversation/marks': () => deps.conversation()?.timeline ?? [],
+    'debug/gate-frames': async () => {
+      await requireDebugPanel('The gate frame log');
+      const rows = deps.conversation()?.takeGateFrames() ?? [];
+      return { columns: [...GATE_FRAME_COLUMNS], rows, clockToWallMs: Date.now() - performance.now() };
+    },
     'debug/turn-trace': async () => {
       await requireDebugPanel('The turn trace');
       return offscreenTrace?.export(deps.conversation()?.timeline ?? []) ?? { clocks: [], stamps: [] };

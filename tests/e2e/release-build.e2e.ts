@@ -22,6 +22,7 @@ const MARKERS = [
   'debug/gpu-stats',
   'conversation/marks',
   'debug/turn-trace',
+  'debug/gate-frames',
   'mic/probe',
   'vad/probe',
   '__sidetalkTunables',
@@ -93,6 +94,7 @@ describe('the release build', () => {
       ['mic/probe', { durationMs: 500 }],
       ['debug/llm-script', { rules: [] }],
       ['conversation/marks', {}],
+      ['debug/gate-frames', {}],
     ] as const) {
       const reply = await sendFromPage<Reply<unknown>>(panel, request(type, 'offscreen', payload));
       expect(reply, type).toMatchObject({ ok: false, error: { code: 'unknown_type' } });

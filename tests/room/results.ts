@@ -66,6 +66,13 @@ export interface ReplyResult {
     loweredLatencyMs?: number;
     voiceAt: number;
     /**
+     * How the talked-over reply's turn ended: its marks from 1 s before the voice to its terminal one, and when that
+     * came after the voice (absent before 2026-12-06e). A reply that ended by itself as the voice began was not missed
+     * by a gate.
+     */
+    endedBy?: string;
+    endedAfterVoiceMs?: number;
+    /**
      * The cut was decided by what ASR heard in a short burst, not by the speech's length. The rig's ASR is a fixture
      * (its words are not the user's), so such a cut says nothing about the words rule (absent before 2026-12-04s).
      */

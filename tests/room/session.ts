@@ -259,10 +259,10 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
   const preempted = beforeVoice.some((m) => m.turnId === turnId && TERMINAL.has(m.name));
   // What the engine's microphone delivers (after Chrome's canceller) around the voice, for reading a run.
   const aroundVoice = DEBUG
-    ? sendFromPage<{ ok: boolean; data?: { frameRms: number[] } }>(
-        panel,
-        request('mic/probe', 'offscreen', { durationMs: 4000 }),
-      ).then((p) => ({ startedAt: Date.now() - 4000, frames: p.data?.frameRms ?? [] }))
+    ? sendFromPage<{ ok: boolean; data?: { frameRms: number[] } }>(panel, request('mic/probe', 'offscreen', { durationMs: 4000 }))
+        .then((p) => ({ startedAt: Date.now() - 4000, frames: p.data?.frameRms ?? [] }))
+        // A backchannel's reply never reads it: a page closed before the probe returned must not end the process.
+        .catch(() => null)
     : null;
   const { spawnedAt, startedAt, done } = await rig.say(say.wav);
   await done;
@@ -301,8 +301,18 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
   const newestPerTurn = new Map(echoPaths.map((m) => [m.turnId, m]));
   const total = (field: string) => [...newestPerTurn.values()].reduce((n, m) => n + Number(m.fields?.[field] ?? 0), 0);
   const longest = (field: string) => Math.max(0, ...echoPaths.map((m) => Number(m.fields?.[field] ?? 0)));
+  const end = after.find((m) => m.turnId === turnId && TERMINAL.has(m.name));
   const interrupted = {
     detected,
+    ...(end
+      ? {
+          endedBy: after
+            .filter((m) => m.turnId === turnId && m.wallAt >= voiceAt - 1000 && m.wallAt <= end.wallAt)
+            .map((m) => m.name)
+            .join(' '),
+          endedAfterVoiceMs: Math.round(end.wallAt - voiceAt),
+        }
+      : {}),
     preempted,
     longestRun: longest('longestRun'),
     voicedUnderGateFrames: total('voicedUnderGateFrames'),

@@ -47,8 +47,8 @@ describe('AudioBridge: a stop reports how much of the turn played', () => {
     r.bridge.stop('5');
     await r.settle();
     expect(r.reports).toEqual([
-      { type: 'ended', turnId: '5', interrupted: false, playedMs: 1000 },
-      { type: 'ended', turnId: '5', interrupted: true, playedMs: 1300 },
+      { type: 'ended', turnId: '5', interrupted: false, playedMs: 1000, lastSeq: 0 },
+      { type: 'ended', turnId: '5', interrupted: true, playedMs: 1300, lastSeq: 1 },
     ]);
   });
 
@@ -61,8 +61,8 @@ describe('AudioBridge: a stop reports how much of the turn played', () => {
     r.bridge.stop('6');
     await r.settle();
     expect(r.reports).toEqual([
-      { type: 'ended', turnId: '6', interrupted: false, playedMs: 1840 },
-      { type: 'ended', turnId: '6', interrupted: true, playedMs: 1840 },
+      { type: 'ended', turnId: '6', interrupted: false, playedMs: 1840, lastSeq: 0 },
+      { type: 'ended', turnId: '6', interrupted: true, playedMs: 1840, lastSeq: 0 },
     ]);
   });
 

@@ -57,6 +57,7 @@ export const PAYLOAD_SAMPLES: Partial<Record<RequestType, unknown[]>> = {
   'conversation/ptt': [{ down: true }, { down: false }],
   'conversation/marks': [{}],
   'debug/turn-trace': [{}],
+  'debug/gate-frames': [{}],
   'tools/run': [
     { call: { name: 'calculate', arguments: { expression: '12*12' } } },
     { call: { name: 'get_weather', arguments: { location: 'Berlin' } } },
@@ -149,6 +150,7 @@ export const RESULT_SAMPLES: Partial<Record<RequestType, unknown>> = {
   'weights/delete': { freedBytes: 0 },
   'weights/snapshot': snapshot,
   'conversation/marks': [{ name: 'done', at: 1.5, wallAt: 1_796_000_000_000, turnId: 't2' }],
+  'debug/gate-frames': { columns: ['at', 'rms'], rows: [[1.5, 0.01]], clockToWallMs: 1_796_000_000_000 },
   'debug/turn-trace': {
     clocks: [{ panelId: 'p1', offsetMs: -47_000, rttMs: 2 }],
     stamps: [{ name: 'panel-chunk', turnId: 't2', at: 1.5, context: 'panel', index: 0, info: { streamStarted: 1 } }],
