@@ -209,7 +209,14 @@ export abstract class OverTheReply extends TurnKeeper {
     const processedStale = this.barge.floorStale();
     const rawStale = this.rawGate.floorStale();
     const crossCheck = firstReply || processedStale || afterCut;
-    const confirmed = !second || !crossCheck || this.rawGate.overEchoSoFar(second.rms, this.barge.inRun, afterCut);
+    const crossChecked = !second || !crossCheck || this.rawGate.overEchoSoFar(second.rms, this.barge.inRun, afterCut);
+    // Where the unprocessed floor is measured an onset frame must be over it: the canceller lets bursts of the reply
+    // through the processed floor while the room's echo stays under the other ("A burst the canceller let through").
+    // Not once the reply is held: the voice that held it dips under that floor between syllables.
+    const rawFloor = this.rawGate.residual.floor;
+    const overRawFloor =
+      !second || T.bargeProcessedOverRawFloor <= 0 || rawFloor === null || this.barge.deciding || second.rms > rawFloor;
+    const confirmed = crossChecked && overRawFloor;
     const rawConfirmed = !rawStale || this.barge.overEchoSoFar(echoLevel, this.rawGate.inRun);
     const own = this.barge.onFrame(now, raw?.prob ?? frame.prob, echoLevel, this.frameAt, nearEnd, confirmed);
     const other = second ? this.rawGate.onFrame(now, second.prob, second.rms, this.frameAt, nearEnd, rawConfirmed) : NONE;

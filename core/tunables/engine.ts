@@ -144,6 +144,15 @@ export const engineTunables = registerTunables(
      */
     bargeAfterCutCrossCheck: 1,
     /**
+     * 1: once the unprocessed gate has measured its floor, a processed frame is a barge candidate only if the
+     * unprocessed frame is over that floor. In the room sweeps 06e and 06f every hold of a reply nobody talked over (8)
+     * was a processed run through the processed floor at its learned minimum (0.010, −10 dB rooms: the canceller's
+     * residual in bursts) with the unprocessed frames under their floor; tried on both sweeps' frame logs, the rule
+     * holds none of them and every interruption as soon as before (docs/echo.md, "A burst the canceller let
+     * through"). Needs `bargeFromUnprocessed`.
+     */
+    bargeProcessedOverRawFloor: 1,
+    /**
      * A run of frames that both tracks' gates took for speech over the reply holds it after this many frames, before
      * `bargeFrames` (docs/echo.md, "Both tracks at once"); 0 turns it off. Needs `bargeFromUnprocessed`. 2: in the
      * room sweep the echo's longest such run was one frame (it held a reply at 1), and frames reach the engine in
@@ -278,6 +287,7 @@ export const engineTunables = registerTunables(
     bargeFirstReplyCrossCheck: { min: 0, max: 1, integer: true },
     bargeStaleFloorRatio: { min: 0, max: 20 },
     bargeAfterCutCrossCheck: { min: 0, max: 1, integer: true },
+    bargeProcessedOverRawFloor: { min: 0, max: 1, integer: true },
     bargeJointFrames: { min: 0, max: 20, integer: true },
     unprocessedVadMaxLagMs: { min: 0, max: 5000, integer: true },
     traceGateFrames: { min: 0, max: 1, integer: true },

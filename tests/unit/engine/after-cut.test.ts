@@ -70,6 +70,7 @@ describe('the reply after an interruption, its canceller re-converging', () => {
 
   it('without the check that residual holds it through the floor the replies before the cut measured', async () => {
     setTunable('engine.bargeAfterCutCrossCheck', 0);
+    setTunable('engine.bargeProcessedOverRawFloor', 0); // which asks the same of every reply (canceller-bursts.test.ts)
     const r = await afterCut({});
     const id = followUpId(r);
     const held = r.marks('barge-tentative').filter((m) => m.turnId === id);
@@ -80,6 +81,7 @@ describe('the reply after an interruption, its canceller re-converging', () => {
   it('a voice over that reply still interrupts it, held as soon as without the check', async () => {
     const r = await afterCut({ again: true });
     setTunable('engine.bargeAfterCutCrossCheck', 0);
+    setTunable('engine.bargeProcessedOverRawFloor', 0); // which asks the same of every reply (canceller-bursts.test.ts)
     const without = await afterCut({ again: true });
     const id = followUpId(r);
     expect(r.marks('barge-in')).toHaveLength(2);
@@ -115,6 +117,7 @@ describe('the floor after the reply to an interruption', () => {
 
   it('without the check it is learned, and the floor rises', async () => {
     setTunable('engine.bargeAfterCutCrossCheck', 0);
+    setTunable('engine.bargeProcessedOverRawFloor', 0); // which asks the same of every reply (canceller-bursts.test.ts)
     const { during, next } = floors(await afterCut({ hello: true }));
     expect(next).toBeGreaterThan(1.5 * during);
   });

@@ -38,6 +38,8 @@ describe('a run both tracks heard', () => {
     const together = await run(true);
     const jointFrames = T.bargeJointFrames;
     setTunable('engine.bargeJointFrames', 0);
+    // The processed gate alone as it was: its onset frames not also asked to be over the unprocessed floor.
+    setTunable('engine.bargeProcessedOverRawFloor', 0);
     const alone = await run(true);
     const held = together.marks('barge-tentative');
     expect(held).toHaveLength(1);

@@ -44,6 +44,8 @@ describe('after the speakers got louder', () => {
 
   it('without the rule the processed gate holds the story on those lapses', async () => {
     setTunable('engine.bargeStaleFloorRatio', 0);
+    // Nor the unprocessed floor's rule, which holds these bursts back too (canceller-bursts.test.ts).
+    setTunable('engine.bargeProcessedOverRawFloor', 0);
     const r = await louder({ lapses: true });
     expect(r.marks('barge-tentative').length).toBeGreaterThan(0);
   });
