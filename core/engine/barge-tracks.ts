@@ -133,6 +133,39 @@ export class JointRun {
 }
 
 /**
+ * Whether this frame may be a candidate on each track, by what the other track's frame says (`rawRms`: the
+ * unprocessed frame's level, when that track has its own gate).
+ *
+ * Before the unprocessed gate has a floor, the processed one stands at the fixed floor, which a lapsing canceller's
+ * residual passes; and a gate whose floor the echo has outgrown (the speakers turned up) passes the louder echo. Its
+ * candidates then also need the other track's frame over that track's echo so far (docs/echo.md, "The first reply in
+ * a loud room", "The speakers turned up"). On the reply right after a cut the canceller re-converges: the unprocessed
+ * frame must be over that track's floor ("The reply after an interruption"). And wherever that floor is measured, an
+ * onset frame must be over it: the canceller lets bursts of the reply through the processed floor while the room's
+ * echo stays under the other; not once the reply is held, as the voice that held it dips under that floor between
+ * syllables ("A burst the canceller let through").
+ */
+export function crossCheckTracks(
+  processed: TrackGate,
+  rawGate: TrackGate,
+  processedRms: number,
+  rawRms: number | undefined,
+): { confirmed: boolean; rawConfirmed: boolean } {
+  // Both asked on every frame: each holds its answer from the start of its gate's run (floorStale).
+  const processedStale = processed.floorStale();
+  const rawStale = rawGate.floorStale();
+  const rawConfirmed = !rawStale || processed.overEchoSoFar(processedRms, rawGate.inRun);
+  if (rawRms === undefined) return { confirmed: true, rawConfirmed };
+  const firstReply = T.bargeFirstReplyCrossCheck > 0 && rawGate.residual.floor === null;
+  const afterCut = T.bargeAfterCutCrossCheck > 0 && processed.residual.followsCut;
+  const crossCheck = firstReply || processedStale || afterCut;
+  const crossChecked = !crossCheck || rawGate.overEchoSoFar(rawRms, processed.inRun, afterCut);
+  const rawFloor = rawGate.residual.floor;
+  const overRawFloor = T.bargeProcessedOverRawFloor <= 0 || rawFloor === null || processed.deciding || rawRms > rawFloor;
+  return { confirmed: crossChecked && overRawFloor, rawConfirmed };
+}
+
+/**
  * The unprocessed twin as a second barge gate's input: captured, asked for, not already the echo handling's, and with
  * its own P(speech) (a feed behind real time leaves it out).
  */

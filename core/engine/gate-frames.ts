@@ -1,3 +1,6 @@
+import type { BargeDecision } from './barge-detector';
+import type { TrackGate } from './barge-tracks';
+
 /**
  * Every microphone frame during a reply as both barge gates judged it, kept only while `traceGateFrames` is on (the
  * room sweep sets it; docs/benchmarks.md, "The gates frame by frame"). The sweep's per-reply summaries say a voice
@@ -35,6 +38,38 @@ const DECISIONS = ['none', 'duck', 'release', 'long', 'barge'] as const;
 /** The decision's code in a row. */
 export function decisionCode(kind: (typeof DECISIONS)[number]): number {
   return DECISIONS.indexOf(kind);
+}
+
+/** A value that was not measured (no VAD on that track, a gate still calibrating): −1, as JSON has no NaN. */
+const orNone = (v: number) => (Number.isFinite(v) ? v : -1);
+
+/**
+ * One frame's row: captured at `at`, judged by the processed gate at `processed`'s level and P(speech), and by the
+ * unprocessed gate on `raw` when that track had its own VAD; `decision`, what the two together decided.
+ */
+export function gateFrameRow(
+  at: number,
+  processed: { rms: number; prob: number },
+  gate: TrackGate,
+  raw: { rms: number; prob: number } | undefined,
+  rawGate: TrackGate,
+  decision: BargeDecision['kind'],
+): GateFrameRow {
+  return [
+    at,
+    processed.prob,
+    processed.rms,
+    orNone(gate.lastGate),
+    gate.candidate ? 1 : 0,
+    raw?.prob ?? -1,
+    raw?.rms ?? -1,
+    raw ? orNone(rawGate.lastGate) : -1,
+    raw && rawGate.candidate ? 1 : 0,
+    gate.echo.expected(at),
+    raw ? rawGate.echo.expected(at) : 0,
+    gate.expectedPlayback(at),
+    decisionCode(decision),
+  ];
 }
 
 /** Rows since the last `take`, at most `capacity` (the oldest are dropped: a reader that never comes costs nothing more). */

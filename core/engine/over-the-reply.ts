@@ -8,9 +8,9 @@ import { engineTunables as T } from '../tunables';
 import { FRAME_MS, FRAME_SAMPLES, VAD_SAMPLE_RATE } from './audio-frames';
 import { readBurstWords, type BurstVerdict } from './backchannel';
 import type { BargeDecision } from './barge-detector';
-import { bargeTrack, mergeBargeDecisions, rawGateTrace, unprocessed } from './barge-tracks';
+import { bargeTrack, crossCheckTracks, mergeBargeDecisions, rawGateTrace, unprocessed } from './barge-tracks';
 import { burstEcho, burstReferenceRange } from './burst-echo';
-import { decisionCode, GateFrameLog } from './gate-frames';
+import { gateFrameRow, GateFrameLog } from './gate-frames';
 import { replyEchoVerdict, type ReplyEchoVerdict } from './echo-match';
 import type { Speculation } from './speculation';
 import { TurnKeeper, type ActiveTurn } from './turn-keeper';
@@ -18,8 +18,6 @@ import type { MicFrame, PlaybackEvent } from './types';
 import { UtteranceTracker } from './utterance-tracker';
 
 const NONE: BargeDecision = { kind: 'none' };
-/** A frame log's value that was not measured (no VAD on that track, a gate still calibrating): −1, as JSON has no NaN. */
-const orNone = (v: number) => (Number.isFinite(v) ? v : -1);
 
 export abstract class OverTheReply extends TurnKeeper {
   protected readonly tracker = new UtteranceTracker();
@@ -199,25 +197,7 @@ export abstract class OverTheReply extends TurnKeeper {
     // follows the canceller, not the playback): a frame louder than its echo explains is not learned as residual.
     const judge = second ? this.rawGate : raw ? this.barge : null;
     const nearEnd = judge?.louderThanEcho(this.frameAt, second?.rms ?? echoLevel) ?? false;
-    // Before the unprocessed gate has a floor, the processed one stands at the fixed floor, which a lapsing canceller's
-    // residual passes; and a gate whose floor the echo has outgrown (the speakers turned up) passes the louder echo. Its
-    // candidates then also need the other track's frame over that track's echo so far (docs/echo.md, "The first reply
-    // in a loud room", "The speakers turned up"). On the reply right after a cut the canceller re-converges: the
-    // unprocessed frame must be over that track's floor ("The reply after an interruption").
-    const firstReply = T.bargeFirstReplyCrossCheck > 0 && this.rawGate.residual.floor === null;
-    const afterCut = T.bargeAfterCutCrossCheck > 0 && this.barge.residual.followsCut;
-    const processedStale = this.barge.floorStale();
-    const rawStale = this.rawGate.floorStale();
-    const crossCheck = firstReply || processedStale || afterCut;
-    const crossChecked = !second || !crossCheck || this.rawGate.overEchoSoFar(second.rms, this.barge.inRun, afterCut);
-    // Where the unprocessed floor is measured an onset frame must be over it: the canceller lets bursts of the reply
-    // through the processed floor while the room's echo stays under the other ("A burst the canceller let through").
-    // Not once the reply is held: the voice that held it dips under that floor between syllables.
-    const rawFloor = this.rawGate.residual.floor;
-    const overRawFloor =
-      !second || T.bargeProcessedOverRawFloor <= 0 || rawFloor === null || this.barge.deciding || second.rms > rawFloor;
-    const confirmed = crossChecked && overRawFloor;
-    const rawConfirmed = !rawStale || this.barge.overEchoSoFar(echoLevel, this.rawGate.inRun);
+    const { confirmed, rawConfirmed } = crossCheckTracks(this.barge, this.rawGate, echoLevel, second?.rms);
     const own = this.barge.onFrame(now, raw?.prob ?? frame.prob, echoLevel, this.frameAt, nearEnd, confirmed);
     const other = second ? this.rawGate.onFrame(now, second.prob, second.rms, this.frameAt, nearEnd, rawConfirmed) : NONE;
     const both = this.barge.candidate && this.rawGate.candidate && this.barge.floorHolds && this.rawGate.floorHolds;
@@ -225,7 +205,10 @@ export abstract class OverTheReply extends TurnKeeper {
     const merged = mergeBargeDecisions(own, other, wasDeciding, this.deciding);
     const together = merged.kind === 'none' && jointOnset !== null && !this.deciding;
     const decision = together ? this.barge.duckTogether(jointOnset) : merged;
-    if (T.traceGateFrames > 0) this.logGateFrame(echoLevel, raw?.prob ?? frame.prob, second, decision);
+    if (T.traceGateFrames > 0) {
+      const judged = { rms: echoLevel, prob: raw?.prob ?? frame.prob };
+      this.gateFrames.push(gateFrameRow(this.frameAt, judged, this.barge, second, this.rawGate, decision.kind));
+    }
     if (decision.kind === 'duck') {
       const track = second ? { unprocessedTrack: decision === other, ...(together ? { bothTracks: true } : {}) } : {};
       return active.turn.stage('barge-tentative', { onsetMs: now - decision.onsetAt, lagMs: this.frameLagMs, ...track });
@@ -233,26 +216,6 @@ export abstract class OverTheReply extends TurnKeeper {
     if (decision.kind === 'release') return this.checkBurst(active, decision.onsetAt, decision.voicedFrames);
     if (decision.kind === 'long') return this.checkLongBurst(active, decision.onsetAt);
     if (decision.kind === 'barge') this.bargeIn(active, decision.onsetAt, now, echoLevel, false);
-  }
-
-  private logGateFrame(rms: number, prob: number, raw: { rms: number; prob: number } | undefined, d: BargeDecision): void {
-    const at = this.frameAt;
-    const rawGate = this.rawGate;
-    this.gateFrames.push([
-      at,
-      prob,
-      rms,
-      orNone(this.barge.lastGate),
-      this.barge.candidate ? 1 : 0,
-      raw?.prob ?? -1,
-      raw?.rms ?? -1,
-      raw ? orNone(rawGate.lastGate) : -1,
-      raw && rawGate.candidate ? 1 : 0,
-      this.barge.echo.expected(at),
-      raw ? rawGate.echo.expected(at) : 0,
-      this.barge.expectedPlayback(at),
-      decisionCode(d.kind),
-    ]);
   }
 
   /**

@@ -72,6 +72,8 @@ export interface ReplyResult {
      */
     endedBy?: string;
     endedAfterVoiceMs?: number;
+    /** When the speakers went quiet after the voice, detected or not (absent before 2026-12-06i). */
+    speakersSilentAfterVoiceMs?: number;
     /**
      * The cut was decided by what ASR heard in a short burst, not by the speech's length. The rig's ASR is a fixture
      * (its words are not the user's), so such a cut says nothing about the words rule (absent before 2026-12-04s).

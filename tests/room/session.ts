@@ -323,6 +323,8 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
     engineLatencyMs: barge && onset ? barge.at - onset.at : undefined,
     byWords: barge ? barge.fields?.byWords === 1 : undefined,
     stopLatencyMs: detected && stoppedAt !== null ? stoppedAt - voiceAt : undefined,
+    // Also for a miss: speakers that went quiet right after the voice say the reply had ended there by itself.
+    ...(stoppedAt !== null ? { speakersSilentAfterVoiceMs: Math.round(stoppedAt - voiceAt) } : {}),
     loweredLatencyMs: detected ? Math.round(loweredAt - voiceAt) : undefined,
     voiceToEngineOnsetMs: onset ? Math.round(onset.wallAt - voiceAt) : undefined,
     voiceFound: found >= 0,
