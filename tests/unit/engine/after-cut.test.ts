@@ -14,7 +14,7 @@ import { TrackGate } from '../../../core/engine/barge-tracks';
 import { ResidualFloor } from '../../../core/engine/residual-floor';
 import { runScenario } from '../../fixtures/audio/conversation-sim';
 import { TrackBuilder } from '../../fixtures/audio/make-audio';
-import { loadTwoVads, STORY, storyOrGreeting } from '../../fixtures/audio/two-tracks';
+import { lapsingRoom, loadTwoVads, STORY, storyOrGreeting } from '../../fixtures/audio/two-tracks';
 import type { SileroVadJs } from '../../../models/vad/silero-js';
 
 let vad: SileroVadJs;
@@ -43,12 +43,7 @@ function afterCut(opts: { again?: boolean; hello?: boolean }) {
     user: t.build(),
     segments: t.segments,
     reply: replyTo,
-    echoGain: 0.005,
-    echoDelayMs: 480,
-    tailMs: 16000,
-    nearEndWhilePlaying: 0.3,
-    unprocessed: { echoGain: 0.1, vad: rawVad },
-    cancellerLapses: { gain: 0.3, everyMs: 320, share: 0.5, afterCutMs: 8000 },
+    ...lapsingRoom(rawVad, { gain: 0.3, everyMs: 320, share: 0.5, afterCutMs: 8000 }),
   });
 }
 

@@ -7,9 +7,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetTunables, setTunable } from '../../../core/tunables';
-import { runScenario } from '../../fixtures/audio/conversation-sim';
-import { TrackBuilder } from '../../fixtures/audio/make-audio';
-import { loadTwoVads, storyOrGreeting } from '../../fixtures/audio/two-tracks';
+import { lapsingRoom, loadTwoVads, storyRun } from '../../fixtures/audio/two-tracks';
 import type { SileroVadJs } from '../../../models/vad/silero-js';
 
 let vad: SileroVadJs;
@@ -21,20 +19,8 @@ afterEach(() => resetTunables('engine'));
 
 /** Greeting, the story asked for ~10 s in, and "Stop, wait a second." 4.2 s after the question when `stop`. */
 function bursts(stop: boolean) {
-  const t = new TrackBuilder().pause(500).say('Hello.').pause(9000).say('Tell me a long story about a dragon.');
-  if (stop) t.pause(4200).say('Stop, wait a second.');
-  t.pause(200);
-  return runScenario(vad, {
-    user: t.build(),
-    segments: t.segments,
-    reply: storyOrGreeting,
-    echoGain: 0.005,
-    echoDelayMs: 480,
-    tailMs: 16000,
-    nearEndWhilePlaying: 0.3,
-    unprocessed: { echoGain: 0.1, vad: rawVad },
-    cancellerLapses: { gain: 0.3, everyMs: 320, share: 0.5, fromMs: 11_000 },
-  });
+  const lapses = lapsingRoom(rawVad, { gain: 0.3, everyMs: 320, share: 0.5, fromMs: 11_000 });
+  return storyRun(vad, { greeting: true, ...(stop ? { stopAfterMs: 4200 } : {}) }, lapses);
 }
 
 const storyId = (r: Awaited<ReturnType<typeof bursts>>) => r.respondCalls.find((c) => c.text.includes('dragon'))!.turnId;
