@@ -43,6 +43,15 @@ function jointOnEcho(silent: ReplyResult[]) {
   };
 }
 
+/**
+ * The reply had ended before the user spoke: its turn was over before the voice, or (recorded since 2026-12-06i) its
+ * speakers went quiet before the voice with no barge-in, so there was nothing left to interrupt.
+ */
+function endedFirst(i: ReplyResult['interrupted'] | undefined): boolean {
+  if (!i) return false;
+  return i.preempted || (!i.detected && i.speakersSilentAfterVoiceMs !== undefined && i.speakersSilentAfterVoiceMs <= 0);
+}
+
 export function summarise(rows: RoomRow[]) {
   const silent = rows.flatMap(silentReplies);
   const over = rows.map((r) => r.over);
@@ -76,14 +85,17 @@ export function summarise(rows: RoomRow[]) {
     /** Silent replies whose echo passed both tracks' gates at once: frames, replies with any, the longest run (traced ones). */
     jointOnEcho: jointOnEcho(silent),
     interruptions: over.length,
-    /** Talked-over replies that had already ended when the user spoke (a false barge-in, an onset from the echo, …). */
-    preempted: over.filter((o) => o.interrupted?.preempted).length,
+    /**
+     * Talked-over replies that had already ended when the user spoke (a false barge-in, an onset from the echo, …), or
+     * whose speakers had gone quiet by then with nothing holding them (the reply's end came first).
+     */
+    preempted: over.filter((o) => endedFirst(o.interrupted)).length,
     /** Talked-over replies whose barge-in run began before the voice did: their own echo had started it. */
     startedByEcho: {
       n: over.filter((o) => o.interrupted?.voiceToEngineOnsetMs !== undefined).length,
       early: over.filter((o) => (o.interrupted?.voiceToEngineOnsetMs ?? 0) < 0).length,
     },
-    missedBargeIns: over.filter((o) => !o.interrupted?.detected && !o.interrupted?.preempted).length,
+    missedBargeIns: over.filter((o) => !o.interrupted?.detected && !endedFirst(o.interrupted)).length,
     /** Interruptions cut by what the (fixture) ASR heard in a short burst rather than by their length. */
     cutByWords: over.filter((o) => o.interrupted?.detected && o.interrupted.byWords).length,
     /** Where the time to lowered went (wall clock; absent in older results). */
@@ -188,7 +200,7 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
       `| ${r.levelDb} / ${f(r.echoLevelDb, 1)} dB | ${r.acoustics.reverb || 'none'} | ${r.acoustics.overdrive || 'none'} | ` +
         `${f(r.roomDelayMs)} ms | ${r.silent.echoRms.toExponential(1)} | ${r.silent.residualRms.toExponential(1)} (${r.silent.residualPeakRms.toExponential(1)}) | ` +
         `${f(erleDb(r.silent), 1)} dB | ${all.reduce((n, x) => n + x.falseBargeIns, 0)} | ${all.reduce((n, x) => n + x.phantomOnsets, 0)} | ` +
-        `${i?.preempted ? 'reply had ended' : i?.detected ? 'stopped' : 'missed'}${i?.detected || i?.longestRun === undefined ? '' : ` (${missedWhy(i)})`} | ${latency(i?.loweredLatencyMs)} | ${latency(i?.stopLatencyMs)} | ${backchannelCell(r.backchannel?.backchannel)} |`,
+        `${endedFirst(i) ? 'reply had ended' : i?.detected ? 'stopped' : 'missed'}${i?.detected || endedFirst(i) || i?.longestRun === undefined ? '' : ` (${missedWhy(i)})`} | ${latency(i?.loweredLatencyMs)} | ${latency(i?.stopLatencyMs)} | ${backchannelCell(r.backchannel?.backchannel)} |`,
     );
   }
   return `${lines.join('\n')}\n`;
