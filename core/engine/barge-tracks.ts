@@ -108,8 +108,11 @@ export class JointRun {
   private heard = 0;
   private longest = 0;
 
-  /** One frame's candidacy on both tracks (`now`: its end): the run's onset once it has lasted long enough, else null. */
-  frame(now: number, both: boolean): number | null {
+  /**
+   * One frame's candidacy on both tracks (`now`: its end): the run's onset once it has lasted long enough, or at once
+   * when `clear` (each track's level `bargeJointClearRatio` times its gate: jointClear), else null.
+   */
+  frame(now: number, both: boolean, clear = false): number | null {
     if (!both) {
       this.frames = 0;
       return null;
@@ -117,6 +120,7 @@ export class JointRun {
     if (this.frames++ === 0) this.startAt = now - FRAME_MS;
     this.heard++;
     this.longest = Math.max(this.longest, this.frames);
+    if (clear && T.bargeJointClearRatio > 0) return this.startAt;
     if (T.bargeJointFrames <= 0) return null;
     return this.frames >= T.bargeJointFrames ? this.startAt : null;
   }
@@ -133,6 +137,18 @@ export class JointRun {
 }
 
 /**
+ * Both tracks' frames clear of their gates by `bargeJointClearRatio` (docs/echo.md, "One clear frame"): a voice over
+ * the reply is most of its frames, the echo that passed both gates at once in the room sweeps only while a floor was
+ * stale, which `floorHolds` already excludes. `rms`/`rawRms`: the levels each gate judged this frame at.
+ */
+export function jointClear(gate: BargeDetector, rms: number, rawGate: BargeDetector, rawRms: number): boolean {
+  const ratio = T.bargeJointClearRatio;
+  if (ratio <= 0) return false;
+  const over = (level: number, g: BargeDetector) => Number.isFinite(g.lastGate) && level >= ratio * g.lastGate;
+  return over(rms, gate) && over(rawRms, rawGate);
+}
+
+/**
  * Whether this frame may be a candidate on each track, by what the other track's frame says (`rawRms`: the
  * unprocessed frame's level, when that track has its own gate).
  *
@@ -140,10 +156,10 @@ export class JointRun {
  * residual passes; and a gate whose floor the echo has outgrown (the speakers turned up) passes the louder echo. Its
  * candidates then also need the other track's frame over that track's echo so far (docs/echo.md, "The first reply in
  * a loud room", "The speakers turned up"). On the reply right after a cut the canceller re-converges: the unprocessed
- * frame must be over that track's floor ("The reply after an interruption"). And wherever that floor is measured, an
- * onset frame must be over it: the canceller lets bursts of the reply through the processed floor while the room's
- * echo stays under the other; not once the reply is held, as the voice that held it dips under that floor between
- * syllables ("A burst the canceller let through").
+ * frame must be over that track's floor ("The reply after an interruption"). And wherever that floor is measured, the
+ * first frame of a processed run must be over it: the canceller lets bursts of the reply through the processed floor
+ * while the room's echo stays under the other; not the run's later frames, nor once the reply is held, as a voice
+ * dips under that floor between syllables ("A burst the canceller let through").
  */
 export function crossCheckTracks(
   processed: TrackGate,
@@ -161,7 +177,8 @@ export function crossCheckTracks(
   const crossCheck = firstReply || processedStale || afterCut;
   const crossChecked = !crossCheck || rawGate.overEchoSoFar(rawRms, processed.inRun, afterCut);
   const rawFloor = rawGate.residual.floor;
-  const overRawFloor = T.bargeProcessedOverRawFloor <= 0 || rawFloor === null || processed.deciding || rawRms > rawFloor;
+  // The run's first frame only: once it has begun over that floor, the voice's quieter syllables go on under it.
+  const overRawFloor = T.bargeProcessedOverRawFloor <= 0 || rawFloor === null || processed.inRun || rawRms > rawFloor;
   return { confirmed: crossChecked && overRawFloor, rawConfirmed };
 }
 

@@ -8,7 +8,7 @@ import { engineTunables as T } from '../tunables';
 import { FRAME_MS, FRAME_SAMPLES, VAD_SAMPLE_RATE } from './audio-frames';
 import { readBurstWords, type BurstVerdict } from './backchannel';
 import type { BargeDecision } from './barge-detector';
-import { bargeTrack, crossCheckTracks, mergeBargeDecisions, rawGateTrace, unprocessed } from './barge-tracks';
+import { bargeTrack, crossCheckTracks, jointClear, mergeBargeDecisions, rawGateTrace, unprocessed } from './barge-tracks';
 import { burstEcho, burstReferenceRange } from './burst-echo';
 import { gateFrameRow, GateFrameLog } from './gate-frames';
 import { replyEchoVerdict, type ReplyEchoVerdict } from './echo-match';
@@ -201,7 +201,8 @@ export abstract class OverTheReply extends TurnKeeper {
     const own = this.barge.onFrame(now, raw?.prob ?? frame.prob, echoLevel, this.frameAt, nearEnd, confirmed);
     const other = second ? this.rawGate.onFrame(now, second.prob, second.rms, this.frameAt, nearEnd, rawConfirmed) : NONE;
     const both = this.barge.candidate && this.rawGate.candidate && this.barge.floorHolds && this.rawGate.floorHolds;
-    const jointOnset = this.jointRun.frame(now, both);
+    const clear = both && second !== undefined && jointClear(this.barge, echoLevel, this.rawGate, second.rms);
+    const jointOnset = this.jointRun.frame(now, both, clear);
     const merged = mergeBargeDecisions(own, other, wasDeciding, this.deciding);
     const together = merged.kind === 'none' && jointOnset !== null && !this.deciding;
     const decision = together ? this.barge.duckTogether(jointOnset) : merged;

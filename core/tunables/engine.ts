@@ -144,8 +144,9 @@ export const engineTunables = registerTunables(
      */
     bargeAfterCutCrossCheck: 1,
     /**
-     * 1: once the unprocessed gate has measured its floor, a processed frame is a barge candidate only if the
-     * unprocessed frame is over that floor. In the room sweeps 06e and 06f every hold of a reply nobody talked over (8)
+     * 1: once the unprocessed gate has measured its floor, the first frame of a processed run is a barge candidate
+     * only if the unprocessed frame is over that floor (asked of every frame, it broke a voice's runs in sweep 06j and
+     * the simulator: the voice's later syllables fall under that floor in a loud room). In the room sweeps 06e and 06f every hold of a reply nobody talked over (8)
      * was a processed run through the processed floor at its learned minimum (0.010, −10 dB rooms: the canceller's
      * residual in bursts) with the unprocessed frames under their floor; tried on both sweeps' frame logs, the rule
      * holds none of them and every interruption as soon as before (docs/echo.md, "A burst the canceller let
@@ -159,6 +160,13 @@ export const engineTunables = registerTunables(
      * bursts, so 3 cost little more than 2 when it came (docs/benchmarks.md, sweep 05j).
      */
     bargeJointFrames: 2,
+    /**
+     * One frame both tracks' gates took for speech, each track's level at least this many times its gate, holds the
+     * reply at once, without waiting for `bargeJointFrames`; 0 turns it off. Tried on five room sweeps' frame logs
+     * (open-loop, 285 echo-only stretches): 1.5 held no reply the two-frame run did not, and held the interruptions
+     * 30–50 ms sooner (p50); 85 % of the voice's joint frames clear it (docs/echo.md, "One clear frame").
+     */
+    bargeJointClearRatio: 1.5,
     /**
      * A microphone frame handled later than this after its capture skips the unprocessed track's VAD: the feed is
      * behind real time (a busy CPU), and that second VAD is the work it can drop. Without it, on 2 loaded cores the
@@ -289,6 +297,7 @@ export const engineTunables = registerTunables(
     bargeAfterCutCrossCheck: { min: 0, max: 1, integer: true },
     bargeProcessedOverRawFloor: { min: 0, max: 1, integer: true },
     bargeJointFrames: { min: 0, max: 20, integer: true },
+    bargeJointClearRatio: { min: 0, max: 20 },
     unprocessedVadMaxLagMs: { min: 0, max: 5000, integer: true },
     traceGateFrames: { min: 0, max: 1, integer: true },
     bargeFrames: { min: 1, max: 50, integer: true },

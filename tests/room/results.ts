@@ -68,7 +68,7 @@ export interface ReplyResult {
     /**
      * How the talked-over reply's turn ended: its marks from 1 s before the voice to its terminal one, and when that
      * came after the voice (absent before 2026-12-06e). A reply that ended by itself as the voice began was not missed
-     * by a gate.
+     * by a gate. A mark with an echo score carries it: `barge-released(echo 31.2)` (from 2026-12-06j).
      */
     endedBy?: string;
     endedAfterVoiceMs?: number;

@@ -308,7 +308,8 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
       ? {
           endedBy: after
             .filter((m) => m.turnId === turnId && m.wallAt >= voiceAt - 1000 && m.wallAt <= end.wallAt)
-            .map((m) => m.name)
+            // A released burst says why: its match against the reply's audio (own echo at bargeEchoMatchMinScore).
+            .map((m) => (typeof m.fields?.echoScore === 'number' ? `${m.name}(echo ${m.fields.echoScore})` : m.name))
             .join(' '),
           endedAfterVoiceMs: Math.round(end.wallAt - voiceAt),
         }

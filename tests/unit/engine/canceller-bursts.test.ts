@@ -7,6 +7,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resetTunables, setTunable } from '../../../core/tunables';
+import { FRAME_MS } from '../../../core/engine/audio-frames';
 import { lapsingRoom, loadTwoVads, storyRun } from '../../fixtures/audio/two-tracks';
 import type { SileroVadJs } from '../../../models/vad/silero-js';
 
@@ -45,5 +46,23 @@ describe('a burst the canceller let through', () => {
     const r = await bursts(true);
     expect(r.marks('barge-in').filter((m) => m.turnId === storyId(r))).toHaveLength(1);
     expect(r.respondCalls.at(-1)!.text).toBe('Stop, wait a second.');
+  });
+
+  // Sweep 06j's miss (docs/echo.md, "A burst the canceller let through"): the voice's first frames over the unprocessed
+  // floor, its next ones under it (the room's echo loud there), the processed track hearing it whole. Asked of every
+  // frame, the rule broke each processed run and the voice was missed; asked of a run's first frame, it holds.
+  it('a voice whose later frames the unprocessed track hears under its floor still holds and interrupts', async () => {
+    // The processed gate alone: no joint hold, whose two frames would come first here.
+    setTunable('engine.bargeJointFrames', 0);
+    setTunable('engine.bargeJointClearRatio', 0);
+    const loudRoom = () =>
+      storyRun(vad, { greeting: true, stopAfterMs: 4200 }, { echoDelayMs: 480, unprocessed: { echoGain: 0.6, vad: rawVad } });
+    const ruled = await loudRoom();
+    setTunable('engine.bargeProcessedOverRawFloor', 0);
+    const off = await loudRoom();
+    expect(ruled.marks('barge-in')).toHaveLength(1);
+    expect(ruled.respondCalls.at(-1)!.text).toBe('Stop, wait a second.');
+    // One frame later than without the rule: the voice's first frame is under the floor, its run starts at the next.
+    expect(ruled.first('barge-tentative') - off.first('barge-tentative')).toBe(FRAME_MS);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decisionCode, GATE_FRAME_COLUMNS, GateFrameLog } from '../../../core/engine/gate-frames';
-import { resetTunables, setTunable } from '../../../core/tunables';
+import { engineTunables as T, resetTunables, setTunable } from '../../../core/tunables';
 import { loadTwoVads, storyRun } from '../../fixtures/audio/two-tracks';
 import type { SileroVadJs } from '../../../models/vad/silero-js';
 
@@ -33,18 +33,18 @@ describe('the gate frame log', () => {
     // One row per frame: consecutive capture times 32 ms apart within a reply.
     const steps = rows.slice(1).map((row, i) => Math.round(row[col('at')]! - rows[i]![col('at')]!));
     expect(steps.filter((s) => s === 32).length).toBeGreaterThan(rows.length * 0.9);
-    // The frame that held the reply is the one the engine marked, and both gates took it and the one before for speech.
+    // The frame that held the reply is the one the engine marked: both gates took it for speech, each track clear of
+    // its gate by the ratio that holds on one frame (joint-hold.test.ts).
     const held = r.marks('barge-tentative');
     expect(held).toHaveLength(1);
     const ducks = rows.filter((row) => row[col('decision')] === decisionCode('duck'));
     expect(ducks).toHaveLength(1);
     const at = rows.indexOf(ducks[0]!);
-    for (const row of rows.slice(at - 1, at + 1)) {
-      expect(row[col('candidate')]).toBe(1);
-      expect(row[col('rawCandidate')]).toBe(1);
-      expect(row[col('rms')]).toBeGreaterThan(row[col('gate')]!);
-      expect(row[col('rawRms')]).toBeGreaterThan(row[col('rawGate')]!);
-    }
+    const row = rows[at]!;
+    expect(row[col('candidate')]).toBe(1);
+    expect(row[col('rawCandidate')]).toBe(1);
+    expect(row[col('rms')]).toBeGreaterThanOrEqual(T.bargeJointClearRatio * row[col('gate')]!);
+    expect(row[col('rawRms')]).toBeGreaterThanOrEqual(T.bargeJointClearRatio * row[col('rawGate')]!);
     // The unprocessed track carries the echo the canceller took out: its level and its expected echo are the larger.
     const story = rows.slice(at - 60, at - 5);
     const mean = (name: (typeof GATE_FRAME_COLUMNS)[number]) => story.reduce((s, row) => s + row[col(name)]!, 0) / story.length;
