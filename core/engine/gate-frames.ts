@@ -29,6 +29,14 @@ export const GATE_FRAME_COLUMNS = [
   'playback',
   /** The decision: 0 none, 1 duck, 2 release, 3 long, 4 barge. */
   'decision',
+  /**
+   * Each track's measured floor (−1 while it has none) and 1 when it describes this reply's echo (`floorHolds`: a
+   * joint run counts only while both do).
+   */
+  'floor',
+  'floorHolds',
+  'rawFloor',
+  'rawFloorHolds',
 ] as const;
 
 export type GateFrameRow = number[];
@@ -69,6 +77,10 @@ export function gateFrameRow(
     raw ? rawGate.echo.expected(at) : 0,
     gate.expectedPlayback(at),
     decisionCode(decision),
+    gate.residual.floor ?? -1,
+    gate.floorHolds ? 1 : 0,
+    raw ? (rawGate.residual.floor ?? -1) : -1,
+    raw && rawGate.floorHolds ? 1 : 0,
   ];
 }
 

@@ -45,6 +45,11 @@ describe('the gate frame log', () => {
     expect(row[col('rawCandidate')]).toBe(1);
     expect(row[col('rms')]).toBeGreaterThanOrEqual(T.bargeJointClearRatio * row[col('gate')]!);
     expect(row[col('rawRms')]).toBeGreaterThanOrEqual(T.bargeJointClearRatio * row[col('rawGate')]!);
+    // A joint hold counts only while both floors are measured and hold; a gate stands at or over its floor.
+    expect([row[col('floorHolds')], row[col('rawFloorHolds')]]).toEqual([1, 1]);
+    expect(row[col('floor')]).toBeGreaterThan(0);
+    expect(row[col('gate')]).toBeGreaterThanOrEqual(row[col('floor')]!);
+    expect(row[col('rawGate')]).toBeGreaterThanOrEqual(row[col('rawFloor')]!);
     // The unprocessed track carries the echo the canceller took out: its level and its expected echo are the larger.
     const story = rows.slice(at - 60, at - 5);
     const mean = (name: (typeof GATE_FRAME_COLUMNS)[number]) => story.reduce((s, row) => s + row[col(name)]!, 0) / story.length;
