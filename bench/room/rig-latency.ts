@@ -17,10 +17,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { launchExtension } from '../../tests/e2e/harness';
-import { RIG_RATE, startRig } from '../../tests/room/rig';
-import { execFileSync } from 'node:child_process';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { RIG_RATE, startRig, tone } from '../../tests/room/rig';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -107,23 +104,7 @@ async function main(): Promise<void> {
   // delay with a tone through the room at start, so the echo must be audible (the sweep's −20 dB room).
   const rig = await startRig({ delayS: 0.04, reverb: 0, overdrive: 0, gainDb: -20 });
   const session = await launchExtension({ pulseServer: rig.server });
-  const tone = join(tmpdir(), `sidetalk-latency-${process.pid}.wav`);
-  execFileSync('sox', [
-    '-n',
-    '-r',
-    String(RIG_RATE),
-    '-c',
-    '1',
-    '-b',
-    '16',
-    tone,
-    'synth',
-    '0.03',
-    'sine',
-    String(TONE_HZ),
-    'vol',
-    '0.5',
-  ]);
+  const toneWav = tone(TONE_HZ);
   const captures: { processed: number | null; raw: number | null }[] = [];
   const outputs: number[] = [];
   let reported: Record<string, number> = {};
@@ -138,7 +119,7 @@ async function main(): Promise<void> {
     const speakers = rig.record('speakers.monitor');
     await sleep(1500);
     for (let t = 0; t < TAKES; t++) {
-      const { spawnedAt, done } = await rig.say(tone);
+      const { spawnedAt, done } = await rig.say(toneWav);
       await done;
       await sleep(400);
       const heard = onset(room.between(spawnedAt, Date.now()), Math.max(room.startedAt, spawnedAt), 0.05);

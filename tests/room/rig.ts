@@ -235,7 +235,8 @@ export async function startRig(room: Acoustics): Promise<Rig> {
   };
 }
 
-function tone(hz: number): string {
+/** A 30 ms sine tone at half scale, a WAV at the rig's rate (the rig's delay measurement, bench/room/rig-latency.ts). */
+export function tone(hz: number): string {
   const file = join(tmpdir(), `sidetalk-tone-${hz}-${process.pid}.wav`);
   spawnSync('sox', [
     '-n',
