@@ -37,6 +37,9 @@ export const GATE_FRAME_COLUMNS = [
   'floorHolds',
   'rawFloor',
   'rawFloorHolds',
+  /** How far this reply's echo has outgrown each floor (`ResidualFloor.outgrowth`: over 1, the floor does not hold). */
+  'outgrowth',
+  'rawOutgrowth',
 ] as const;
 
 export type GateFrameRow = number[];
@@ -81,6 +84,8 @@ export function gateFrameRow(
     gate.floorHolds ? 1 : 0,
     raw ? (rawGate.residual.floor ?? -1) : -1,
     raw && rawGate.floorHolds ? 1 : 0,
+    gate.residual.outgrowth,
+    raw ? rawGate.residual.outgrowth : -1,
   ];
 }
 

@@ -194,8 +194,13 @@ export class ResidualFloor {
    * measured replies' peaks): a reply's loudest level is often over its learned one. False while none is measured.
    */
   outgrownBy(ratio: number): boolean {
+    return this.outgrowth > ratio;
+  }
+
+  /** How many times the level the floor was measured at this reply's echo has sustained (`outgrownBy`); −1 while none. */
+  get outgrowth(): number {
     const floor = this.marginOver((l) => l.peak);
-    return floor !== null && this.provisional > ratio * floor;
+    return floor === null ? -1 : this.provisional / floor;
   }
 
   /** Speech over the last reply cut it (docs/echo.md, "The reply after an interruption"). */

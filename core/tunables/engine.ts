@@ -146,11 +146,11 @@ export const engineTunables = registerTunables(
     /**
      * 1: once the unprocessed gate has measured its floor, the first frame of a processed run is a barge candidate
      * only if the unprocessed frame is over that floor (asked of every frame, it broke a voice's runs in sweep 06j and
-     * the simulator: the voice's later syllables fall under that floor in a loud room). In the room sweeps 06e and 06f every hold of a reply nobody talked over (8)
-     * was a processed run through the processed floor at its learned minimum (0.010, −10 dB rooms: the canceller's
-     * residual in bursts) with the unprocessed frames under their floor; tried on both sweeps' frame logs, the rule
-     * holds none of them and every interruption as soon as before (docs/echo.md, "A burst the canceller let
-     * through"). Needs `bargeFromUnprocessed`.
+     * the simulator: the voice's later syllables fall under that floor in a loud room). In the room sweeps 06e and
+     * 06f every hold of a reply nobody talked over (8) was a processed run through the processed floor at its learned
+     * minimum (0.010, −10 dB rooms: the canceller's residual in bursts) with the unprocessed frames under their floor;
+     * tried on both sweeps' frame logs, the rule holds none of them and every interruption as soon as before
+     * (docs/echo.md, "A burst the canceller let through"). Needs `bargeFromUnprocessed`.
      */
     bargeProcessedOverRawFloor: 1,
     /**

@@ -50,6 +50,14 @@ describe('the gate frame log', () => {
     expect(row[col('floor')]).toBeGreaterThan(0);
     expect(row[col('gate')]).toBeGreaterThanOrEqual(row[col('floor')]!);
     expect(row[col('rawGate')]).toBeGreaterThanOrEqual(row[col('rawFloor')]!);
+    // A floor holds exactly while this reply's echo has not outgrown it.
+    const measured = rows.filter((r) => r[col('floor')]! > 0 && r[col('rawFloor')]! > 0);
+    expect(measured.length).toBeGreaterThan(100);
+    for (const r of measured) {
+      expect(r[col('floorHolds')]).toBe(r[col('outgrowth')]! <= 1 ? 1 : 0);
+      expect(r[col('rawFloorHolds')]).toBe(r[col('rawOutgrowth')]! <= 1 ? 1 : 0);
+    }
+    expect(Math.max(...measured.map((r) => r[col('rawOutgrowth')]!))).toBeGreaterThan(0);
     // The unprocessed track carries the echo the canceller took out: its level and its expected echo are the larger.
     const story = rows.slice(at - 60, at - 5);
     const mean = (name: (typeof GATE_FRAME_COLUMNS)[number]) => story.reduce((s, row) => s + row[col(name)]!, 0) / story.length;
