@@ -162,11 +162,12 @@ export const engineTunables = registerTunables(
     bargeJointFrames: 2,
     /**
      * One frame both tracks' gates took for speech, each track's level at least this many times its gate, holds the
-     * reply at once, without waiting for `bargeJointFrames`; 0 turns it off. Tried on five room sweeps' frame logs
-     * (open-loop, 285 echo-only stretches): 1.5 held no reply the two-frame run did not, and held the interruptions
-     * 30–50 ms sooner (p50); 85 % of the voice's joint frames clear it (docs/echo.md, "One clear frame").
+     * reply at once, without waiting for `bargeJointFrames`; 0 (off) by default. Replayed on five sweeps' frame logs,
+     * 1.5 held no echo and held interruptions 30–50 ms sooner; in the room (06j–06n) the gain was within the spread
+     * between sweeps, and in 06n it held the first reply after the speakers were turned up on its echo (4.2× and
+     * 1.7× the gates, both floors still holding), a reply that was then cut (docs/echo.md, "One clear frame").
      */
-    bargeJointClearRatio: 1.5,
+    bargeJointClearRatio: 0,
     /**
      * A microphone frame handled later than this after its capture skips the unprocessed track's VAD: the feed is
      * behind real time (a busy CPU), and that second VAD is the work it can drop. Without it, on 2 loaded cores the

@@ -26,6 +26,7 @@ function run() {
 describe('the gate frame log', () => {
   it('keeps every frame of the replies with both gates, and the frame that held the reply', async () => {
     setTunable('engine.traceGateFrames', 1);
+    setTunable('engine.bargeJointClearRatio', 1.5);
     const r = await run();
     const rows = r.engine.gateFrames.take();
     expect(r.engine.gateFrames.take()).toHaveLength(0);

@@ -35,8 +35,8 @@ function run(interrupt: boolean) {
 
 describe('a run both tracks heard', () => {
   it('holds the reply sooner than either gate alone, and the voice still interrupts', async () => {
-    // The run alone: a clear frame would hold it sooner still (next test).
-    setTunable('engine.bargeJointClearRatio', 0);
+    // The run alone (the default): a clear frame would hold it sooner still (next test).
+    expect(T.bargeJointClearRatio).toBe(0);
     const together = await run(true);
     const jointFrames = T.bargeJointFrames;
     setTunable('engine.bargeJointFrames', 0);
@@ -60,6 +60,7 @@ describe('a run both tracks heard', () => {
   });
 
   it('one frame both tracks hear clear of their gates holds it at once, a frame before the run of two', async () => {
+    setTunable('engine.bargeJointClearRatio', 1.5);
     const clear = await run(true);
     setTunable('engine.bargeJointClearRatio', 0);
     const run2 = await run(true);
@@ -82,8 +83,11 @@ describe('a run both tracks heard', () => {
     expect(high.first('barge-tentative')).toBe(off.first('barge-tentative'));
   });
 
-  it("the reply's echo alone is not heard by both: neither reply is held", async () => {
+  it("the reply's echo alone is not heard by both: neither reply is held, also with a clear frame holding", async () => {
     const r = await run(false);
+    setTunable('engine.bargeJointClearRatio', 1.5);
+    const clear = await run(false);
+    expect(clear.marks('barge-tentative')).toHaveLength(0);
     expect(r.marks('barge-tentative')).toHaveLength(0);
     expect(r.marks('barge-in')).toHaveLength(0);
     expect(r.marks('done')).toHaveLength(2);
@@ -104,6 +108,7 @@ describe('JointRun', () => {
   });
 
   it('gives the onset at once for a clear frame, also with bargeJointFrames at 0; not for one that was not both', () => {
+    setTunable('engine.bargeJointClearRatio', 1.5);
     setTunable('engine.bargeJointFrames', 3);
     const j = new JointRun();
     expect(j.frame(1 * FRAME_MS, true)).toBeNull();
