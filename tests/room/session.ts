@@ -34,6 +34,8 @@ export const REPLY =
 const FRAMES_PER_SENTENCE = 18;
 /** Digital silence on the speakers' monitor (nothing playing) is exactly 0; this is far below any speech. */
 const SILENT_RMS = 1e-4;
+/** How long the voice waits for a sentence of the reply to begin before it talks over whatever sounds. */
+const SENTENCE_START_WAIT_MS = 1000;
 /** A reply is "lowered" once it stays this far below its level before the voice: the duck (−20 dB) or the cut. */
 const LOWERED_DB = 10;
 /**
@@ -246,14 +248,17 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
   await sleep(Math.max(0, audibleAt + say.afterMs - Date.now()));
   // On a busy machine the voice worker can fall behind real time and the reply has gaps between sentences: talk over
   // sound, not over a gap. Best just after a sentence began (silence, then sound in the newest 100 ms of the speakers'
-  // recording): each sentence lasts 1.4 s, so the voice lands inside it. Else whenever the reply sounds.
+  // recording): each sentence lasts 1.4 s, so the voice lands inside it. Else whenever the reply sounds. The wait for
+  // a sentence's start is short: a reply the voice worker keeps up with has no silence between sentences, and the
+  // talked-over reply lasts about 8 s, so a longer wait (it was 4 s) put the voice in its last half second, where the
+  // reply ends by itself before anything can stop it (sweeps 06j–06o: 7 of the 9 misses, docs/benchmarks.md).
   const newestRms = (ms: number, skipMs = 0) => {
     const s = room.speakers.newest(ms + skipMs);
     return rms(s.subarray(0, s.length - Math.round((skipMs / 1000) * RIG_RATE)));
   };
   const playing = () => newestRms(100) > 1e-3;
   const began = () => playing() && newestRms(200, 100) < SILENT_RMS;
-  for (const end = Date.now() + 4000; !began() && Date.now() < end;) await sleep(10);
+  for (const end = Date.now() + SENTENCE_START_WAIT_MS; !began() && Date.now() < end;) await sleep(10);
   for (const end = Date.now() + 5000; !playing() && Date.now() < end;) await sleep(10);
   const beforeVoice = await marksAfter(panel, before);
   const preempted = beforeVoice.some((m) => m.turnId === turnId && TERMINAL.has(m.name));
