@@ -118,6 +118,10 @@ export function summarise(rows: RoomRow[]) {
       stoppedByWords: backs.filter((b) => b.stoppedByWords).length,
       turns: backs.reduce((n, b) => n + b.turns, 0),
       held: backs.filter((b) => b.held).length,
+      /** The reply played to its end after it (absent before 2026-12-06p). */
+      playedOn: backs.filter((b) => b.playedOn).length,
+      /** Decided on the phrase's own words (`--heard-as-said`), not the fixture recogniser's letters. */
+      heardAsSaid: backs.filter((b) => b.heardAs !== undefined).length,
       heldMs: { p50: quantile(heldMs, 0.5), p90: quantile(heldMs, 0.9), n: heldMs.length },
     },
     /** Loudest residual frame over every probe window, against the engine's bargeMinRms. */
@@ -144,7 +148,8 @@ function backchannelCell(b: ReplyResult['backchannel']): string {
   if (b.preempted) return `${b.text}: reply had ended`;
   const held = b.held ? `held${b.heldMs === undefined ? '' : ` ${b.heldMs} ms`}` : 'not held';
   const stopped = `stopped it${b.stoppedByWords === undefined ? '' : b.stoppedByWords ? ' (by words)' : ' (by length)'}`;
-  return `${b.text}: ${b.stopped ? stopped : `went on (${held})`}${b.turns ? `, ${b.turns} turn(s)` : ''}`;
+  const heard = b.heardAs === undefined ? '' : ` heard as "${b.heardAs}"`;
+  return `${b.text}${heard}: ${b.stopped ? stopped : `went on (${held})`}${b.turns ? `, ${b.turns} turn(s)` : ''}`;
 }
 
 export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta: Record<string, unknown>): string {
@@ -166,7 +171,7 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     `| reply ducked while the user was silent (of which by a run both tracks heard) | ${s.falseDucks} (${s.falseDucksByBoth}) |`,
     `| silent replies whose echo both tracks' gates passed at once: replies / frames / longest run (of the traced) | ${s.jointOnEcho.replies} / ${s.jointOnEcho.frames} / ${s.jointOnEcho.longestRun} (${s.jointOnEcho.traced}) |`,
     `| interruptions / missed / reply already ended when the user spoke | ${s.interruptions} / ${s.missedBargeIns} / ${s.preempted} |`,
-    `| of the stopped: cut by the words the rig's fixture ASR heard in a short burst (not the user's words), not by their length | ${s.cutByWords} |`,
+    `| of the stopped: cut by the words the recogniser heard in a short burst (the fixture's letters, or the phrase's own with --heard-as-said), not by their length | ${s.cutByWords} |`,
     `| voice onset → reply lowered ≥ 10 dB (duck or cut), p50 / p90 (n) | ${f(s.onsetToLoweredMs.p50)} / ${f(s.onsetToLoweredMs.p90)} ms (${s.onsetToLoweredMs.n}) |`,
     `| talked-over replies whose barge-in run began before the voice (their echo started it) | ${s.startedByEcho.n ? `${s.startedByEcho.early} of ${s.startedByEcho.n}` : '–'} |`,
     `| of which: voice → the engine's onset / → duck decided / duck → speakers lowered, p50 (n) | ${f(s.voiceToEngineOnsetMs?.p50)} (${s.voiceToEngineOnsetMs?.n ?? 0}) / ${f(s.voiceToDuckMs?.p50)} (${s.voiceToDuckMs?.n ?? 0}) / ${f(s.duckToLoweredMs?.p50)} (${s.duckToLoweredMs?.n ?? 0}) ms |`,
@@ -183,7 +188,8 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     `| engine onset → barge decision, p50 / p90 | ${f(s.engineOnsetToDecisionMs.p50)} / ${f(s.engineOnsetToDecisionMs.p90)} ms |`,
     ...(s.backchannels.n
       ? [
-          `| backchannels over the reply: stopped it (of which by the fixture ASR's words) / became turns / held it (n) | ${s.backchannels.stopped} (${s.backchannels.stoppedByWords}) / ${s.backchannels.turns} / ${s.backchannels.held} (${s.backchannels.n}) |`,
+          `| backchannels over the reply: stopped it (of which by the recogniser's words) / became turns / held it / played on to its end (n) | ${s.backchannels.stopped} (${s.backchannels.stoppedByWords}) / ${s.backchannels.turns} / ${s.backchannels.held} / ${s.backchannels.playedOn ?? '–'} (${s.backchannels.n}) |`,
+          `| of which heard as their own words (the scripted recogniser, --heard-as-said), not the fixture recogniser's letters | ${s.backchannels.heardAsSaid ?? 0} |`,
           `| a held reply's pause for a backchannel, p50 / p90 (n) | ${f(s.backchannels.heldMs.p50)} / ${f(s.backchannels.heldMs.p90)} ms (${s.backchannels.heldMs.n}) |`,
         ]
       : []),

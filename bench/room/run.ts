@@ -9,6 +9,8 @@
  * Run (2 shared cores: take the e2e lock; ~10 min):
  *   flock /tmp/sidetalk-e2e.lock bash -c 'npm run build && npx jiti bench/room/run.ts --out bench/results/<date>-ci-box-room'
  * Options: --levels -30,-20,-10  --reverbs 0,50,80  --overdrive 0,3
+ *   --heard-as-said: the recogniser reports each phrase's own words while it plays (the scripted stand-in,
+ *   `debug/asr-script`), so backchannels are decided on a listener's words, not the fixture recogniser's letters.
  * Besides `<out>.json` and `<out>.md`: `<out>-frames.json.gz`, both barge gates' frames during every reply
  * (bench/room/gate-frames.ts), to try a rule on a whole sweep without running it again.
  */
@@ -18,7 +20,7 @@ import { gzipSync } from 'node:zlib';
 import { db, echoGainDb, userRms } from '../../tests/room/levels';
 import { openRoom, reply } from '../../tests/room/session';
 import { activeRms } from '../../tests/room/signal';
-import { BACKCHANNELS, backchannelPhrase, INTERRUPTIONS, userPhrase } from '../../tests/room/speech';
+import { BACKCHANNELS, BACKCHANNELS_HEARD_AS, backchannelPhrase, INTERRUPTIONS, userPhrase } from '../../tests/room/speech';
 import { takeGateFrames, type GateFrames } from './gate-frames';
 import { markdown, summarise, type RoomRow } from './report';
 
@@ -41,6 +43,7 @@ const TUNABLES: Record<string, number> = {
       .map((kv) => [kv.split('=')[0]!, Number(kv.split('=')[1])]),
   ),
 };
+const HEARD_AS_SAID = process.argv.includes('--heard-as-said');
 const outAt = process.argv.indexOf('--out');
 const OUT = outAt >= 0 ? process.argv[outAt + 1] : undefined;
 const DELAY_S = 0.04;
@@ -75,13 +78,18 @@ async function main(): Promise<void> {
         const silent = await reply(room);
         frames.push({ room: n, reply: 'silent', frames: await takeGateFrames(room.panel) });
         const echoLevelDb = db(activeRms(room.room.between(from, Date.now()))) - db(userRms());
-        const over = await reply(room, { wav: userPhrase(n % INTERRUPTIONS.length), afterMs: 2500 });
+        const over = await reply(room, {
+          wav: userPhrase(n % INTERRUPTIONS.length),
+          afterMs: 2500,
+          ...(HEARD_AS_SAID ? { heardAs: INTERRUPTIONS[n % INTERRUPTIONS.length]! } : {}),
+        });
         frames.push({ room: n, reply: 'over', frames: await takeGateFrames(room.panel) });
         const backchannel = await reply(room, {
           wav: backchannelPhrase(n),
           afterMs: 2500,
           kind: 'backchannel',
           text: BACKCHANNELS[n % BACKCHANNELS.length]!,
+          ...(HEARD_AS_SAID ? { heardAs: BACKCHANNELS_HEARD_AS[n % BACKCHANNELS.length]! } : {}),
         });
         frames.push({ room: n, reply: 'backchannel', frames: await takeGateFrames(room.panel) });
         rows.push({ ...r, roomDelayMs: room.rig.roomDelayMs, echoLevelDb, silent, over, backchannel });
@@ -108,7 +116,8 @@ async function main(): Promise<void> {
     ...(stoppedBy ? { incomplete: `${rows.length} of ${rooms.length} rooms; stopped at ${stoppedBy}` } : {}),
     command:
       `npx jiti bench/room/run.ts --levels ${LEVELS.join(',')} --reverbs ${REVERBS.join(',')} --overdrive ${OVERDRIVE.join(',')}` +
-      (tunablesAt >= 0 ? ` --tunables ${process.argv[tunablesAt + 1]}` : ''),
+      (tunablesAt >= 0 ? ` --tunables ${process.argv[tunablesAt + 1]}` : '') +
+      (HEARD_AS_SAID ? ' --heard-as-said' : ''),
   };
   const md = markdown(summary, rows, meta);
   console.log(md);

@@ -135,6 +135,16 @@ export function testHookRequests() {
       result: Empty,
     },
     /**
+     * Sets the scripted recogniser stand-in: every transcription in the next `forMs` reports `text` (the recogniser
+     * still runs); `text` null removes it. Refused unless the debug panel is on. The result says how many
+     * transcriptions the previous script replaced.
+     */
+    'debug/asr-script': {
+      target: 'offscreen',
+      payload: z.object({ text: z.string().max(500).nullable(), forMs: z.number().int().min(0).max(120_000) }).strict(),
+      result: z.object({ replaced: z.number().int().nonnegative() }).strict(),
+    },
+    /**
      * The last generations at the LLM boundary: the prompt the engine built, what was streamed back (raw), and who
      * produced it (local model, server, script).
      */

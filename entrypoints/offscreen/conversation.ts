@@ -17,6 +17,7 @@ import { TurnMarks } from './turn-marks';
 import type { ActiveCharacter } from './character-state';
 import type { LanguageModel } from './remote-llm';
 import type { VoiceService } from './voices';
+import type { TranscriptScript } from '../../core/conversation/scripted-transcript';
 import { VisionService } from './vision';
 import { PageSimilarity } from './page-similarity';
 import { SentenceSpeaker } from './sentence-speaker';
@@ -40,6 +41,8 @@ export interface ConversationOptions {
   gpu: () => GpuInfo | null;
   /** Where reply audio goes (the side panel's player); shared with the voice previews. */
   audio: AudioSink;
+  /** Test builds: the scripted recogniser stand-in (core/conversation/scripted-transcript.ts); absent in release. */
+  transcriptScript?: TranscriptScript;
 }
 
 /**
@@ -137,7 +140,8 @@ export class Conversation {
       stages: {
         transcribe: async (pcm, signal, draft) => {
           const out = await this.models.transcribe(pcm, signal, this.language, draft);
-          return { text: out.text, confidence: out.confidence ?? 1, draft: out.ids, draftAccepted: out.draftAccepted };
+          const text = options.transcriptScript?.heard(out.text, performance.now()) ?? out.text;
+          return { text, confidence: out.confidence ?? 1, draft: out.ids, draftAccepted: out.draftAccepted };
         },
         // Drafts while the user speaks only where the speech models run on a hardware GPU (core/engine/asr-drafts.ts).
         draftsAffordable: () => draftsAffordable(this.models.backend, options.gpu()),

@@ -15,6 +15,7 @@ import { readGpuInfo } from './gpu-info';
 import { Conversation } from './conversation';
 import { ActiveCharacter } from './character-state';
 import { LanguageModel } from './remote-llm';
+import { TranscriptScript } from '../../core/conversation/scripted-transcript';
 import { VoiceService } from './voices';
 import { createWeights } from './weights';
 import { TEST_HOOKS } from '../../core/build-flags';
@@ -63,6 +64,8 @@ voices.tts.onBackendChange = () =>
     .catch(() => undefined);
 const activeCharacter = new ActiveCharacter(runtimeSend);
 const llm = new LanguageModel(runtimeSend);
+// The scripted recogniser stand-in: test builds only, read by the conversation's transcriptions (docs/security.md).
+const transcriptScript = TEST_HOOKS ? new TranscriptScript() : undefined;
 const talk = () =>
   (conversation ??= new Conversation({
     mic,
@@ -72,6 +75,7 @@ const talk = () =>
     llm,
     audio,
     gpu: () => gpuKnown,
+    transcriptScript,
   }));
 
 /** Runs a conversation command; failures reach the side panel as a notice instead of disappearing. */
@@ -127,7 +131,16 @@ const router = createRequestRouter(
     ...voices.handlers,
     // Probes, fault injection and the scripted model: test builds only (docs/security.md).
     ...(TEST_HOOKS
-      ? testHookHandlers({ send: runtimeSend, mic, voices, llm, conversation: () => conversation, talk, streams })
+      ? testHookHandlers({
+          send: runtimeSend,
+          mic,
+          voices,
+          llm,
+          transcriptScript: transcriptScript!,
+          conversation: () => conversation,
+          talk,
+          streams,
+        })
       : ({} as ReturnType<typeof testHookHandlers>)),
   },
   logError,

@@ -1,5 +1,6 @@
 import { sendRequest, type Handlers, type Send } from '../../core/protocol';
 import { ScriptedModel } from '../../core/conversation/scripted-model';
+import type { TranscriptScript } from '../../core/conversation/scripted-transcript';
 import { GATE_FRAME_COLUMNS } from '../../core/engine/gate-frames';
 import { snapshotTunables } from '../../core/tunables';
 import type { MicCapture } from '../../models/audio/mic-capture';
@@ -19,6 +20,8 @@ export interface TestHookDeps {
   mic: MicCapture;
   voices: VoiceService;
   llm: LanguageModel;
+  /** The scripted recogniser stand-in the conversation reads (core/conversation/scripted-transcript.ts). */
+  transcriptScript: TranscriptScript;
   /** The conversation if one was started (probes must not start the models). */
   conversation(): Conversation | null;
   /** The conversation, started if needed. */
@@ -39,6 +42,7 @@ type TestHookHandlers = Pick<
   | 'debug/gate-frames'
   | 'debug/turn-trace'
   | 'debug/llm-script'
+  | 'debug/asr-script'
   | 'debug/llm-log'
 >;
 
@@ -129,6 +133,12 @@ export function testHookHandlers(deps: TestHookDeps): TestHookHandlers {
       await requireDebugPanel('The scripted model');
       deps.llm.script = rules.length > 0 ? new ScriptedModel(rules) : null;
       return {};
+    },
+    'debug/asr-script': async ({ text, forMs }) => {
+      await requireDebugPanel('The scripted recogniser');
+      const replaced = deps.transcriptScript.used;
+      deps.transcriptScript.set(text, performance.now(), forMs);
+      return { replaced };
     },
     'debug/llm-log': () => deps.llm.log.map((e) => ({ ...e })),
   };

@@ -17,6 +17,7 @@ import { launchExtension, poll, request, sendFromPage, type ExtensionSession } f
 const MARKERS = [
   'debug/fault',
   'debug/llm-script',
+  'debug/asr-script',
   'debug/llm-log',
   'debug/tunables-live',
   'debug/gpu-stats',
@@ -93,6 +94,7 @@ describe('the release build', () => {
       ['debug/fault', { fault: 'end-mic' }],
       ['mic/probe', { durationMs: 500 }],
       ['debug/llm-script', { rules: [] }],
+      ['debug/asr-script', { text: 'Yeah.', forMs: 1000 }],
       ['conversation/marks', {}],
       ['debug/gate-frames', {}],
     ] as const) {

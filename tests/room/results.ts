@@ -110,6 +110,11 @@ export interface ReplyResult {
     /** The engine held the reply for it, and for how long (its `barge-tentative` → `barge-released`, wall clock). */
     held: boolean;
     heldMs?: number;
+    /** The scripted recogniser's text for it (`Say.heardAs`), and how many transcriptions reported it. */
+    heardAs?: string;
+    transcriptsScripted?: number;
+    /** The reply played to its end after it (its `done`), not cut and not left held. */
+    playedOn?: boolean;
   };
 }
 
@@ -120,4 +125,9 @@ export interface Say {
   kind?: 'interrupt' | 'backchannel';
   /** The words, for the report. */
   text?: string;
+  /**
+   * What the recogniser reports for every transcription while the phrase is over the reply (the scripted stand-in,
+   * `debug/asr-script`): the words a real recogniser would write for it. Absent: the fixture recogniser's letters.
+   */
+  heardAs?: string;
 }

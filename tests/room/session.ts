@@ -36,6 +36,8 @@ const FRAMES_PER_SENTENCE = 18;
 const SILENT_RMS = 1e-4;
 /** How long the voice waits for a sentence of the reply to begin before it talks over whatever sounds. */
 const SENTENCE_START_WAIT_MS = 1000;
+/** How long the scripted recogniser stand-in reports a phrase's words: the phrase, its endpoint and transcription. */
+const HEARD_AS_WINDOW_MS = 8000;
 /** A reply is "lowered" once it stays this far below its level before the voice: the duck (−20 dB) or the cut. */
 const LOWERED_DB = 10;
 /**
@@ -269,6 +271,7 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
         // A backchannel's reply never reads it: a page closed before the probe returned must not end the process.
         .catch(() => null)
     : null;
+  if (say.heardAs !== undefined) await scriptTranscripts(panel, say.heardAs, HEARD_AS_WINDOW_MS);
   const { spawnedAt, startedAt, done } = await rig.say(say.wav);
   await done;
   const after = await poll(
@@ -283,7 +286,11 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
   if (say.kind === 'backchannel') {
     await sleep(1500); // an endpoint of the burst, should it become a turn, comes after the reply's end
     const fromVoice = (await marksAfter(panel, before)).slice(beforeVoice.length);
-    const backchannel = backchannelOutcome(fromVoice, turnId, { text: say.text ?? '', preempted, barge });
+    const scripted = say.heardAs !== undefined ? await scriptTranscripts(panel, null, 0) : undefined;
+    const backchannel = {
+      ...backchannelOutcome(fromVoice, turnId, { text: say.text ?? '', preempted, barge }),
+      ...(scripted !== undefined ? { heardAs: say.heardAs, transcriptsScripted: scripted } : {}),
+    };
     if (DEBUG) printMarks(fromVoice, 0);
     return { turnId, ...silentMarks(beforeVoice), echoRms, residualRms, residualPeakRms, backchannel };
   }
@@ -365,6 +372,19 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
   }
   if (DEBUG) printMarks(await marksAfter(panel, before), barge?.at ?? 0);
   return { turnId, ...early, interrupted, echoRms, residualRms, residualPeakRms, ...(followUp ? { followUp } : {}) };
+}
+
+/**
+ * Sets the scripted recogniser stand-in (null removes it); the number of transcriptions the previous script replaced.
+ * A request it refuses fails the run: a result without the script would be read as one with it.
+ */
+async function scriptTranscripts(panel: Page, text: string | null, forMs: number): Promise<number> {
+  const reply = await sendFromPage<{ ok: boolean; data?: { replaced: number }; error?: unknown }>(
+    panel,
+    request('debug/asr-script', 'offscreen', { text, forMs }),
+  );
+  if (!reply.ok || reply.data === undefined) throw new Error(`debug/asr-script refused: ${JSON.stringify(reply.error)}`);
+  return reply.data.replaced;
 }
 
 /** Which gate held the reply, from its `barge-tentative` mark: both tracks' run (docs/echo.md), or one track's. */

@@ -22,6 +22,11 @@ export const INTERRUPTIONS = ['Wait, stop a moment.', 'Hold on, what about the s
  * a stand-in with a cough's length and broadband energy, not a recorded cough). None of them should stop the reply.
  */
 export const BACKCHANNELS = ['Mm-hm.', 'Yeah.', 'Right.', '(cough)'];
+/**
+ * What a real recogniser writes for each backchannel, for the scripted stand-in (`Say.heardAs`): Whisper-style text,
+ * a cough as a bracketed sound. The listener tokens and sound captions core/engine/backchannel.ts reads.
+ */
+export const BACKCHANNELS_HEARD_AS = ['Mm-hmm.', 'Yeah.', 'Right.', '(coughs)'];
 
 /** The user's voice peak at the microphone, dBFS (a normal speaking level for a raw, AGC-free laptop microphone). */
 export const USER_PEAK_DBFS = -6;

@@ -57,6 +57,7 @@ export function backchannelOutcome(
     ...(said.barge ? { stoppedByWords: said.barge.fields?.byWords === 1 } : {}),
     turns: phantomTurnsIn(fromVoice, turnId),
     held: held !== undefined,
+    playedOn: fromVoice.some((m) => m.turnId === turnId && m.name === 'done'),
     ...(held && released ? { heldMs: Math.round(released.wallAt - held.wallAt) } : {}),
   };
 }
