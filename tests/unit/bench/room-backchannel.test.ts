@@ -59,7 +59,7 @@ describe('the room sweep’s reading of the engine’s marks', () => {
     expect(replyLevels({ ...levels, floorRms: 0.03 })).toEqual(levels);
   });
 
-  it('a backchannel that held the reply and let it go: not stopped, held for the time between the marks', () => {
+  it('a backchannel that held the reply and let it go: not stopped, held for the time between the marks, played on', () => {
     const fromVoice = [mark('barge-tentative', 'r', 1000), mark('barge-released', 'r', 1420), mark('done', 'r', 5000)];
     expect(backchannelOutcome(fromVoice, 'r', { text: 'Mm-hm.', preempted: false, barge: undefined })).toEqual({
       text: 'Mm-hm.',
@@ -67,8 +67,12 @@ describe('the room sweep’s reading of the engine’s marks', () => {
       stopped: false,
       turns: 0,
       held: true,
+      playedOn: true,
       heldMs: 420,
     });
+    // Released, but the reply never reached its end (another turn's done does not count): it did not play on.
+    const cut = [mark('barge-tentative', 'r', 1000), mark('barge-released', 'r', 1420), mark('done', 'other', 5000)];
+    expect(backchannelOutcome(cut, 'r', { text: 'Mm-hm.', preempted: false, barge: undefined }).playedOn).toBe(false);
   });
 
   it('a backchannel cut by its words and taken as a turn; one that came after the reply ended stopped nothing', () => {
@@ -79,6 +83,7 @@ describe('the room sweep’s reading of the engine’s marks', () => {
       stoppedByWords: true,
       turns: 1,
       held: true,
+      playedOn: false,
     });
     expect(backchannelOutcome([], 'r', { text: 'Right.', preempted: true, barge })).toMatchObject({
       stopped: false,
