@@ -26,7 +26,8 @@ export function erleDb(r: ReplyResult): number {
   return dB(r.echoRms / r.residualRms);
 }
 
-function quantile(xs: number[], q: number): number | null {
+/** The q-quantile of `xs` (the sample at ⌊q·n⌋ of the sorted values); null for none. */
+export function quantile(xs: number[], q: number): number | null {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
@@ -188,8 +189,8 @@ export function markdown(s: ReturnType<typeof summarise>, rows: RoomRow[], meta:
     `| engine onset → barge decision, p50 / p90 | ${f(s.engineOnsetToDecisionMs.p50)} / ${f(s.engineOnsetToDecisionMs.p90)} ms |`,
     ...(s.backchannels.n
       ? [
-          `| backchannels over the reply: stopped it (of which by the recogniser's words) / became turns / held it / played on to its end (n) | ${s.backchannels.stopped} (${s.backchannels.stoppedByWords}) / ${s.backchannels.turns} / ${s.backchannels.held} / ${s.backchannels.playedOn ?? '–'} (${s.backchannels.n}) |`,
-          `| of which heard as their own words (the scripted recogniser, --heard-as-said), not the fixture recogniser's letters | ${s.backchannels.heardAsSaid ?? 0} |`,
+          `| backchannels over the reply: stopped it (of which by the recogniser's words) / became turns / held it / played on to its end (n) | ${s.backchannels.stopped} (${s.backchannels.stoppedByWords}) / ${s.backchannels.turns} / ${s.backchannels.held} / ${s.backchannels.playedOn} (${s.backchannels.n}) |`,
+          `| of which heard as their own words (the scripted recogniser, --heard-as-said), not the fixture recogniser's letters | ${s.backchannels.heardAsSaid} |`,
           `| a held reply's pause for a backchannel, p50 / p90 (n) | ${f(s.backchannels.heldMs.p50)} / ${f(s.backchannels.heldMs.p90)} ms (${s.backchannels.heldMs.n}) |`,
         ]
       : []),

@@ -18,6 +18,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { launchExtension } from '../../tests/e2e/harness';
 import { RIG_RATE, startRig, tone } from '../../tests/room/rig';
+import { quantile } from './report';
 
 const arg = (name: string, fallback: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -90,8 +91,6 @@ function onset(s: Float32Array, startedAt: number, threshold: number): number | 
   return i < 0 ? null : startedAt + (i / RIG_RATE) * 1000;
 }
 
-const p50 = (x: number[]) => [...x].sort((a, b) => a - b)[Math.floor(x.length / 2)];
-
 async function main(): Promise<void> {
   const worklet = readFileSync('public/worklets/mic-framer.js');
   const server = createServer((req, res) => {
@@ -162,9 +161,9 @@ async function main(): Promise<void> {
     captureProcessedMs: processed.map(Math.round),
     outputMs: outputs.map(Math.round),
     p50: {
-      captureRawMs: Math.round(p50(raw) ?? NaN),
-      captureProcessedMs: Math.round(p50(processed) ?? NaN),
-      outputMs: Math.round(p50(outputs) ?? NaN),
+      captureRawMs: Math.round(quantile(raw, 0.5) ?? NaN),
+      captureProcessedMs: Math.round(quantile(processed, 0.5) ?? NaN),
+      outputMs: Math.round(quantile(outputs, 0.5) ?? NaN),
     },
     reported,
   };
