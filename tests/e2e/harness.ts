@@ -177,14 +177,14 @@ export function request(type: string, target: string, payload: unknown = {}) {
 }
 
 /** Points the extension at the fixture hub and downloads `bundleIds`, waiting until every one is complete. */
-export async function downloadModels(page: Page, hubUrl: string, bundleIds: string[]): Promise<void> {
+export async function downloadModels(page: Page, hubUrl: string, bundleIds: string[], timeoutMs = 60_000): Promise<void> {
   await sendFromPage(page, request('settings/set', 'background', { patch: { mirrorBaseUrl: hubUrl } }));
   await sendFromPage(page, request('weights/download', 'background', { bundleIds }));
   type State = { ok: boolean; data?: { bundles: { id: string; status: string }[] } | null };
   await poll(
     () => sendFromPage<State>(page, request('weights/state', 'background')),
     (r) => r.ok && bundleIds.every((id) => r.data?.bundles.find((b) => b.id === id)?.status === 'complete'),
-    60_000,
+    timeoutMs,
     250,
   );
 }

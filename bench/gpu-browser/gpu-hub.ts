@@ -1,0 +1,156 @@
+/**
+ * The hub the in-browser GPU bench downloads from (docs/benchmarks.md, "Chromium on the GPU machine"): the fixture hub
+ * of the e2e tests (tests/fixtures/hub/layout.ts: the pinned repos, commits, paths, LFS redirects), with the models a
+ * turn runs through replaced by real-size graphs of seeded random weights from the project's graph builders:
+ *   - the LLM (bench/product/llm-hub.ts: LFM2.5-1.2B shape, the pinned dtype),
+ *   - Moonshine base (bench/product/asr-hub.ts),
+ *   - Smart Turn v3.2 (bench/stages/smart-turn-graph.ts) with a head bias that makes it answer "complete" for speech,
+ *     as the real model does for a finished question (random weights would make the endpoint a coin toss; its compute
+ *     is the full model's either way),
+ *   - Pocket TTS flow LM, flow head and a Mimi-shaped decoder (bench/stages/pocket-graphs.ts) in both the int8 (WASM)
+ *     and the fp32 (GPU pack) roles, with bundle.json's decoder state manifest written from that decoder.
+ * Everything else (tokenizers, voices, the conditioner, vision, embeddings) stays the fixture's.
+ *
+ * The builders are seeded, so the bytes are the same on every machine: the extension is built here with the
+ * manifest this writes (`--manifest-only`), and the GPU machine writes the same files again and checks that the
+ * manifest it gets is the one the extension pins.
+ *   npx jiti bench/gpu-browser/gpu-hub.ts <root> [--manifest-out file]
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { parseWeightsManifest, type WeightsManifest } from '../../core/weights/manifest';
+import { LLM_MODEL, TTS_BUNDLE, TTS_GPU_BUNDLE, TURN_BUNDLE, WEIGHTS_MANIFEST } from '../../models/registry';
+import { repoKey, writeFixtureHub, type FixtureLayout } from '../../tests/fixtures/hub/layout';
+import type { StateEntry } from '../../core/tts/bundle-manifest';
+import { writeLlmRepo } from '../product/llm-hub';
+import { writeMoonshineHub } from '../product/asr-hub';
+import { LFM2_1_2B, type LlmDtype } from '../stages/llm-graph';
+import { MOONSHINE_BASE } from '../stages/moonshine-graphs';
+import { SMART_TURN_FULL, buildSmartTurnGraph } from '../stages/smart-turn-graph';
+import { buildFlowLmFlow, buildFlowLmMain, buildMimiDecoder, POCKET_FULL, type PocketGraph } from '../stages/pocket-graphs';
+
+/** Head bias of the fixture's Smart Turn (bench/stages/smart-turn-graph.ts SMART_TURN_FIXTURE): "complete" for speech. */
+const TURN_HEAD_BIAS = 4;
+
+async function put(file: string, bytes: Uint8Array): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, bytes);
+}
+
+/** The decoder graph's states as bundle.json describes states (index order, zero-filled, threaded in → out). */
+function mimiManifestOf(graph: PocketGraph): StateEntry[] {
+  return graph.states.map((s, index) => ({
+    module: `decoder.state${index}`,
+    key: 'buffer',
+    path: `decoder.state${index}/buffer`,
+    dtype: 'float32',
+    shape: s.dims,
+    fill: s.dims.some((d) => d === 0) ? 'empty' : 'zeros',
+    index,
+    input_name: s.name,
+    output_name: s.out,
+  }));
+}
+
+const SYLLABLES = 'ba be bi bo da de di do fa fe ka ke ki ko la le li lo ma me mi mo na ne ni no pa pe pi po ra re ri ro sa se si so ta te tu'.split(' ');
+
+/**
+ * The fixture tokenizer decodes the ids past its printable characters as placeholders (`⟨12345⟩`), which hold no
+ * space or punctuation: a reply of random tokens would reach the sentence chunker's first break only at its 200-character
+ * cap. Here each such id decodes to a unique three-syllable word with a leading space, every 7th with a comma and every
+ * 10th with a full stop, so a reply of random tokens is cut into clauses and sentences about as often as a spoken answer
+ * (core/text, docs/benchmarks.md). The ids, and so the graph's work per token, are unchanged.
+ */
+async function wordlikeTokenizer(file: string): Promise<void> {
+  const tok = JSON.parse(await readFile(file, 'utf8')) as { model: { vocab: Record<string, number> } };
+  const vocab: Record<string, number> = {};
+  const n = SYLLABLES.length;
+  for (const [content, id] of Object.entries(tok.model.vocab)) {
+    if (!content.startsWith('⟨')) {
+      vocab[content] = id;
+      continue;
+    }
+    const word = ` ${SYLLABLES[id % n]}${SYLLABLES[Math.floor(id / n) % n]}${SYLLABLES[Math.floor(id / (n * n)) % n]}`;
+    vocab[`${word}${id % 10 === 0 ? '.' : id % 7 === 0 ? ',' : ''}`] = id;
+  }
+  tok.model.vocab = vocab;
+  await writeFile(file, JSON.stringify(tok));
+}
+
+export interface GpuHub extends FixtureLayout {
+  /** What was replaced, with sizes, for the results file. */
+  models: Record<string, string>;
+}
+
+export async function writeGpuHub(root: string, release: WeightsManifest = WEIGHTS_MANIFEST): Promise<GpuHub> {
+  const layout = await writeFixtureHub(root, {}, release);
+  const pathOf = (bundleId: string, role: string) => {
+    const b = release.bundles.find((x) => x.id === bundleId)!;
+    const f = b.files.find((x) => x.role === role);
+    if (!f) throw new Error(`${bundleId} has no role ${role}`);
+    return join(root, repoKey(release.repos[f.repo]!), f.path);
+  };
+  const models: Record<string, string> = {};
+
+  const llm = await writeLlmRepo(root, LFM2_1_2B, LLM_MODEL.dtype as LlmDtype);
+  await wordlikeTokenizer(join(root, LLM_MODEL.repo, 'tokenizer.json'));
+  models.llm = `LFM2.5-1.2B shape, ${LLM_MODEL.dtype}, ${((llm.onnxBytes + llm.dataBytes) / 1e6).toFixed(0)} MB`;
+  const asr = await writeMoonshineHub(root, MOONSHINE_BASE);
+  models.asr = `Moonshine base shape, ${((asr.encoderBytes + asr.decoderBytes) / 1e6).toFixed(0)} MB`;
+
+  const turn = buildSmartTurnGraph({ ...SMART_TURN_FULL, headBias: TURN_HEAD_BIAS });
+  await put(pathOf(TURN_BUNDLE.id, 'model'), turn.onnx);
+  models.turn = `Smart Turn v3.2 shape (head bias ${TURN_HEAD_BIAS}), ${(turn.onnx.length / 1e6).toFixed(0)} MB`;
+
+  let ttsBytes = 0;
+  let mimiStates: StateEntry[] = [];
+  for (const [dtype, bundleId] of [
+    ['int8', TTS_BUNDLE.id],
+    ['fp32', TTS_GPU_BUNDLE.id],
+  ] as const) {
+    const mimi = buildMimiDecoder(POCKET_FULL, dtype);
+    mimiStates = mimiManifestOf(mimi);
+    for (const [role, graph] of [
+      [`flow_lm_main.${dtype}`, buildFlowLmMain(POCKET_FULL, dtype)],
+      [`flow_lm_flow.${dtype}`, buildFlowLmFlow(POCKET_FULL, dtype)],
+      [`mimi_decoder.${dtype}`, mimi],
+    ] as const) {
+      await put(pathOf(bundleId, role), graph.onnx);
+      ttsBytes += graph.onnx.length;
+    }
+  }
+  const bundleFile = pathOf(TTS_BUNDLE.id, 'bundle_json');
+  const bundle = JSON.parse(await readFile(bundleFile, 'utf8')) as Record<string, unknown>;
+  bundle.mimi_state_manifest = mimiStates;
+  await put(bundleFile, new TextEncoder().encode(JSON.stringify(bundle)));
+  models.tts = `Pocket TTS flow LM + flow head + Mimi-shaped decoder, int8 and fp32, ${(ttsBytes / 1e6).toFixed(0)} MB`;
+
+  // Every pinned file's size and sha256 as written, so the manifest pins these bytes.
+  const bundles = [];
+  for (const b of layout.manifest.bundles) {
+    const files = [];
+    for (const f of b.files) {
+      const bytes = await readFile(join(root, repoKey(release.repos[f.repo]!), f.path));
+      files.push({ ...f, size: bytes.byteLength, sha256: createHash('sha256').update(bytes).digest('hex') });
+    }
+    bundles.push({ ...b, files });
+  }
+  const manifest = parseWeightsManifest({ ...layout.manifest, bundles });
+  return { ...layout, manifest, models };
+}
+
+/** sha256 of the manifest's JSON: what the GPU machine compares with the extension's build. */
+export function manifestHash(manifest: WeightsManifest): string {
+  return createHash('sha256').update(JSON.stringify(manifest)).digest('hex');
+}
+
+if (process.argv[1]?.endsWith('gpu-hub.ts')) {
+  const root = process.argv[2];
+  if (!root) throw new Error('usage: gpu-hub.ts <root> [--manifest-out file]');
+  const i = process.argv.indexOf('--manifest-out');
+  const t0 = performance.now();
+  const hub = await writeGpuHub(root);
+  if (i > 0) await writeFile(process.argv[i + 1]!, JSON.stringify(hub.manifest, null, 2));
+  console.log(JSON.stringify({ ms: Math.round(performance.now() - t0), hash: manifestHash(hub.manifest), models: hub.models }));
+}

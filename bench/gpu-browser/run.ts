@@ -1,0 +1,186 @@
+/**
+ * What the user hears, measured in Chromium on a hardware GPU (docs/benchmarks.md, "Chromium on the GPU machine"):
+ * the built extension (test build, pinned to the real-size random-weight hub of gpu-hub.ts) in Debian's Chromium on the
+ * accelerator machine, its models downloaded through the real download code from that hub, WebGPU chosen by the
+ * product's own device selection, a fake microphone speaking scripted questions (bench/browser-latency/mic-script.ts),
+ * hands-free on, until `--turns` replies have been heard. Per turn, the waterfall of core/trace/turn-hops.ts from the
+ * turn trace; besides it the panel's animation frame times (the avatar drawn on the GPU), GPU memory (nvidia-smi)
+ * after load and after the turns, and where each model ran.
+ *
+ * Runs on the GPU machine from the bundle scripts/bench/build-browser-kit.sh makes (node + playwright-core beside it),
+ * through scripts/bench/chromium-gpu-bench.sh, which sets SIDETALK_CHROMIUM to a wrapper with the GPU flags:
+ *   node gpu-browser.mjs --extension DIR --hub ROOT --mic WAV --out PREFIX [--turns 20] [--minutes 7] [--set s.k=v]
+ *     [--backend auto|wasm]   (wasm: a dry run of the whole path on a machine without a GPU)
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { traceSchemas, type TurnTraceExport } from '../../core/protocol/trace';
+import { waterfalls } from '../../core/trace/turn-hops';
+import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, TTS_GPU_BUNDLE, TURN_BUNDLE } from '../../models/registry';
+import { startHubServer } from '../../tests/fixtures/hub/server';
+import { downloadModels, launchExtension, poll, request, sendFromPage } from '../../tests/e2e/harness';
+import { MIC_SCRIPT } from '../browser-latency/mic-script';
+import { longTaskSummary, markdown, percentile, summarise } from '../browser-latency/report';
+import { manifestHash, writeGpuHub } from './gpu-hub';
+
+function arg(name: string, fallback = ''): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1]! : fallback;
+}
+const TURNS = Number(arg('turns', '20'));
+const MINUTES = Number(arg('minutes', '7'));
+const OUT = arg('out');
+const EXTENSION = arg('extension');
+const HUB_ROOT = arg('hub', '/root/gpu-hub');
+const MIC = arg('mic');
+/** 'auto' is the product's default (WebGPU where there is one); 'wasm' only for a dry run without a GPU. */
+const BACKEND = arg('backend', 'auto');
+/** A voice answer's length: random weights never sample the end token, so every reply would run to the 256-token cap. */
+const DEFAULT_SETS = ['llm.maxNewTokens=64'];
+const SETS = [...DEFAULT_SETS, ...process.argv.flatMap((a, i) => (a === '--set' && process.argv[i + 1] ? [process.argv[i + 1]!] : []))];
+
+async function trace(page: Page): Promise<TurnTraceExport> {
+  const r = await sendFromPage<{ ok: boolean; data?: unknown; error?: unknown }>(page, request('debug/turn-trace', 'offscreen'));
+  if (!r.ok) throw new Error(`debug/turn-trace: ${JSON.stringify(r.error)}`);
+  return traceSchemas().TurnTraceExportSchema.parse(r.data);
+}
+
+const heardTurns = (t: TurnTraceExport) => new Set(t.stamps.filter((s) => s.name === 'panel-audible').map((s) => s.turnId)).size;
+
+function gpuMemoryMiB(): number | null {
+  try {
+    const out = execFileSync('nvidia-smi', ['--query-gpu=memory.used', '--format=csv,noheader,nounits']).toString();
+    return Number(out.trim().split('\n')[0]);
+  } catch {
+    return null;
+  }
+}
+
+function stats(values: number[]): { n: number; p50: number | null; p90: number | null; max: number | null } {
+  const s = [...values].sort((a, b) => a - b);
+  return { n: s.length, p50: percentile(s, 50), p90: percentile(s, 90), max: s.length ? s[s.length - 1]! : null };
+}
+
+async function main(): Promise<void> {
+  if (!EXTENSION || !MIC || !OUT) throw new Error('--extension, --mic and --out are required');
+  const phases: Record<string, number> = {};
+  let t0 = performance.now();
+  const hub = await writeGpuHub(HUB_ROOT);
+  phases.writeHubMs = Math.round(performance.now() - t0);
+  const pinned = readFileSync(join(EXTENSION, '..', 'gpu-manifest.sha256'), 'utf8').trim();
+  const written = manifestHash(hub.manifest);
+  if (pinned !== written) throw new Error(`the hub written here (${written}) is not the one the extension pins (${pinned})`);
+  const server = await startHubServer(hub.hubOptions);
+  const memoryIdle = gpuMemoryMiB();
+  const session = await launchExtension({ extensionDir: EXTENSION, micWav: MIC });
+  try {
+    const panel = await session.openPage('sidepanel.html');
+    await panel.setViewportSize({ width: 420, height: 860 });
+    const adapter = await panel.evaluate(async () => {
+      const a = await (navigator as unknown as { gpu?: { requestAdapter(): Promise<{ info: Record<string, unknown>; features: Set<string> } | null> } }).gpu?.requestAdapter();
+      if (!a) return null;
+      const i = a.info;
+      return { vendor: i.vendor, architecture: i.architecture, description: i.description, fallback: i.isFallbackAdapter, f16: a.features.has('shader-f16') };
+    });
+    console.error(`adapter: ${JSON.stringify(adapter)}`);
+    t0 = performance.now();
+    await downloadModels(panel, server.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TURN_BUNDLE.id, TTS_BUNDLE.id, TTS_GPU_BUNDLE.id], 600_000);
+    phases.downloadMs = Math.round(performance.now() - t0);
+    await sendFromPage(panel, request('settings/set', 'background', { patch: { debugPanel: true, computeBackend: BACKEND } }));
+    for (const set of SETS) {
+      const [path, value] = set.split('=');
+      const r = await sendFromPage<{ ok: boolean }>(panel, request('tunables/set', 'background', { path, value: Number(value) }));
+      if (!r.ok) throw new Error(`--set ${set}: ${JSON.stringify(r)}`);
+    }
+    await panel.evaluate(() => {
+      const w = window as unknown as { __longTasks: [number, number][]; __frames: number[] };
+      w.__longTasks = [];
+      w.__frames = [];
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) w.__longTasks.push([e.startTime, e.duration]);
+      }).observe({ type: 'longtask', buffered: false });
+      let last = performance.now();
+      const tick = (now: number) => {
+        w.__frames.push(now - last);
+        last = now;
+        requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+    t0 = performance.now();
+    await poll(() => panel.getByTestId('engine-state').getAttribute('data-ready'), (v) => v === 'yes', 180_000, 250);
+    phases.engineReadyMs = Math.round(performance.now() - t0);
+    const status = await sendFromPage<{ ok: boolean; data?: unknown }>(panel, request('status/get', 'background'));
+    const memoryLoaded = gpuMemoryMiB();
+    await poll(() => trace(panel), (t) => t.clocks.length > 0, 30_000, 250);
+    const startedAt = Date.now();
+    await panel.getByTestId('orb').click();
+    let last = -1;
+    const final = await poll(
+      async () => {
+        const t = await trace(panel);
+        const n = heardTurns(t);
+        if (n !== last) console.error(`${((Date.now() - startedAt) / 1000).toFixed(0)} s: ${(last = n)} turns heard`);
+        return t;
+      },
+      (t) => heardTurns(t) >= TURNS,
+      MINUTES * 60_000,
+      1000,
+    ).catch(async (e: unknown) => {
+      console.error(`stopped early: ${(e as Error).message.slice(0, 200)}`);
+      return trace(panel);
+    });
+    await panel.getByTestId('orb').click();
+    const memoryAfter = gpuMemoryMiB();
+    const statusAfter = await sendFromPage<{ ok: boolean; data?: unknown }>(panel, request('status/get', 'background'));
+    const { longTasks, frames } = await panel.evaluate(() => {
+      const w = window as unknown as { __longTasks: [number, number][]; __frames: number[] };
+      return { longTasks: w.__longTasks, frames: w.__frames };
+    });
+    const turns = waterfalls(final.stamps);
+    const frameStats = stats(frames.slice(10));
+    const summary = {
+      ...summarise(turns),
+      panelLongTasks: longTaskSummary(longTasks, Date.now() - startedAt),
+      avatarFrameMs: frameStats,
+      gpuMemoryMiB: { idle: memoryIdle, afterLoad: memoryLoaded, afterTurns: memoryAfter },
+    };
+    const marks = final.stamps.filter((s) => s.context === 'offscreen');
+    const meta = {
+      date: new Date().toISOString().slice(0, 10),
+      machine: `${cpus().length} × ${cpus()[0]?.model ?? '?'}; ${execFileSync('nvidia-smi', ['--query-gpu=name,driver_version', '--format=csv,noheader']).toString().trim()}`,
+      chromium: session.context.browser()?.version() ?? '?',
+      chromiumFlags: process.env.SIDETALK_GPU_FLAGS ?? '',
+      adapter,
+      status: status.data,
+      statusAfter: statusAfter.data,
+      models: hub.models,
+      phases,
+      tunables: SETS,
+      mic: `${MIC_SCRIPT.length} espeak-ng questions with 2–6 s gaps, looped`,
+      turnsHeard: turns.length,
+      interrupted: new Set(marks.filter((s) => s.name === 'interrupted').map((s) => s.turnId)).size,
+      panelClock: final.clocks,
+      wallSeconds: Math.round((Date.now() - startedAt) / 1000),
+      measured:
+        'end to end in the browser: every hop and total of the waterfall (engine marks, offscreen and panel stamps on one clock); modeled: nothing',
+    };
+    const md = `${markdown(summary, meta)}\n\nAvatar frame interval (panel requestAnimationFrame): ${JSON.stringify(frameStats)} ms; GPU memory MiB: ${JSON.stringify(summary.gpuMemoryMiB)}\n`;
+    console.log(md);
+    writeFileSync(`${OUT}.json`, `${JSON.stringify({ meta, ...summary, turns, trace: final }, null, 1)}\n`);
+    writeFileSync(`${OUT}.md`, md);
+    if (session.errors.length) console.error(`console errors:\n${session.errors.slice(0, 20).join('\n')}`);
+  } finally {
+    await session.close();
+    await server.close();
+  }
+}
+
+if (!existsSync(MIC)) console.error(`no mic wav at ${MIC}`);
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
