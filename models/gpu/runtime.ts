@@ -106,13 +106,28 @@ async function deviceWorks(device: GpuDeviceLike, timeoutMs: number): Promise<bo
   }
 }
 
+/** The limits taken at the adapter's maximum: the buffers ORT allocates and what its compute kernels bind and launch. */
+export const DEVICE_LIMITS = [
+  'maxBufferSize',
+  'maxStorageBufferBindingSize',
+  'maxComputeWorkgroupStorageSize',
+  'maxStorageBuffersPerShaderStage',
+  'maxComputeInvocationsPerWorkgroup',
+  'maxComputeWorkgroupSizeX',
+  'maxComputeWorkgroupSizeY',
+  'maxComputeWorkgroupSizeZ',
+  'maxComputeWorkgroupsPerDimension',
+] as const;
+
 async function openDevice(gpu: GpuLike, timeoutMs: number): Promise<{ device: GpuDeviceLike; f16: boolean } | string> {
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) return 'no WebGPU adapter';
   const f16 = adapter.features.has('shader-f16');
-  // ORT asks for the adapter's maximum buffer limits when it creates its own device; we create it, so we must.
+  // ORT asks for the adapter's maximum limits when it creates its own device; we create it, so we must. A device
+  // gets the spec's defaults for every limit not asked for, and a compatibility-mode adapter's defaults are lower than
+  // core's (4 storage buffers per stage): ORT's kernels that bind more fail there (docs/gpu-browser.md).
   const requiredLimits: Record<string, number> = {};
-  for (const key of ['maxBufferSize', 'maxStorageBufferBindingSize', 'maxComputeWorkgroupStorageSize']) {
+  for (const key of DEVICE_LIMITS) {
     const value = adapter.limits[key];
     if (typeof value === 'number') requiredLimits[key] = value;
   }

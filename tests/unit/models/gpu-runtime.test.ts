@@ -91,6 +91,19 @@ describe('gpu runtime', () => {
     });
   });
 
+  it('asks a compatibility-mode adapter for its own storage-buffer and workgroup maxima, not the lower defaults', async () => {
+    const compat = { maxStorageBuffersPerShaderStage: 16, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024 };
+    const { gpu, requested } = fakeGpu({});
+    const adapterOf = gpu.requestAdapter.bind(gpu);
+    (gpu as { requestAdapter: GpuLike['requestAdapter'] }).requestAdapter = async () => {
+      const a = (await adapterOf())!;
+      return { ...a, limits: { ...a.limits, ...compat }, requestDevice: a.requestDevice };
+    };
+    const rt = await initGpuRuntime({ ort: fakeOrt(), gpu });
+    expect(rt.backend).toBe('webgpu');
+    expect(requested[0]?.requiredLimits).toEqual({ maxBufferSize: 1 << 30, maxStorageBufferBindingSize: 1 << 29, ...compat });
+  });
+
   it('falls back to WASM when the device fails the health check', async () => {
     const { gpu, device } = fakeGpu({ corrupt: true });
     const rt = await initGpuRuntime({ ort: fakeOrt(), gpu });
