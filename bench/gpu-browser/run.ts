@@ -122,6 +122,10 @@ async function main(): Promise<void> {
     await poll(() => panel.getByTestId('engine-state').getAttribute('data-ready'), (v) => v === 'yes', 180_000, 250);
     phases.engineReadyMs = Math.round(performance.now() - t0);
     const status = await sendFromPage<{ ok: boolean; data?: unknown }>(panel, request('status/get', 'background'));
+    // Where the model worker's sessions run (its backend, and the GPU buffers it holds).
+    const gpuStats = async () => (await sendFromPage<{ ok: boolean; data?: unknown }>(panel, request('debug/gpu-stats', 'offscreen'))).data;
+    const statsLoaded = await gpuStats();
+    console.error(`model worker: ${JSON.stringify(statsLoaded)}`);
     const memoryLoaded = gpuMemoryMiB();
     await poll(() => trace(panel), (t) => t.clocks.length > 0, 30_000, 250);
     // Random recogniser weights write random text, which the engine rightly discards or answers with a clarifying
@@ -152,6 +156,7 @@ async function main(): Promise<void> {
     clearInterval(rearm);
     await panel.getByTestId('orb').click();
     const memoryAfter = gpuMemoryMiB();
+    const statsAfter = await gpuStats();
     const statusAfter = await sendFromPage<{ ok: boolean; data?: unknown }>(panel, request('status/get', 'background'));
     const { longTasks, frames } = await panel.evaluate(() => {
       const w = window as unknown as { __longTasks: [number, number][]; __frames: number[] };
@@ -177,6 +182,7 @@ async function main(): Promise<void> {
       adapter,
       status: status.data,
       statusAfter: statusAfter.data,
+      modelWorker: { afterLoad: statsLoaded, afterTurns: statsAfter },
       models: hub.models,
       phases,
       tunables: SETS,

@@ -36,5 +36,5 @@ export SIDETALK_CHROMIUM=/root/bk/chromium.sh SIDETALK_GPU_FLAGS="${GPU_FLAGS:-}
 BENCH_DIR=$PWD/tests/fixtures/.bench
 mkdir -p "$BENCH_DIR" && cp -a /root/bk/gpu-browser.mjs /root/bk/node_modules "$BENCH_DIR/"
 nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv
-timeout "${TIMEOUT_S:-540}" "$NODE" "$BENCH_DIR/gpu-browser.mjs" --extension /root/bk/chrome-mv3 --hub /root/gpu-hub --mic /root/bk/mic.wav \
+timeout "${TIMEOUT_S:-540}" "$NODE" "$BENCH_DIR/gpu-browser.mjs" --extension /root/bk/chrome-mv3 --hub /root/gpu-hub --mic /root/bk/${MIC:-mic.wav} \
   --out "$OUT/gpu-browser" "$@" 2> >(tee "$OUT/gpu-browser.stderr" | grep -v -E 'Warning: max' | tail -60 >&2)

@@ -18,6 +18,11 @@ ldconfig
 export VK_DRIVER_FILES=${VK_DRIVER_FILES:-/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json}
 export __EGL_VENDOR_LIBRARY_FILENAMES=${__EGL_VENDOR_LIBRARY_FILENAMES:-/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json}
 export XDG_RUNTIME_DIR=/tmp/xdg && mkdir -p /tmp/xdg
+# No fonts or fontconfig there: Skia's font manager aborts the browser when a page draws text. DejaVu from Debian.
+mkdir -p /root/fonts /tmp/fccache
+for f in "$PWD"/bench/out/fonts/*.deb; do [ -f "$f" ] && dpkg -x "$f" /root/fonts; done
+printf '<?xml version="1.0"?>\n<fontconfig><dir>/root/fonts/usr/share/fonts</dir><cachedir>/tmp/fccache</cachedir></fontconfig>\n' > /root/fonts/fonts.conf
+export FONTCONFIG_FILE=/root/fonts/fonts.conf
 export CR_LIBS=/root/crx/libs:/root/crx/chromium
 export CHROMIUM=/root/crx/chromium/chromium
 cat /root/crx/VERSION
