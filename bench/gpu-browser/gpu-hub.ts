@@ -53,7 +53,10 @@ function mimiManifestOf(graph: PocketGraph): StateEntry[] {
   }));
 }
 
-const SYLLABLES = 'ba be bi bo da de di do fa fe ka ke ki ko la le li lo ma me mi mo na ne ni no pa pe pi po ra re ri ro sa se si so ta te tu'.split(' ');
+const SYLLABLES =
+  'ba be bi bo da de di do fa fe ka ke ki ko la le li lo ma me mi mo na ne ni no pa pe pi po ra re ri ro sa se si so ta te tu'.split(
+    ' ',
+  );
 
 /**
  * The fixture tokenizer decodes the ids past its printable characters as placeholders (`⟨12345⟩`), which hold no

@@ -40,7 +40,10 @@ const MIC = arg('mic');
 const BACKEND = arg('backend', 'auto');
 /** A voice answer's length: random weights never sample the end token, so every reply would run to the 256-token cap. */
 const DEFAULT_SETS = ['llm.maxNewTokens=64'];
-const SETS = [...DEFAULT_SETS, ...process.argv.flatMap((a, i) => (a === '--set' && process.argv[i + 1] ? [process.argv[i + 1]!] : []))];
+const SETS = [
+  ...DEFAULT_SETS,
+  ...process.argv.flatMap((a, i) => (a === '--set' && process.argv[i + 1] ? [process.argv[i + 1]!] : [])),
+];
 
 async function trace(page: Page): Promise<TurnTraceExport> {
   const r = await sendFromPage<{ ok: boolean; data?: unknown; error?: unknown }>(page, request('debug/turn-trace', 'offscreen'));
@@ -88,14 +91,29 @@ async function main(): Promise<void> {
     const panel = await session.openPage('sidepanel.html');
     await panel.setViewportSize({ width: 420, height: 860 });
     const adapter = await panel.evaluate(async () => {
-      const a = await (navigator as unknown as { gpu?: { requestAdapter(): Promise<{ info: Record<string, unknown>; features: Set<string> } | null> } }).gpu?.requestAdapter();
+      const a = await (
+        navigator as unknown as {
+          gpu?: { requestAdapter(): Promise<{ info: Record<string, unknown>; features: Set<string> } | null> };
+        }
+      ).gpu?.requestAdapter();
       if (!a) return null;
       const i = a.info;
-      return { vendor: i.vendor, architecture: i.architecture, description: i.description, fallback: i.isFallbackAdapter, f16: a.features.has('shader-f16') };
+      return {
+        vendor: i.vendor,
+        architecture: i.architecture,
+        description: i.description,
+        fallback: i.isFallbackAdapter,
+        f16: a.features.has('shader-f16'),
+      };
     });
     console.error(`adapter: ${JSON.stringify(adapter)}`);
     t0 = performance.now();
-    await downloadModels(panel, server.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TURN_BUNDLE.id, TTS_BUNDLE.id, TTS_GPU_BUNDLE.id], 600_000);
+    await downloadModels(
+      panel,
+      server.url,
+      [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TURN_BUNDLE.id, TTS_BUNDLE.id, TTS_GPU_BUNDLE.id],
+      600_000,
+    );
     phases.downloadMs = Math.round(performance.now() - t0);
     await sendFromPage(panel, request('settings/set', 'background', { patch: { debugPanel: true, computeBackend: BACKEND } }));
     for (const set of SETS) {
@@ -119,21 +137,35 @@ async function main(): Promise<void> {
       requestAnimationFrame(tick);
     });
     t0 = performance.now();
-    await poll(() => panel.getByTestId('engine-state').getAttribute('data-ready'), (v) => v === 'yes', 180_000, 250);
+    await poll(
+      () => panel.getByTestId('engine-state').getAttribute('data-ready'),
+      (v) => v === 'yes',
+      180_000,
+      250,
+    );
     phases.engineReadyMs = Math.round(performance.now() - t0);
     const status = await sendFromPage<{ ok: boolean; data?: unknown }>(panel, request('status/get', 'background'));
     // Where the model worker's sessions run (its backend, and the GPU buffers it holds).
-    const gpuStats = async () => (await sendFromPage<{ ok: boolean; data?: unknown }>(panel, request('debug/gpu-stats', 'offscreen'))).data;
+    const gpuStats = async () =>
+      (await sendFromPage<{ ok: boolean; data?: unknown }>(panel, request('debug/gpu-stats', 'offscreen'))).data;
     const statsLoaded = await gpuStats();
     console.error(`model worker: ${JSON.stringify(statsLoaded)}`);
     const memoryLoaded = gpuMemoryMiB();
-    await poll(() => trace(panel), (t) => t.clocks.length > 0, 30_000, 250);
+    await poll(
+      () => trace(panel),
+      (t) => t.clocks.length > 0,
+      30_000,
+      250,
+    );
     // Random recogniser weights write random text, which the engine rightly discards or answers with a clarifying
     // question, so the LLM would rarely run. The scripted recogniser stand-in (test builds) keeps the real-size
     // recogniser running on every utterance and reports a question of the script instead: re-armed every 15 s.
     let q = 0;
     const armScript = () =>
-      sendFromPage(panel, request('debug/asr-script', 'offscreen', { text: MIC_SCRIPT[q++ % MIC_SCRIPT.length]![0], forMs: 20_000 }));
+      sendFromPage(
+        panel,
+        request('debug/asr-script', 'offscreen', { text: MIC_SCRIPT[q++ % MIC_SCRIPT.length]![0], forMs: 20_000 }),
+      );
     await armScript();
     const rearm = setInterval(() => void armScript().catch(() => undefined), 15_000);
     const startedAt = Date.now();

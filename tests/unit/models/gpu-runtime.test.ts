@@ -92,7 +92,11 @@ describe('gpu runtime', () => {
   });
 
   it('asks a compatibility-mode adapter for its own storage-buffer and workgroup maxima, not the lower defaults', async () => {
-    const compat = { maxStorageBuffersPerShaderStage: 16, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupSizeX: 1024 };
+    const compat = {
+      maxStorageBuffersPerShaderStage: 16,
+      maxComputeInvocationsPerWorkgroup: 1024,
+      maxComputeWorkgroupSizeX: 1024,
+    };
     const { gpu, requested } = fakeGpu({});
     const adapterOf = gpu.requestAdapter.bind(gpu);
     (gpu as { requestAdapter: GpuLike['requestAdapter'] }).requestAdapter = async () => {
