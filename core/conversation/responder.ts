@@ -4,6 +4,7 @@
 import type { BackgroundTask, HistoryMessage as EngineMessage, UserTurn } from '../engine/types';
 import type { PageExtraction } from '../page/types';
 import type { DenseScores } from '../page/dense';
+import type { PageIndex } from '../page/page-index';
 import { buildPagePrompt } from '../page/prompt';
 import { withDenseScores } from '../page/retrieval';
 import { chatTemplateTools } from '../tools/definitions';
@@ -35,6 +36,11 @@ export interface ResponderDeps {
    * embedding model is not downloaded or did not answer in time: the page is then searched lexically only.
    */
   pageSimilarity?(page: PageExtraction, question: string, signal: AbortSignal): Promise<DenseScores | null>;
+  /**
+   * The page's standing index (core/page/page-index.ts): complete, or what is indexed when the wait ran out. Without
+   * it the page is chunked and searched for each question.
+   */
+  pageIndex?(text: string, signal: AbortSignal): Promise<PageIndex>;
 }
 
 /** Tools that answer in well under a second run inline; the rest get a holding line. */
@@ -152,12 +158,14 @@ export function createResponder(deps: ResponderDeps) {
             const read = await deps.readPage(signal);
             if (!read.ok) return read.message;
             deps.onCard(null);
-            const dense =
+            const [dense, index] = await Promise.all([
               route.mode === 'question' && deps.pageSimilarity
-                ? await deps.pageSimilarity(read.page, route.question, signal).catch(() => null)
-                : null;
+                ? deps.pageSimilarity(read.page, route.question, signal).catch(() => null)
+                : null,
+              deps.pageIndex?.(read.page.text, signal),
+            ]);
             const prompt = withDenseScores(dense, () =>
-              buildPagePrompt({ page: read.page, question: route.question, mode: route.mode }),
+              buildPagePrompt({ page: read.page, question: route.question, mode: route.mode, index }),
             );
             let answer = prompt.notice ? `${prompt.notice} ` : '';
             // No tools here: page text is untrusted and must not be able to call one.

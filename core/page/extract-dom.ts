@@ -13,8 +13,11 @@ import { findInvisible, hiddenByAttributes, NOT_PAGE_TEXT } from './visibility';
  * Limits of the injected extractor. Constants, not tunables: this code runs inside the user's tab, where no changed
  * value can be delivered. The background's own "page is empty" check (core/page/access.ts) is a tunable.
  */
-/** Extracted text cap inside the page (keeps the executeScript result small). */
-const MAX_EXTRACT_CHARS = 400_000;
+/**
+ * Extracted text cap inside the page: 250,000 words at 8 characters a word (docs/tools.md, "Whole pages"). The
+ * executeScript result is then at most about 4 MB, structured-cloned once per page question.
+ */
+const MAX_EXTRACT_CHARS = 2_000_000;
 /** Selections shorter than this are ignored (a stray click-drag). */
 const MIN_SELECTION_CHARS = 2;
 /** A Readability article with fewer non-space characters than this is not used (the plain text is). */
