@@ -6,6 +6,7 @@ import type { PageExtraction } from '../page/types';
 import type { DenseScores } from '../page/dense';
 import type { PageIndex } from '../page/page-index';
 import { buildPagePrompt } from '../page/prompt';
+import { buildSelectionPrompt } from '../page/selection-prompt';
 import { withDenseScores } from '../page/retrieval';
 import { chatTemplateTools } from '../tools/definitions';
 import type { ChatMessage } from './chat-message';
@@ -119,6 +120,30 @@ export function createResponder(deps: ResponderDeps) {
     if (!said && !signal.aborted) yield result.speech;
   }
 
+  /** A page-text prompt's answer: generated without tools, and any tool call in it dropped (never run, never said). */
+  async function untrustedAnswer(prompt: { system: string; user: string }, signal: AbortSignal): Promise<string> {
+    let answer = '';
+    const parser = new ToolCallStreamParser();
+    for await (const delta of deps.generate(
+      [
+        { role: 'system', content: prompt.system },
+        { role: 'user', content: prompt.user },
+      ],
+      signal,
+    )) {
+      for (const event of parser.push(delta)) if (event.type === 'text') answer += event.text;
+    }
+    for (const event of parser.end()) if (event.type === 'text') answer += event.text;
+    return answer;
+  }
+
+  /** The whole of an ordinary reply, for a background task that found nothing selected. */
+  async function collected(stream: AsyncIterable<string>): Promise<string> {
+    let out = '';
+    for await (const piece of stream) out += piece;
+    return out;
+  }
+
   return {
     respond(turn: UserTurn, signal: AbortSignal): AsyncIterable<string> {
       const seen = deps.visionAnswer?.(turn.text);
@@ -167,20 +192,28 @@ export function createResponder(deps: ResponderDeps) {
             const prompt = withDenseScores(dense, () =>
               buildPagePrompt({ page: read.page, question: route.question, mode: route.mode, index }),
             );
-            let answer = prompt.notice ? `${prompt.notice} ` : '';
             // No tools here: page text is untrusted and must not be able to call one.
-            const parser = new ToolCallStreamParser();
-            for await (const delta of deps.generate(
-              [
-                { role: 'system', content: prompt.system },
-                { role: 'user', content: prompt.user },
-              ],
-              signal,
-            )) {
-              for (const event of parser.push(delta)) if (event.type === 'text') answer += event.text;
-            }
-            for (const event of parser.end()) if (event.type === 'text') answer += event.text;
+            const answer = (prompt.notice ? `${prompt.notice} ` : '') + (await untrustedAnswer(prompt, signal));
             return answer.trim() || "I couldn't find an answer to that on this page.";
+          },
+        };
+      }
+      if (route.kind === 'selection' && !turn.backgroundBusy) {
+        return {
+          holdingLine: 'Let me look.',
+          run: async (signal) => {
+            const read = await deps.readPage(signal);
+            // Nothing selected (or the page can't be read): the words are answered as any other turn.
+            if (!read.ok || !read.page.selection.trim()) return (await collected(llmReply(turn, signal))).trim();
+            deps.onCard(null);
+            const prompt = buildSelectionPrompt({
+              page: read.page,
+              task: route.task,
+              language: route.language,
+              question: route.question,
+            });
+            const answer = (prompt.notice ? `${prompt.notice} ` : '') + (await untrustedAnswer(prompt, signal));
+            return answer.trim() || "I couldn't make sense of the text you selected.";
           },
         };
       }

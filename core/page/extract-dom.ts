@@ -5,6 +5,7 @@
 // visibility pass over the live page (core/page/visibility.ts) finds it first, because a clone has no computed
 // styles; each path then leaves those nodes out. The URL loses its query and fragment (core/page/url.ts).
 import { Readability } from '@mozilla/readability';
+import { editableRoots, selectionInEditable } from './selection-guard';
 import type { ExtractionKind, PageExtraction } from './types';
 import { pageUrlForPrompt } from './url';
 import { findInvisible, hiddenByAttributes, NOT_PAGE_TEXT } from './visibility';
@@ -119,9 +120,12 @@ function selectedText(doc: Document, invisible: ReadonlySet<Node>): string {
   const active = doc.activeElement;
   if (active && FORM_CONTROLS.has(active.tagName.toUpperCase())) return '';
   const sel = typeof doc.getSelection === 'function' ? doc.getSelection() : null;
-  if (!sel) return '';
+  if (!sel || selectionInEditable(doc, sel)) return '';
   const ranges: Range[] = [];
   for (let i = 0; i < (sel.rangeCount ?? 0); i++) ranges.push(sel.getRangeAt(i));
+  // Editable regions inside a wider selection are left out like hidden text (core/page/selection-guard.ts).
+  const editable = editableRoots(doc);
+  if (editable.length) invisible = new Set([...invisible, ...editable]);
   const touchesInvisible = ranges.some((r) => [...invisible].some((n) => r.intersectsNode(n)));
   if (!touchesInvisible) return sel.toString().trim();
   return ranges
