@@ -13,7 +13,7 @@ import type { ChatMessage } from './chat-message';
 import { toolResultMessage } from '../tools/executor';
 import { routeUtterance } from '../tools/router';
 import { ToolCallStreamParser } from '../tools/tool-call-stream';
-import type { ToolCall, ToolCard, ToolName, ToolResult } from '../tools/types';
+import type { PageSourcesCard, ToolCall, ToolCard, ToolName, ToolResult } from '../tools/types';
 
 /** A chat message as the responder builds it (core/conversation/chat-message.ts). */
 export type LlmMessage = ChatMessage;
@@ -27,7 +27,7 @@ export interface ResponderDeps {
   /** The persona's system prompt for this moment (time and memory are appended here). */
   systemPrompt(turn: UserTurn): string;
   /** A card to show for the current exchange, or null to clear it. */
-  onCard(card: ToolCard | null): void;
+  onCard(card: ToolCard | PageSourcesCard | null): void;
   /** Webcam questions ("what do you see?") answered from detections; null when the words are not one. */
   visionAnswer?(text: string): string | null;
   /** What the camera currently shows, as a data line for the prompt; null when vision is off. */
@@ -194,6 +194,9 @@ export function createResponder(deps: ResponderDeps) {
             );
             // No tools here: page text is untrusted and must not be able to call one.
             const answer = (prompt.notice ? `${prompt.notice} ` : '') + (await untrustedAnswer(prompt, signal));
+            // Where the answer came from; a selection has no place of its own to show.
+            if (read.page.kind !== 'selection' && prompt.sources.length && !signal.aborted)
+              deps.onCard({ kind: 'page-sources', url: read.page.url, sources: prompt.sources });
             return answer.trim() || "I couldn't find an answer to that on this page.";
           },
         };

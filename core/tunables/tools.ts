@@ -60,6 +60,8 @@ export const pageTunables = registerTunables(
     indexWaitMs: 2_000,
     /** Page indexes kept (by content) while the offscreen document lives; each holds at most maxIndexedTokens. */
     indexedPagesKept: 2,
+    /** How long a clicked source stays highlighted on the page (core/page/show-section.ts). */
+    sourceHighlightMs: 2_500,
     /** BM25 parameters (classic defaults). */
     bm25K1: 1.2,
     bm25B: 0.75,
@@ -99,6 +101,7 @@ export const pageTunables = registerTunables(
     indexSliceMs: { min: 1, max: 200, integer: true },
     indexWaitMs: { min: 0, max: 120_000, integer: true },
     indexedPagesKept: { min: 1, max: 10, integer: true },
+    sourceHighlightMs: { min: 200, max: 30_000, integer: true },
     bm25K1: { min: 0, max: 5 },
     bm25B: { min: 0, max: 1 },
     fusionK: { min: 0, max: 1_000 },
