@@ -23,6 +23,12 @@ const MAX_EXTRACT_CHARS = 2_000_000;
 const MIN_SELECTION_CHARS = 2;
 /** A Readability article with fewer non-space characters than this is not used (the plain text is). */
 const MIN_ARTICLE_CHARS = 80;
+/**
+ * Past this many characters of page text Readability is skipped and the plain-text path is taken: on a 240,000-word
+ * page Readability cost more than twice the plain-text walk (docs/tools.md, "Whole pages"), and on a page that long
+ * the main text dominates what is read anyway.
+ */
+const READABILITY_MAX_CHARS = 400_000;
 
 const CHROME = new Set(['NAV', 'FOOTER', 'ASIDE', 'HEADER', 'FORM', 'DIALOG']);
 const BLOCK = new Set([
@@ -165,6 +171,11 @@ function readabilityText(doc: Document, invisible: ReadonlySet<Node>): { text: s
   }
 }
 
+/** True for a page too long for Readability within the extraction time goal (READABILITY_MAX_CHARS). */
+function tooLongForReadability(doc: Document): boolean {
+  return (doc.body?.textContent?.length ?? 0) > READABILITY_MAX_CHARS;
+}
+
 function cap(text: string, maxChars: number): { text: string; truncated: boolean } {
   if (text.length <= maxChars) return { text, truncated: false };
   const cut = text.slice(0, maxChars);
@@ -198,7 +209,7 @@ export function extractPage(doc: Document, options: ExtractOptions = {}): PageEx
     };
   };
   if (selection.length >= MIN_SELECTION_CHARS) return result(selection, 'selection');
-  const article = readabilityText(doc, invisible);
+  const article = tooLongForReadability(doc) ? null : readabilityText(doc, invisible);
   if (article) return result(article.text, 'article', { title: article.title, lang: base.lang || article.lang });
   const root = doc.querySelector('main, [role="main"]') ?? doc.querySelector('article') ?? doc.body;
   const text = root ? domToText(root, { dropChrome: root === doc.body, invisible }) : '';

@@ -145,3 +145,20 @@ describe('the page index', () => {
     expect(fastTextKey(`a${t.slice(1)}`)).not.toBe(fastTextKey(`b${t.slice(1)}`));
   });
 });
+
+describe('extracting a whole page', () => {
+  it('a 250,000-word page is read whole on the plain-text path, its headings kept, its last 5 % included', async () => {
+    const { parseHTML } = await import('linkedom');
+    const { extractPage } = await import('../../../core/page/extract-dom');
+    const { pageHtml } = await import('../../fixtures/retrieval/whole-page');
+    const page = wholePage(250_000);
+    const { document } = parseHTML(pageHtml('Harbour records', page.text));
+    (document as unknown as { getSelection: () => { toString(): string } }).getSelection = () => ({ toString: () => '' });
+    const read = extractPage(document as unknown as Document);
+    expect(read.kind).toBe('fallback');
+    expect(read.truncated).toBe(false);
+    expect(read.text).toContain(`## ${page.late.heading}`);
+    expect(read.text).toContain(page.late.sentence);
+    expect(read.text.length).toBeGreaterThan(page.text.length * 0.98);
+  });
+});
