@@ -6,7 +6,7 @@
  * prompt budget. Then the same recall with the old 60,000-token cap, for comparison.
  *   npx jiti bench/retrieval/whole-page.ts [--out bench/results/<name>]
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -15,6 +15,7 @@ import { PageIndex } from '../../core/page/page-index';
 import { retrievePassages } from '../../core/page/retrieval';
 import { pageTunables } from '../../core/tunables';
 import { RETRIEVAL_PAGES } from '../../tests/fixtures/retrieval/pages';
+import { seededRandom } from '../../tests/fixtures/seeded-random';
 import { pageEndingWith } from '../../tests/fixtures/retrieval/whole-page';
 
 v8.setFlagsFromString('--expose-gc');
@@ -100,6 +101,68 @@ async function measure(words: number): Promise<WholePageRow> {
   };
 }
 
+/**
+ * A 250,000-word page with a wide vocabulary, for the memory bound: words drawn with a Zipf-like law (rank r with
+ * weight 1 / (r + 10)) from the 25,000 most frequent words of the GloVe fixture (tests/fixtures/retrieval/word-vectors),
+ * 12-word sentences, 6 sentences a paragraph, a heading every 8 paragraphs.
+ */
+function wideVocabularyPage(words: number): string {
+  const list = readFileSync('tests/fixtures/retrieval/word-vectors/words.txt', 'utf8')
+    .split('\n')
+    .map((l) => l.split('\t')[0]!)
+    .filter(Boolean);
+  const cumulative: number[] = [];
+  let sum = 0;
+  for (let r = 0; r < list.length; r++) cumulative.push((sum += 1 / (r + 10)));
+  const rand = seededRandom(51);
+  const word = () => {
+    const x = rand() * sum;
+    let lo = 0;
+    let hi = cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cumulative[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return list[lo]!;
+  };
+  const blocks: string[] = [];
+  for (let n = 0, p = 0; n < words; p++) {
+    if (p % 8 === 0) blocks.push(`## ${word()} ${word()}`);
+    const sentences = Array.from({ length: 6 }, () => `${Array.from({ length: 12 }, word).join(' ')}.`);
+    blocks.push(sentences.join(' '));
+    n += 72;
+  }
+  return blocks.join('\n\n');
+}
+
+export interface MemoryRow {
+  words: number;
+  chars: number;
+  chunks: number;
+  terms: number;
+  heapMB: number;
+}
+
+/** Heap held by a 250,000-word, wide-vocabulary page and its index (the page text counted). */
+export async function measureMemory(words = 250_000): Promise<MemoryRow> {
+  const source = wideVocabularyPage(words);
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  const text = source.split('').join('');
+  const index = new PageIndex(text, instant);
+  await index.ready;
+  gc();
+  const heap = process.memoryUsage().heapUsed - before;
+  return {
+    words: text.split(/\s+/).length,
+    chars: text.length,
+    chunks: index.chunks.length,
+    terms: index.lexical.terms,
+    heapMB: round(heap / 2 ** 20),
+  };
+}
+
 export async function measureWholePages(): Promise<WholePageRow[]> {
   const rows: WholePageRow[] = [];
   for (const words of SIZES) rows.push(await measure(words));
@@ -123,8 +186,9 @@ export function wholePageMarkdown(rows: WholePageRow[]): string {
 }
 
 if (process.argv[1]?.endsWith('whole-page.ts')) {
-  void measureWholePages().then((rows) => {
-    const md = wholePageMarkdown(rows);
+  void measureWholePages().then(async (rows) => {
+    const memory = await measureMemory();
+    const md = `${wholePageMarkdown(rows)}\nWide vocabulary (memory bound): ${memory.words.toLocaleString('en-US')} words, ${memory.chars.toLocaleString('en-US')} characters, ${memory.chunks} chunks, ${memory.terms.toLocaleString('en-US')} distinct terms: ${memory.heapMB} MB of heap held with the text.\n`;
     process.stdout.write(md);
     const i = process.argv.indexOf('--out');
     if (i >= 0) {
