@@ -1,6 +1,9 @@
 // "Ask about any page" (docs/tools.md, "Whole pages", "The selection", "Answers that show where") on the built
 // extension. The scripted model stand-in (test builds only) answers page prompts by what is quoted in them, so what
 // reached the model is what is asserted.
+// Breaks that turned these red: page.maxIndexedTokens back to 60,000 (the second answer is "I only read the first
+// part"), the selection guard removed from the extractor (the contenteditable selection is read), the highlight never
+// attached (the view scrolls, no highlight appears).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
