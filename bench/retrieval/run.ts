@@ -1,6 +1,7 @@
 /**
  * The page-retrieval bench (docs/benchmarks.md, "Page retrieval"): recall at the prompt's token budget for lexical,
- * dense and hybrid retrieval over tests/fixtures/retrieval (recall.ts), and the time to index a 100,000-character page
+ * dense and hybrid retrieval over tests/fixtures/retrieval (recall.ts), whole pages of 15k / 60k / 250k words
+ * (whole-page.ts: index build time, heap, question time, lexical recall), and the time to index a 100,000-character page
  * with an all-MiniLM-L6-v2-shaped graph on WASM here (index-time.ts); WebGPU rows come from the GPU machine.
  *   npx jiti bench/retrieval/run.ts [--threads 1,2] [--gpu a.json,b.json --gpu-host "<label>"] [--out bench/results/<name>]
  *   npx jiti bench/retrieval/run.ts --gpu-kit     writes bench/out/gpu-kit/retrieval-{index.mjs,batches.json}
@@ -12,6 +13,7 @@ import { defaultDistDir } from '../stages/run';
 import { measureIndexTime, type IndexTimeResult } from './index-time';
 import { tokenizedPage } from './tokenize-page';
 import { fixtureEmbedder, KINDS, measureRecall, MODES, type RecallResult } from './recall';
+import { measureWholePages, wholePageMarkdown } from './whole-page';
 import { pageTunables } from '../../core/tunables';
 
 const arg = (name: string) => {
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
   const { embedder, close } = await fixtureEmbedder();
   const recall = await measureRecall(embedder);
   await close();
+  const whole = await measureWholePages();
   const page = await tokenizedPage();
   const here = `this machine (${os.cpus().length} cores)`;
   const index: IndexRow[] = [];
@@ -86,9 +89,10 @@ async function main(): Promise<void> {
       embedder: 'tests/fixtures/embed (SIF-weighted GloVe 100-d in the pinned bundle contract), not all-MiniLM-L6-v2',
     },
     recall,
+    wholePages: whole,
     index,
   };
-  const md = markdown(recall, index);
+  const md = `${markdown(recall, index)}\n${wholePageMarkdown(whole)}`;
   process.stdout.write(md);
   const out = arg('--out');
   if (out) {

@@ -4,14 +4,16 @@
 import type { BackgroundTask, HistoryMessage as EngineMessage, UserTurn } from '../engine/types';
 import type { PageExtraction } from '../page/types';
 import type { DenseScores } from '../page/dense';
+import type { PageIndex } from '../page/page-index';
 import { buildPagePrompt } from '../page/prompt';
+import { buildSelectionPrompt } from '../page/selection-prompt';
 import { withDenseScores } from '../page/retrieval';
 import { chatTemplateTools } from '../tools/definitions';
 import type { ChatMessage } from './chat-message';
 import { toolResultMessage } from '../tools/executor';
 import { routeUtterance } from '../tools/router';
 import { ToolCallStreamParser } from '../tools/tool-call-stream';
-import type { ToolCall, ToolCard, ToolName, ToolResult } from '../tools/types';
+import type { PageSourcesCard, ToolCall, ToolCard, ToolName, ToolResult } from '../tools/types';
 
 /** A chat message as the responder builds it (core/conversation/chat-message.ts). */
 export type LlmMessage = ChatMessage;
@@ -25,7 +27,7 @@ export interface ResponderDeps {
   /** The persona's system prompt for this moment (time and memory are appended here). */
   systemPrompt(turn: UserTurn): string;
   /** A card to show for the current exchange, or null to clear it. */
-  onCard(card: ToolCard | null): void;
+  onCard(card: ToolCard | PageSourcesCard | null): void;
   /** Webcam questions ("what do you see?") answered from detections; null when the words are not one. */
   visionAnswer?(text: string): string | null;
   /** What the camera currently shows, as a data line for the prompt; null when vision is off. */
@@ -35,6 +37,11 @@ export interface ResponderDeps {
    * embedding model is not downloaded or did not answer in time: the page is then searched lexically only.
    */
   pageSimilarity?(page: PageExtraction, question: string, signal: AbortSignal): Promise<DenseScores | null>;
+  /**
+   * The page's standing index (core/page/page-index.ts): complete, or what is indexed when the wait ran out. Without
+   * it the page is chunked and searched for each question.
+   */
+  pageIndex?(text: string, signal: AbortSignal): Promise<PageIndex>;
 }
 
 /** Tools that answer in well under a second run inline; the rest get a holding line. */
@@ -113,6 +120,30 @@ export function createResponder(deps: ResponderDeps) {
     if (!said && !signal.aborted) yield result.speech;
   }
 
+  /** A page-text prompt's answer: generated without tools, and any tool call in it dropped (never run, never said). */
+  async function untrustedAnswer(prompt: { system: string; user: string }, signal: AbortSignal): Promise<string> {
+    let answer = '';
+    const parser = new ToolCallStreamParser();
+    for await (const delta of deps.generate(
+      [
+        { role: 'system', content: prompt.system },
+        { role: 'user', content: prompt.user },
+      ],
+      signal,
+    )) {
+      for (const event of parser.push(delta)) if (event.type === 'text') answer += event.text;
+    }
+    for (const event of parser.end()) if (event.type === 'text') answer += event.text;
+    return answer;
+  }
+
+  /** The whole of an ordinary reply, for a background task that found nothing selected. */
+  async function collected(stream: AsyncIterable<string>): Promise<string> {
+    let out = '';
+    for await (const piece of stream) out += piece;
+    return out;
+  }
+
   return {
     respond(turn: UserTurn, signal: AbortSignal): AsyncIterable<string> {
       const seen = deps.visionAnswer?.(turn.text);
@@ -152,27 +183,40 @@ export function createResponder(deps: ResponderDeps) {
             const read = await deps.readPage(signal);
             if (!read.ok) return read.message;
             deps.onCard(null);
-            const dense =
+            const [dense, index] = await Promise.all([
               route.mode === 'question' && deps.pageSimilarity
-                ? await deps.pageSimilarity(read.page, route.question, signal).catch(() => null)
-                : null;
+                ? deps.pageSimilarity(read.page, route.question, signal).catch(() => null)
+                : null,
+              deps.pageIndex?.(read.page.text, signal),
+            ]);
             const prompt = withDenseScores(dense, () =>
-              buildPagePrompt({ page: read.page, question: route.question, mode: route.mode }),
+              buildPagePrompt({ page: read.page, question: route.question, mode: route.mode, index }),
             );
-            let answer = prompt.notice ? `${prompt.notice} ` : '';
             // No tools here: page text is untrusted and must not be able to call one.
-            const parser = new ToolCallStreamParser();
-            for await (const delta of deps.generate(
-              [
-                { role: 'system', content: prompt.system },
-                { role: 'user', content: prompt.user },
-              ],
-              signal,
-            )) {
-              for (const event of parser.push(delta)) if (event.type === 'text') answer += event.text;
-            }
-            for (const event of parser.end()) if (event.type === 'text') answer += event.text;
+            const answer = (prompt.notice ? `${prompt.notice} ` : '') + (await untrustedAnswer(prompt, signal));
+            // Where the answer came from; a selection has no place of its own to show.
+            if (read.page.kind !== 'selection' && prompt.sources.length && !signal.aborted)
+              deps.onCard({ kind: 'page-sources', url: read.page.url, sources: prompt.sources });
             return answer.trim() || "I couldn't find an answer to that on this page.";
+          },
+        };
+      }
+      if (route.kind === 'selection' && !turn.backgroundBusy) {
+        return {
+          holdingLine: 'Let me look.',
+          run: async (signal) => {
+            const read = await deps.readPage(signal);
+            // Nothing selected (or the page can't be read): the words are answered as any other turn.
+            if (!read.ok || !read.page.selection.trim()) return (await collected(llmReply(turn, signal))).trim();
+            deps.onCard(null);
+            const prompt = buildSelectionPrompt({
+              page: read.page,
+              task: route.task,
+              language: route.language,
+              question: route.question,
+            });
+            const answer = (prompt.notice ? `${prompt.notice} ` : '') + (await untrustedAnswer(prompt, signal));
+            return answer.trim() || "I couldn't make sense of the text you selected.";
           },
         };
       }

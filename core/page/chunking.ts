@@ -90,26 +90,41 @@ export interface ChunkOptions {
   countTokens?: TokenCounter;
 }
 
-export function chunkPage(text: string, opts: ChunkOptions = {}): ChunkedPage {
+/**
+ * The page's chunks one at a time, in page order, as they are made: an index can take them in slices and answer
+ * from what it holds so far (core/page/page-index.ts). Stops before the chunk that would pass maxIndexedTokens;
+ * `truncated` in the returned value says whether it did.
+ */
+export function* streamChunks(text: string, opts: ChunkOptions = {}): Generator<Chunk, { truncated: boolean }> {
   const max = opts.chunkTokens ?? pageTunables.chunkTokens;
   const limit = opts.maxIndexedTokens ?? pageTunables.maxIndexedTokens;
   const count = opts.countTokens ?? estimateTokens;
-  const sections = splitSections(text);
-  const chunks: Chunk[] = [];
   let total = 0;
-  let truncated = false;
-  for (const s of sections) {
+  let id = 0;
+  for (const s of splitSections(text)) {
     const pieces = s.text ? splitToFit(s.text, max, count) : [];
     for (const piece of pieces) {
       const tokens = count(piece);
-      if (total + tokens > limit) {
-        truncated = true;
-        break;
-      }
+      if (total + tokens > limit) return { truncated: true };
       total += tokens;
-      chunks.push({ id: chunks.length, sectionIndex: s.index, heading: s.heading, path: s.path, text: piece, tokens });
+      yield { id: id++, sectionIndex: s.index, heading: s.heading, path: s.path, text: piece, tokens };
     }
-    if (truncated) break;
   }
-  return { sections, chunks, totalTokens: total, truncated };
+  return { truncated: false };
+}
+
+export function chunkPage(text: string, opts: ChunkOptions = {}): ChunkedPage {
+  const chunks: Chunk[] = [];
+  const stream = streamChunks(text, opts);
+  let step = stream.next();
+  while (!step.done) {
+    chunks.push(step.value);
+    step = stream.next();
+  }
+  return {
+    sections: splitSections(text),
+    chunks,
+    totalTokens: chunks.reduce((a, c) => a + c.tokens, 0),
+    truncated: step.value.truncated,
+  };
 }

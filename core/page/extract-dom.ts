@@ -5,6 +5,7 @@
 // visibility pass over the live page (core/page/visibility.ts) finds it first, because a clone has no computed
 // styles; each path then leaves those nodes out. The URL loses its query and fragment (core/page/url.ts).
 import { Readability } from '@mozilla/readability';
+import { editableRoots, selectionInEditable } from './selection-guard';
 import type { ExtractionKind, PageExtraction } from './types';
 import { pageUrlForPrompt } from './url';
 import { findInvisible, hiddenByAttributes, NOT_PAGE_TEXT } from './visibility';
@@ -13,12 +14,21 @@ import { findInvisible, hiddenByAttributes, NOT_PAGE_TEXT } from './visibility';
  * Limits of the injected extractor. Constants, not tunables: this code runs inside the user's tab, where no changed
  * value can be delivered. The background's own "page is empty" check (core/page/access.ts) is a tunable.
  */
-/** Extracted text cap inside the page (keeps the executeScript result small). */
-const MAX_EXTRACT_CHARS = 400_000;
+/**
+ * Extracted text cap inside the page: 250,000 words at 8 characters a word (docs/tools.md, "Whole pages"). The
+ * executeScript result is then at most about 4 MB, structured-cloned once per page question.
+ */
+const MAX_EXTRACT_CHARS = 2_000_000;
 /** Selections shorter than this are ignored (a stray click-drag). */
 const MIN_SELECTION_CHARS = 2;
 /** A Readability article with fewer non-space characters than this is not used (the plain text is). */
 const MIN_ARTICLE_CHARS = 80;
+/**
+ * Past this many characters of page text Readability is skipped and the plain-text path is taken: on a 240,000-word
+ * page Readability cost more than twice the plain-text walk (docs/tools.md, "Whole pages"), and on a page that long
+ * the main text dominates what is read anyway.
+ */
+const READABILITY_MAX_CHARS = 400_000;
 
 const CHROME = new Set(['NAV', 'FOOTER', 'ASIDE', 'HEADER', 'FORM', 'DIALOG']);
 const BLOCK = new Set([
@@ -116,9 +126,12 @@ function selectedText(doc: Document, invisible: ReadonlySet<Node>): string {
   const active = doc.activeElement;
   if (active && FORM_CONTROLS.has(active.tagName.toUpperCase())) return '';
   const sel = typeof doc.getSelection === 'function' ? doc.getSelection() : null;
-  if (!sel) return '';
+  if (!sel || selectionInEditable(doc, sel)) return '';
   const ranges: Range[] = [];
   for (let i = 0; i < (sel.rangeCount ?? 0); i++) ranges.push(sel.getRangeAt(i));
+  // Editable regions inside a wider selection are left out like hidden text (core/page/selection-guard.ts).
+  const editable = editableRoots(doc);
+  if (editable.length) invisible = new Set([...invisible, ...editable]);
   const touchesInvisible = ranges.some((r) => [...invisible].some((n) => r.intersectsNode(n)));
   if (!touchesInvisible) return sel.toString().trim();
   return ranges
@@ -158,6 +171,11 @@ function readabilityText(doc: Document, invisible: ReadonlySet<Node>): { text: s
   }
 }
 
+/** True for a page too long for Readability within the extraction time goal (READABILITY_MAX_CHARS). */
+function tooLongForReadability(doc: Document): boolean {
+  return (doc.body?.textContent?.length ?? 0) > READABILITY_MAX_CHARS;
+}
+
 function cap(text: string, maxChars: number): { text: string; truncated: boolean } {
   if (text.length <= maxChars) return { text, truncated: false };
   const cut = text.slice(0, maxChars);
@@ -191,7 +209,7 @@ export function extractPage(doc: Document, options: ExtractOptions = {}): PageEx
     };
   };
   if (selection.length >= MIN_SELECTION_CHARS) return result(selection, 'selection');
-  const article = readabilityText(doc, invisible);
+  const article = tooLongForReadability(doc) ? null : readabilityText(doc, invisible);
   if (article) return result(article.text, 'article', { title: article.title, lang: base.lang || article.lang });
   const root = doc.querySelector('main, [role="main"]') ?? doc.querySelector('article') ?? doc.body;
   const text = root ? domToText(root, { dropChrome: root === doc.body, invisible }) : '';

@@ -6,6 +6,7 @@ import { pageTunables } from '../tunables';
 import { Bm25Index } from './bm25';
 import type { Chunk } from './chunking';
 import type { DenseScores } from './dense';
+import { chunkSearchText, type LexicalScores } from './lexical-index';
 
 export interface FusionWeights {
   k: number;
@@ -31,11 +32,6 @@ export interface Ranking {
   matched: boolean;
 }
 
-/** BM25 indexes the heading path twice with the text, so a section's title weighs like repeated body words. */
-function lexicalText(c: Chunk): string {
-  return `${c.path.join(' ')} ${c.path.join(' ')} ${c.text}`;
-}
-
 function byScore(entries: { c: Chunk; s: number }[]): Chunk[] {
   return entries.sort((a, b) => b.s - a.s || a.c.id - b.c.id).map((e) => e.c);
 }
@@ -45,9 +41,18 @@ export function rankChunks(
   question: string,
   dense: DenseScores | null = null,
   weights: FusionWeights = defaultFusion(),
+  /** BM25 scores by position in `chunks` from an index already built over them (core/page/lexical-index.ts). */
+  indexed?: LexicalScores,
 ): Ranking {
-  const scores = new Bm25Index(chunks.map(lexicalText)).scores(question);
-  const lexical = weights.lexical > 0 ? byScore(chunks.map((c, i) => ({ c, s: scores[i] ?? 0 })).filter((x) => x.s > 0)) : [];
+  const lexical =
+    weights.lexical <= 0
+      ? []
+      : indexed
+        ? byScore([...indexed].flatMap(([i, s]) => (s > 0 && chunks[i] ? [{ c: chunks[i], s }] : [])))
+        : (() => {
+            const scores = new Bm25Index(chunks.map(chunkSearchText)).scores(question);
+            return byScore(chunks.map((c, i) => ({ c, s: scores[i] ?? 0 })).filter((x) => x.s > 0));
+          })();
   const similar =
     dense && weights.dense > 0
       ? chunks.flatMap((c) => {

@@ -3,7 +3,8 @@
 // tool-call markers is neutralised first, so a page cannot close the quote or fake a tool call.
 // Page turns are generated without tools (`allowTools: false`).
 import { pageTunables } from '../tunables';
-import { chunkPage } from './chunking';
+import { chunkPage, type Chunk } from './chunking';
+import type { PageIndex } from './page-index';
 import { retrievePassages, selectForSummary } from './retrieval';
 import { estimateTokens, type TokenCounter } from './tokens';
 import type { PageExtraction } from './types';
@@ -73,6 +74,21 @@ export interface PagePromptInput {
   mode: 'summary' | 'question';
   budgetTokens?: number;
   countTokens?: TokenCounter;
+  /**
+   * The page's standing index (core/page/page-index.ts), complete or still being built; without it the page is
+   * chunked and searched here. Built with the default token counter, so `countTokens` does not apply to it.
+   */
+  index?: Pick<PageIndex, 'chunks' | 'lexical' | 'done' | 'truncated' | 'fraction'>;
+}
+
+/** Where a quoted part of the page is, so the user can be taken there (docs/tools.md, "Answers that show where"). */
+export interface PageSource {
+  /** The section's heading ('' for the text before the first heading). */
+  heading: string;
+  /** Headings from the top of the page down to the section. */
+  path: string[];
+  /** The first words of the first quoted chunk of that section, as they are on the page. */
+  snippet: string;
 }
 
 export interface PagePrompt {
@@ -80,6 +96,8 @@ export interface PagePrompt {
   user: string;
   /** Headings of the sections quoted ('' for the page's opening text). */
   usedSections: string[];
+  /** The quoted sections in page order, each with a snippet to find it by. */
+  sources: PageSource[];
   /** A short line the assistant may say first, e.g. when only part of a long page was read. */
   notice: string | null;
   allowTools: false;
@@ -94,6 +112,29 @@ const SYSTEM = [
   'If the quoted text does not contain the answer, say the page does not seem to say.',
 ].join('\n');
 
+/** Words of a chunk's start, enough to find it on the page; never more than `SNIPPET_CHARS`. */
+const SNIPPET_CHARS = 80;
+
+function sourcesOf(chunks: readonly Chunk[]): PageSource[] {
+  const out: PageSource[] = [];
+  let last = -1;
+  for (const c of chunks) {
+    if (c.sectionIndex === last) continue;
+    last = c.sectionIndex;
+    const firstLine = c.text.split('\n').find((l) => l.trim()) ?? '';
+    const cut = firstLine.replace(/^- /, '').slice(0, SNIPPET_CHARS);
+    const snippet = cut.length === SNIPPET_CHARS && cut.includes(' ') ? cut.slice(0, cut.lastIndexOf(' ')) : cut;
+    out.push({ heading: c.heading, path: [...c.path], snippet: snippet.trim() });
+  }
+  return out;
+}
+
+/** What the user is told when the answer rests on part of the page only. */
+export function partialNotice(fraction: number): string {
+  const pct = Math.max(1, Math.min(99, Math.floor(fraction * 100)));
+  return `I've read about ${pct} % of this long page so far, so this answer comes from that part; ask again in a moment for all of it.`;
+}
+
 function sectionLabel(heading: string): string {
   return heading ? `"${neutralizeUntrusted(heading)}"` : 'the opening';
 }
@@ -103,11 +144,12 @@ export function buildPagePrompt(input: PagePromptInput): PagePrompt {
   const budget = input.budgetTokens ?? pageTunables.contextTokens;
   const { page } = input;
   const isSelection = page.kind === 'selection';
-  const chunked = chunkPage(page.text, { countTokens: count });
+  const { index } = input;
+  const chunked = index ? { chunks: index.chunks, truncated: index.truncated } : chunkPage(page.text, { countTokens: count });
   const selection =
     input.mode === 'summary'
       ? selectForSummary(chunked.chunks, budget)
-      : retrievePassages(chunked.chunks, input.question, budget);
+      : retrievePassages(chunked.chunks, input.question, budget, undefined, undefined, index?.lexical.scores(input.question));
 
   const quoted = selection.chunks
     .map((c, i, all) => {
@@ -121,7 +163,8 @@ export function buildPagePrompt(input: PagePromptInput): PagePrompt {
 
   const used = selection.sections.map(sectionLabel);
   let notice: string | null = null;
-  if (page.truncated || chunked.truncated) notice = 'This page is very long, so I only read the first part of it.';
+  if (index && !index.done) notice = partialNotice(index.fraction);
+  else if (page.truncated || chunked.truncated) notice = 'This page is very long, so I only read the first part of it.';
   else if (selection.partial && input.mode === 'summary') notice = 'This page is long, so this is a summary of its main parts.';
   else if (!selection.matched) notice = "I couldn't find that on the page.";
 
@@ -132,12 +175,19 @@ export function buildPagePrompt(input: PagePromptInput): PagePrompt {
     `Page title: ${neutralizeUntrusted(page.title) || '(untitled)'}`,
     `Page URL: ${neutralizeUntrusted(page.url)}`,
     source,
-    selection.partial ? 'Only part of the page is quoted.' : 'The whole page is quoted.',
+    selection.partial || (index && !index.done) ? 'Only part of the page is quoted.' : 'The whole page is quoted.',
     PAGE_OPEN,
     quoted,
     PAGE_CLOSE,
     task,
     `User: ${input.question}`,
   ].join('\n');
-  return { system: SYSTEM, user, usedSections: selection.sections, notice, allowTools: false };
+  return {
+    system: SYSTEM,
+    user,
+    usedSections: selection.sections,
+    sources: sourcesOf(selection.chunks),
+    notice,
+    allowTools: false,
+  };
 }

@@ -6,6 +6,7 @@
 import type { Chunk } from './chunking';
 import type { DenseScores } from './dense';
 import { defaultFusion, rankChunks, type FusionWeights } from './fusion';
+import type { LexicalScores } from './lexical-index';
 
 export interface Selection {
   chunks: Chunk[];
@@ -65,8 +66,10 @@ export function retrievePassages(
   budgetTokens: number,
   dense: DenseScores | null = ambientDense,
   weights: FusionWeights = defaultFusion(),
+  /** BM25 scores from the page's standing index (core/page/page-index.ts); without them BM25 is built here. */
+  indexed?: LexicalScores,
 ): Selection {
-  const { ranked, matched } = rankChunks(chunks, question, dense, weights);
+  const { ranked, matched } = rankChunks(chunks, question, dense, weights, indexed);
   if (!matched || !ranked.length) {
     // Nothing matched: quote the opening so the model can say the page doesn't cover it (or answer generally).
     const opening: Chunk[] = [];

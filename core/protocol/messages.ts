@@ -58,6 +58,16 @@ export const ToolCallSchema = z.object({
   arguments: z.record(z.string(), z.unknown()),
 });
 
+export const ShowSectionSchema = z
+  .object({
+    /** The address the answer was read from (no query or fragment): the tab must still show it. */
+    url: z.string().max(4_000),
+    heading: z.string().max(1_000),
+    snippet: z.string().max(1_000),
+  })
+  .strict();
+export const ShowSectionResultSchema = z.object({ ok: z.boolean(), message: z.string().max(500).optional() });
+
 export const PageReadSchema = z.union([
   z.object({
     ok: z.literal(true),
@@ -159,6 +169,8 @@ export const REQUESTS = {
   },
   'tools/run': { target: 'background', payload: z.object({ call: ToolCallSchema }).strict(), result: ToolResultSchema },
   'page/read': { target: 'background', payload: Empty, result: PageReadSchema },
+  /** A source of a page answer clicked in the panel: scroll the tab to it and highlight it (docs/tools.md). */
+  'page/show-section': { target: 'background', payload: ShowSectionSchema, result: ShowSectionResultSchema },
   'offscreen/ping': { target: 'offscreen', payload: Empty, result: z.object({ startedAt: z.number() }) },
   'offscreen/status': { target: 'offscreen', payload: Empty, result: OffscreenStatusSchema },
   ...PERSONAL_REQUESTS,

@@ -7,7 +7,19 @@ import type { ToolCall } from './types';
 import { placeCandidates } from './weather';
 
 export type Route =
-  { kind: 'tool'; call: ToolCall } | { kind: 'page'; mode: 'summary' | 'question'; question: string } | { kind: 'none' };
+  | { kind: 'tool'; call: ToolCall }
+  | { kind: 'page'; mode: 'summary' | 'question'; question: string }
+  | SelectionRoute
+  | { kind: 'none' };
+
+/** "Explain this", "what does this mean", "translate this (into X)": about the text selected on the page, if any. */
+export interface SelectionRoute {
+  kind: 'selection';
+  task: 'explain' | 'meaning' | 'translate';
+  /** The language asked for ("into French"), as said; null when none was named. */
+  language: string | null;
+  question: string;
+}
 
 export interface RouteInput {
   text: string;
@@ -62,6 +74,29 @@ function pageRoute(t: string): Route | null {
   ) {
     return { kind: 'page', mode: 'question', question: t };
   }
+  return null;
+}
+
+/** What "this" can be in a selection ask: the selection itself, or a word for a piece of text. */
+const SELECTED =
+  "(?:this|that|these|those|it|the selection|the selected text|what i(?:'ve| have)? selected|(?:this|that|the) (?:word|words|sentence|sentences|paragraph|passage|bit|part|phrase|line|lines|quote|term|selection|selected (?:text|part|bit)))";
+
+function selectionRoute(t: string): Route | null {
+  const polite = "(?:(?:can|could|would|will) you |i'd like you to |help me )?";
+  const explain = new RegExp(
+    `^${polite}(explain|define|clarify) ${SELECTED}(?: (?:to me|for me|simply|in (?:simple|plain) (?:words|terms|english)))*$`,
+    'i',
+  ).exec(t);
+  if (explain) return { kind: 'selection', task: 'explain', language: null, question: t };
+  if (
+    new RegExp(
+      `^(?:what does ${SELECTED} mean|what(?:'s| is) the meaning of ${SELECTED}|what(?:'s| is) ${SELECTED} (?:supposed to )?mean)$`,
+      'i',
+    ).test(t)
+  )
+    return { kind: 'selection', task: 'meaning', language: null, question: t };
+  const translate = new RegExp(`^${polite}translate ${SELECTED}(?: (?:to|into|in) ([\\p{L}][\\p{L} -]{1,30}))?$`, 'iu').exec(t);
+  if (translate) return { kind: 'selection', task: 'translate', language: translate[1]?.trim() ?? null, question: t };
   return null;
 }
 
@@ -129,10 +164,13 @@ function wikipediaRoute(t: string): Route | null {
   return tool('wikipedia_lookup', { topic: topic.replace(/^(?:a|an|the) (?=\p{Lu})/u, '') });
 }
 
-/** Routes one utterance. Order matters: page questions before Wikipedia ("what is this page about"). */
+/**
+ * Routes one utterance. Order matters: page questions before Wikipedia ("what is this page about"), and selection asks
+ * before Wikipedia ("what is this supposed to mean").
+ */
 export function routeUtterance(input: RouteInput): Route {
   if (input.source !== 'user') return NONE;
   const t = clean(input.text);
   if (!t || t.length > 300) return NONE;
-  return pageRoute(t) ?? weatherRoute(t) ?? timeRoute(t) ?? mathRoute(t) ?? wikipediaRoute(t) ?? NONE;
+  return pageRoute(t) ?? selectionRoute(t) ?? weatherRoute(t) ?? timeRoute(t) ?? mathRoute(t) ?? wikipediaRoute(t) ?? NONE;
 }

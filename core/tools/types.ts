@@ -69,6 +69,14 @@ export interface TimeCard {
   iso: string;
 }
 
+/** Where a page answer came from (docs/tools.md, "Answers that show where"); a click takes the tab there. */
+export interface PageSourcesCard {
+  kind: 'page-sources';
+  /** The page's address without query or fragment, as read. */
+  url: string;
+  sources: { heading: string; path: string[]; snippet: string }[];
+}
+
 export type ToolCard = WeatherCard | WikipediaCard | WikipediaChoicesCard | CalculationCard | TimeCard;
 
 export interface ToolSuccess<C extends ToolCard = ToolCard> {

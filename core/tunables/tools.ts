@@ -48,8 +48,20 @@ export const pageTunables = registerTunables(
     chunkTokens: 180,
     /** Token budget for quoted page text in one prompt. */
     contextTokens: 1_500,
-    /** Pages beyond this many estimated tokens are only partly indexed, and the user is told so. */
-    maxIndexedTokens: 60_000,
+    /**
+     * Pages beyond this many estimated tokens are only partly indexed, and the user is told so. 500,000 holds a
+     * 250,000-word page at 8 characters a word (English runs near 6); the extractor's cap in the tab is 2,000,000
+     * characters (core/page/extract-dom.ts). docs/tools.md, "Whole pages".
+     */
+    maxIndexedTokens: 500_000,
+    /** The page index (core/page/page-index.ts) works this long between pauses, so a long page never holds the thread. */
+    indexSliceMs: 8,
+    /** A page question waits this long for the page's index; then it answers from what is indexed, and says so. */
+    indexWaitMs: 2_000,
+    /** Page indexes kept (by content) while the offscreen document lives; each holds at most maxIndexedTokens. */
+    indexedPagesKept: 2,
+    /** How long a clicked source stays highlighted on the page (core/page/show-section.ts). */
+    sourceHighlightMs: 2_500,
     /** BM25 parameters (classic defaults). */
     bm25K1: 1.2,
     bm25B: 0.75,
@@ -67,6 +79,11 @@ export const pageTunables = registerTunables(
      * similar (cosine of normalised sentence embeddings); below it the page's opening is quoted, as before.
      */
     denseMinSimilarity: 0.35,
+    /**
+     * Only this many estimated tokens of a page are embedded (its beginning): 66 s for 100,000 characters on a 2-core
+     * CPU (docs/benchmarks.md, "Page retrieval"), so a whole long page would hold the model worker for many minutes.
+     */
+    denseMaxIndexedTokens: 60_000,
     /** Chunks embedded per model call. */
     embedBatchSize: 16,
     /** Word pieces per chunk the embedding model sees (all-MiniLM-L6-v2 was trained on 256). */
@@ -80,13 +97,18 @@ export const pageTunables = registerTunables(
     minReadableChars: { min: 0, integer: true },
     chunkTokens: { min: 20, max: 4_000, integer: true },
     contextTokens: { min: 100, max: 32_000, integer: true },
-    maxIndexedTokens: { min: 1_000, integer: true },
+    maxIndexedTokens: { min: 1_000, max: 2_000_000, integer: true },
+    indexSliceMs: { min: 1, max: 200, integer: true },
+    indexWaitMs: { min: 0, max: 120_000, integer: true },
+    indexedPagesKept: { min: 1, max: 10, integer: true },
+    sourceHighlightMs: { min: 200, max: 30_000, integer: true },
     bm25K1: { min: 0, max: 5 },
     bm25B: { min: 0, max: 1 },
     fusionK: { min: 0, max: 1_000 },
     fusionLexicalWeight: { min: 0, max: 10 },
     fusionDenseWeight: { min: 0, max: 10 },
     denseMinSimilarity: { min: -1, max: 1 },
+    denseMaxIndexedTokens: { min: 1_000, max: 2_000_000, integer: true },
     embedBatchSize: { min: 1, max: 256, integer: true },
     embedMaxTokens: { min: 8, max: 512, integer: true },
     denseWaitMs: { min: 0, max: 120_000, integer: true },

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import type { Handlers } from '../../core/protocol';
 import { assessExtraction, checkUrl, classifyInjectionError } from '../../core/page/access';
 import type { PageExtraction } from '../../core/page/types';
+import { showSection } from '../../core/page/show-section';
 import { pageUrlForPrompt } from '../../core/page/url';
+import { pageTunables } from '../../core/tunables';
 import { systemClock } from '../../core/tools/clock';
 import { createToolExecutor } from '../../core/tools/executor';
 import { createTimeTool } from '../../core/tools/time';
@@ -89,7 +91,25 @@ async function readActivePage(): Promise<{ ok: true; page: PageExtraction } | { 
   }
 }
 
-export function createToolHandlers(): Pick<Handlers<'background'>, 'tools/run' | 'page/read'> {
+/** Scrolls the user's tab to a source of a page answer and highlights it, if the tab still shows that page. */
+async function showPageSection(url: string, heading: string, snippet: string): Promise<{ ok: boolean; message?: string }> {
+  const tab = await pageTab();
+  if (!tab?.id || pageUrlForPrompt(tab.url ?? tab.pendingUrl ?? '') !== url)
+    return { ok: false, message: 'That page is no longer open in this tab.' };
+  try {
+    if (!tab.active) await chrome.tabs.update(tab.id, { active: true });
+    const [result] = await chrome.scripting.executeScript({
+      target: { tabId: tab.id },
+      func: showSection,
+      args: [heading, snippet, pageTunables.sourceHighlightMs],
+    });
+    return result?.result === true ? { ok: true } : { ok: false, message: "I couldn't find that part of the page any more." };
+  } catch (err) {
+    return { ok: false, message: classifyInjectionError(err instanceof Error ? err.message : String(err), tab.url).message };
+  }
+}
+
+export function createToolHandlers(): Pick<Handlers<'background'>, 'tools/run' | 'page/read' | 'page/show-section'> {
   let run: ReturnType<typeof createToolExecutor> | null = null;
   return {
     'tools/run': async ({ call }) => {
@@ -98,5 +118,6 @@ export function createToolHandlers(): Pick<Handlers<'background'>, 'tools/run' |
       return result as unknown as z.infer<typeof import('../../core/protocol').ToolResultSchema>;
     },
     'page/read': () => readActivePage(),
+    'page/show-section': ({ url, heading, snippet }) => showPageSection(url, heading, snippet),
   };
 }

@@ -20,6 +20,8 @@ import type { VoiceService } from './voices';
 import type { TranscriptScript } from '../../core/conversation/scripted-transcript';
 import { VisionService } from './vision';
 import { PageSimilarity } from './page-similarity';
+import { PageIndexCache } from '../../core/page/page-index';
+import { systemClock } from '../../core/tools/clock';
 import { SentenceSpeaker } from './sentence-speaker';
 
 const DEFAULT_MODELS: ModelChoiceValue = { asr: 'moonshine', device: 'auto', language: 'en' };
@@ -116,6 +118,8 @@ export class Conversation {
       modelsReady: options.modelsReady,
       baseUrl: () => this.baseUrl,
     });
+    // Page indexes are built here in short slices (core/page/page-index.ts) and kept for the next question.
+    const pageIndexes = new PageIndexCache(systemClock);
     const responder = createResponder({
       generate: (messages, signal, tools) =>
         options.llm.generate(messages, signal, tools, {
@@ -130,6 +134,7 @@ export class Conversation {
       visionAnswer: (text) => this.vision.answerFor(text),
       sceneTag: () => this.vision.sceneTag(),
       pageSimilarity: (page, question, signal) => similarity.scores(page, question, signal),
+      pageIndex: (text, signal) => pageIndexes.indexFor(text, signal),
     });
     this.engine = new DuplexEngine({
       clock: { now: () => performance.now(), date: () => new Date() },

@@ -30,7 +30,10 @@ export class PageSimilarity {
 
   async scores(page: PageExtraction, question: string, signal: AbortSignal): Promise<DenseScores | null> {
     if (!(await this.deps.modelsReady([EMBED_BUNDLE.id], this.deps.baseUrl()))) return null;
-    const work = this.index.scores(page.text, chunkPage(page.text).chunks, question);
+    // Only the page's first `page.denseMaxIndexedTokens` are embedded: a whole long page would keep the model worker
+    // busy for many minutes on a CPU (docs/tools.md, "Whole pages"); the rest is found lexically.
+    const chunks = chunkPage(page.text, { maxIndexedTokens: pageTunables.denseMaxIndexedTokens }).chunks;
+    const work = this.index.scores(page.text, chunks, question);
     work.catch((err: unknown) => console.warn('[sidetalk] page embeddings failed:', err instanceof Error ? err.message : err));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<null>((resolve) => {
