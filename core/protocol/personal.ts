@@ -168,7 +168,12 @@ export const PERSONAL_REQUESTS = {
     result: ClonedVoiceSchema,
   },
   /** The stored server config (with its key: only extension contexts can send this). */
-  'remote-llm/get': { target: 'background', payload: Empty, result: z.object({ config: RemoteLlmConfigSchema.nullable() }) },
+  /** `unusable`: the origin pattern of a stored server today's rules refuse (the settings offer to remove it). */
+  'remote-llm/get': {
+    target: 'background',
+    payload: Empty,
+    result: z.object({ config: RemoteLlmConfigSchema.nullable(), unusable: z.string().max(300).optional() }),
+  },
   /** null stops using the server. The side panel asks Chrome for the origin permission before sending this. */
   'remote-llm/set': {
     target: 'background',

@@ -32,7 +32,7 @@ async function must(type: string, target: string, payload: unknown): Promise<voi
   const r = await sendFromPage<Reply<unknown>>(panel, request(type, target, payload));
   if (!r.ok) throw new Error(r.error.message);
 }
-const geoLookups = () => api.requests.filter((r) => r.path === '/geo/v1/search').length;
+const geoLookups = () => api.requests.filter((r) => r.method === 'GET' && r.path === '/geo/v1/search').length;
 
 /** The tool call a gullible model makes when a page tells it to: the scripted stand-in plays that model. */
 const OBEYED_CALL = '<tool_call>{"name": "get_weather", "arguments": {"location": "Berlin"}}</tool_call>';
@@ -141,7 +141,7 @@ describe('tools and page context in the built extension', () => {
       90_000,
     );
     expect((await panel.locator('.line.assistant').allInnerTexts()).at(-1)).toMatch(/Lovelace/);
-    const wiki = api.requests.filter((r) => r.path.startsWith('/wiki/'));
+    const wiki = api.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/wiki/'));
     expect(wiki.length).toBeGreaterThan(0);
     expect(wiki.every((r) => String(r.headers['api-user-agent'] ?? '').startsWith('Sidetalk/'))).toBe(true);
   });
