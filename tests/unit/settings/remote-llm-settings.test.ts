@@ -129,7 +129,12 @@ describe('model server settings (background, chrome.storage.local)', () => {
     expect(revoked.sort()).toEqual(['http://localhost/*', 'https://tested.example/*']);
     expect(held).toEqual(required);
     // A saved server keeps its origin; a later unsaved test on another origin goes back after the next change.
-    const h = createRemoteLlmHandlers(area, revoke, async () => held, () => required);
+    const h = createRemoteLlmHandlers(
+      area,
+      revoke,
+      async () => held,
+      () => required,
+    );
     held.push('https://saved.example/*');
     await h['remote-llm/set']({ settings: { baseUrl: 'https://saved.example/v1', model: 'm', fallbackToLocal: true } });
     expect(held).toContain('https://saved.example/*');
