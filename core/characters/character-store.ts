@@ -10,6 +10,7 @@ import {
   idSchema,
   type Character,
   type CharacterDraft,
+  type CharacterPatch,
 } from './character';
 import { parseCharacterFile, serializeCharacters, uniqueName, type AssetAvailability, type ImportResult } from './character-file';
 
@@ -33,7 +34,7 @@ export interface CharacterStore {
   setActive(id: string): Promise<Character>;
   create(draft: CharacterDraft): Promise<Character>;
   /** Built-ins refuse edits (code 'built_in'): duplicate first. */
-  update(id: string, patch: Partial<CharacterDraft>): Promise<Character>;
+  update(id: string, patch: CharacterPatch): Promise<Character>;
   duplicate(id: string): Promise<Character>;
   /** Built-ins refuse deletion. Deleting the active character makes the default active. */
   delete(id: string): Promise<void>;
@@ -146,11 +147,11 @@ export class SnapshotCharacterStore implements CharacterStore {
     return structuredClone(c);
   }
 
-  update(id: string, patch: Partial<CharacterDraft>): Promise<Character> {
+  update(id: string, patch: CharacterPatch): Promise<Character> {
     return this.exclusive(() => this.updateNow(id, patch));
   }
 
-  private async updateNow(id: string, patch: Partial<CharacterDraft>): Promise<Character> {
+  private async updateNow(id: string, patch: CharacterPatch): Promise<Character> {
     if (isBuiltInId(id))
       throw new CharacterError('built_in', 'Built-in characters can’t be edited. Duplicate it and edit the copy.');
     const s = await this.read();
@@ -158,7 +159,8 @@ export class SnapshotCharacterStore implements CharacterStore {
     if (at < 0) throw new CharacterError('not_found', 'That character no longer exists.');
     const current = s.characters[at]!;
     const { id: _i, createdAt: _c, updatedAt: _u, builtIn: _b, ...currentDraft } = current;
-    const merged = validDraft({ ...currentDraft, ...patch });
+    // The persona merges per field: an edit of the style keeps a greeting another panel just saved.
+    const merged = validDraft({ ...currentDraft, ...patch, persona: { ...currentDraft.persona, ...patch.persona } });
     const others = new Set(s.characters.filter((c) => c.id !== id).map((c) => c.name.toLowerCase()));
     for (const b of BUILT_IN_CHARACTERS) others.add(b.name.toLowerCase());
     const next: Character = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { characterDraftSchema, characterSchema, idSchema } from '../characters/character';
+import { characterDraftSchema, characterPatchSchema, characterSchema, idSchema } from '../characters/character';
 import { MAX_CHARACTERS_PER_FILE, MAX_CHARACTER_FILE_BYTES } from '../characters/character-file';
 import { consentSchema } from '../tts/voice-store';
 import { MAX_VOICE_TRANSFER_BASE64, MAX_VOICE_TRANSFER_BYTES } from '../tts/voice-transfer';
@@ -97,7 +97,7 @@ export const PERSONAL_REQUESTS = {
   },
   'characters/update': {
     target: 'background',
-    payload: z.object({ id: idSchema, patch: characterDraftSchema.partial() }).strict(),
+    payload: z.object({ id: idSchema, patch: characterPatchSchema }).strict(),
     result: characterSchema,
   },
   'characters/duplicate': { target: 'background', payload: z.object({ id: idSchema }).strict(), result: characterSchema },

@@ -5,7 +5,14 @@
  * is, so without the per-backend queue the second write would carry the list the first one had not changed yet.
  */
 import { describe, expect, it } from 'vitest';
-import { SnapshotCharacterStore, type CharacterSnapshot, type CharacterSnapshotBackend } from '../../../core/characters';
+import {
+  SnapshotCharacterStore,
+  draftChanges,
+  type Character,
+  type CharacterDraft,
+  type CharacterSnapshot,
+  type CharacterSnapshotBackend,
+} from '../../../core/characters';
 import { draft } from './helpers';
 
 function slowBackend(): CharacterSnapshotBackend & { saves: number } {
@@ -57,6 +64,25 @@ describe('concurrent character edits', () => {
     expect(mine.map((c) => c.name).sort()).toEqual(['Ada Lovelace', 'Cleo']);
     expect(mine.find((c) => c.id === ada.id)!.pronunciations).toEqual([{ word: 'Ada', sayAs: 'Ay da' }]);
     expect((await store.getActive()).id).toBe(ada.id);
+  });
+
+  it('two editors opened on one character (two panels) save different fields: both edits are kept', async () => {
+    const backend = slowBackend();
+    const opened = await storeOn(backend).create(draft({ name: 'Ada' }));
+    const asDraft = ({ id: _i, createdAt: _c, updatedAt: _u, builtIn: _b, ...d }: Character): CharacterDraft => d;
+    // Each editor starts from the character as it was when it opened, and saves only what it changed.
+    const editorA: CharacterDraft = { ...asDraft(opened), persona: { ...opened.persona, style: 'Warmer now.' } };
+    const editorB: CharacterDraft = {
+      ...asDraft(opened),
+      name: 'Ada L.',
+      persona: { ...opened.persona, greeting: 'Hello from B.' },
+    };
+    expect(draftChanges(opened, editorA)).toEqual({ persona: { style: 'Warmer now.' } });
+    await storeOn(backend).update(opened.id, draftChanges(opened, editorA));
+    await storeOn(backend).update(opened.id, draftChanges(opened, editorB));
+    const saved = (await storeOn(backend).get(opened.id))!;
+    expect(saved.name).toBe('Ada L.');
+    expect(saved.persona).toEqual({ ...opened.persona, style: 'Warmer now.', greeting: 'Hello from B.' });
   });
 
   it('a failed change does not block the ones after it', async () => {
