@@ -54,7 +54,9 @@ export function createSpeechTransform(character: Character): { push(chunk: strin
 
 /** The greeting as shown (caption) and as spoken (TTS); null when the character has none. */
 export function greetingFor(character: Character): { caption: string; speech: string } | null {
-  const caption = character.persona.greeting.trim();
+  // The greeting is spoken and then kept as the assistant's words in the conversation the model sees: an imported
+  // one must not carry a tool call or a turn of its own into it.
+  const caption = oneLine(neutralizeUntrusted(character.persona.greeting.trim()));
   if (!caption) return null;
   return { caption, speech: speechTextFor(character, caption) };
 }
