@@ -21,16 +21,14 @@ const RUNTIME_FILES: { from: string; to: string }[] = [
   { from: 'node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx', to: 'vad/silero_vad_v5.onnx' },
 ];
 
-// Host permissions: only the model hub (and its CDN redirects), Open-Meteo and Wikipedia. A user-chosen mirror or
-// model server is requested at run time through optional_host_permissions, never granted up front.
-export const HOST_PERMISSIONS = [
-  'https://huggingface.co/*',
-  'https://*.huggingface.co/*',
-  'https://*.hf.co/*',
-  'https://geocoding-api.open-meteo.com/*',
-  'https://api.open-meteo.com/*',
-  'https://*.wikipedia.org/*',
-];
+// Host permissions: only the model hub and its CDN redirects (docs/security.md, "Host permissions", says what they
+// expose and why they stay). Open-Meteo and Wikipedia answer cross-origin requests with CORS, so the tools reach them
+// with no permission. A user-chosen mirror or model server is requested at run time, never granted up front.
+export const HOST_PERMISSIONS = ['https://huggingface.co/*', 'https://*.huggingface.co/*', 'https://*.hf.co/*'];
+
+// A model server the user saves (Settings → Model server): any https origin, or plain http to this computer only
+// (core/remote-llm/config.ts LOOPBACK_HOSTS). Match patterns without a port match every port.
+export const OPTIONAL_HOST_PERMISSIONS = ['https://*/*', 'http://localhost/*', 'http://127.0.0.1/*', 'http://[::1]/*'];
 
 /**
  * `npm run build` (and `npm run zip`) is the release build users install: the test hooks (debug panel, fault
@@ -57,7 +55,7 @@ export default defineConfig({
     description: 'Talk to a local voice assistant in the side panel. Speech, language and voice models run on your GPU.',
     permissions: PERMISSIONS,
     host_permissions: HOST_PERMISSIONS,
-    optional_host_permissions: ['http://*/*', 'https://*/*'],
+    optional_host_permissions: OPTIONAL_HOST_PERMISSIONS,
     minimum_chrome_version: '124',
     content_security_policy: {
       extension_pages: "script-src 'self' 'wasm-unsafe-eval'; object-src 'self';",

@@ -2,6 +2,8 @@
  * The user's own avatar (a GLB they chose), kept in IndexedDB of the extension origin so it survives restarts and
  * never leaves the computer. One slot: the user avatar; the generated default ships with the extension.
  */
+import { committed } from '../../core/storage/idb-commit';
+
 const DB = 'sidetalk-avatars';
 const STORE = 'avatars';
 const USER_KEY = 'user';
@@ -15,14 +17,12 @@ function open(): Promise<IDBDatabase> {
   });
 }
 
+/** The request's result once its transaction has committed: "saved" means saved (a quota error is reported). */
 async function run<T>(mode: IDBTransactionMode, op: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
   const db = await open();
   try {
-    return await new Promise<T>((resolve, reject) => {
-      const req = op(db.transaction(STORE, mode).objectStore(STORE));
-      req.onsuccess = () => resolve(req.result);
-      req.onerror = () => reject(req.error ?? new Error('avatar store request failed'));
-    });
+    const tx = db.transaction(STORE, mode);
+    return await committed(tx, op(tx.objectStore(STORE)), 'your avatar', mode === 'readonly' ? 'read' : 'save');
   } finally {
     db.close();
   }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { CharacterEditor, CharacterList, type VoiceOption } from '../characters';
-import { BUILT_IN_CHARACTERS, type Character, type CharacterDraft } from '../../core/characters';
+import { BUILT_IN_CHARACTERS, draftChanges, type Character, type CharacterDraft } from '../../core/characters';
 import { request } from '../ui/runtime';
 import { useVoices, voiceLabel } from '../voices/useVoices';
 import { useCharacters } from './useCharacters';
@@ -71,7 +71,8 @@ export function CharactersSettings() {
     setEditorError(null);
     try {
       if (editing.id === NEW_ID) await request('characters/create', { draft });
-      else await request('characters/update', { id: editing.id, patch: draft });
+      // Only what this editor changed: an edit saved meanwhile from another panel is kept.
+      else await request('characters/update', { id: editing.id, patch: draftChanges(editing, draft) });
       setEditing(null);
     } catch (e) {
       setEditorError((e as Error).message);

@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ModelServerSettings, type ConnectionState, type ModelServerForm } from '../characters';
-import { testConnection, type RemoteLlmConfig } from '../../core/remote-llm';
+import { originPermissionPattern, testConnection, type RemoteLlmConfig } from '../../core/remote-llm';
 import { systemClock } from '../../core/tools/clock';
 import { request } from '../ui/runtime';
 
@@ -26,11 +26,33 @@ export function ModelServerPanel() {
   const [enabled, setEnabled] = useState(false);
   const [models, setModels] = useState<string[]>([]);
   const [connection, setConnection] = useState<ConnectionState>({ state: 'idle' });
+  /** The origin of a stored server today's rules refuse: it can still be removed. */
+  const [unusable, setUnusable] = useState<string | null>(null);
+  /** The origin saved now, and one granted by "Test connection" but not saved (given back when the panel goes). */
+  const saved = useRef<string | null>(null);
+  const testedOnly = useRef<string | null>(null);
+
+  useEffect(() => {
+    // The panel closes (or this view goes) with a tested server unsaved: its permission goes back. The background
+    // also gives back any such grant when it starts, for a panel that closed before this ran.
+    const giveBack = () => {
+      const origin = testedOnly.current;
+      testedOnly.current = null;
+      if (origin && origin !== saved.current) void chrome.permissions.remove({ origins: [origin] }).catch(() => false);
+    };
+    addEventListener('pagehide', giveBack);
+    return () => {
+      removeEventListener('pagehide', giveBack);
+      giveBack();
+    };
+  }, []);
 
   useEffect(() => {
     request('remote-llm/get', {}).then(
-      ({ config }) => {
+      ({ config, unusable: stale }) => {
+        setUnusable(stale ?? null);
         if (!config) return;
+        saved.current = originPermissionPattern(config.baseUrl);
         setEnabled(true);
         setForm({
           baseUrl: config.baseUrl,
@@ -48,6 +70,11 @@ export function ModelServerPanel() {
     setConnection({ state: 'testing' });
     void (async () => {
       if (!(await granted)) return setConnection({ state: 'error', message: DENIED(target.originPattern) });
+      // A second test on another origin gives the first one's grant back, unless that is the saved server's.
+      const earlier = testedOnly.current;
+      if (earlier && earlier !== target.originPattern && earlier !== saved.current)
+        void chrome.permissions.remove({ origins: [earlier] }).catch(() => false);
+      if (target.originPattern !== saved.current) testedOnly.current = target.originPattern;
       const result = await testConnection(
         {
           baseUrl: target.baseUrl,
@@ -71,8 +98,11 @@ export function ModelServerPanel() {
     void (async () => {
       if (!(await granted)) return setConnection({ state: 'error', message: DENIED(originPattern) });
       try {
-        const { config: saved } = await request('remote-llm/set', { settings: { ...config, apiKey: config.apiKey ?? '' } });
-        setEnabled(saved !== null);
+        const { config: stored } = await request('remote-llm/set', { settings: { ...config, apiKey: config.apiKey ?? '' } });
+        saved.current = stored ? originPermissionPattern(stored.baseUrl) : null;
+        if (testedOnly.current === saved.current) testedOnly.current = null;
+        setUnusable(null);
+        setEnabled(stored !== null);
         setConnection({ state: 'ok', message: `Saved. Sidetalk now answers with ${config.model}.` });
       } catch (e) {
         setConnection({ state: 'error', message: (e as Error).message });
@@ -83,6 +113,8 @@ export function ModelServerPanel() {
   const disable = () => {
     void request('remote-llm/set', { settings: null }).then(
       () => {
+        saved.current = null;
+        setUnusable(null);
         setEnabled(false);
         setConnection({ state: 'ok', message: 'Sidetalk answers with the built-in model again.' });
       },
@@ -92,6 +124,14 @@ export function ModelServerPanel() {
 
   return (
     <div data-testid="model-server-settings">
+      {unusable && (
+        <p class="notice" role="status" data-testid="model-server-unusable">
+          A model server saved earlier ({unusable.replace(/\/\*$/, '')}) is still stored but can’t be used any more.{' '}
+          <button type="button" class="button" onClick={disable} data-testid="model-server-remove-unusable">
+            Remove it
+          </button>
+        </p>
+      )}
       <ModelServerSettings
         value={form}
         onChange={setForm}

@@ -32,6 +32,8 @@ export interface GltfJson {
   accessors?: GltfAccessor[];
   bufferViews?: Array<{ buffer: number; byteOffset?: number; byteLength: number; byteStride?: number }>;
   extensionsRequired?: string[];
+  buffers?: Array<{ uri?: string; byteLength?: number }>;
+  images?: Array<{ uri?: string; bufferView?: number; mimeType?: string }>;
 }
 
 export interface ParsedGlb {
@@ -155,6 +157,18 @@ export function maxMorphDisplacement(glb: ParsedGlb, morph: string): number {
   return best;
 }
 
+/**
+ * The buffer and image URIs that name something outside the file (anything but a `data:` URI). Loading such a GLB
+ * would make the side panel fetch those addresses: a file, a web host, a tracking pixel. Sidetalk loads only
+ * self-contained avatars (docs/avatar.md).
+ */
+export function externalUris(json: GltfJson): string[] {
+  const uris = [...asArray(json.buffers), ...asArray(json.images)]
+    .map((entry) => (isRecord(entry) ? entry.uri : undefined))
+    .filter((uri): uri is unknown => uri !== undefined);
+  return uris.filter((uri) => typeof uri !== 'string' || !/^\s*data:/i.test(uri)).map((uri) => String(uri));
+}
+
 export interface AvatarCheck {
   ok: boolean;
   errors: string[];
@@ -182,6 +196,17 @@ export function validateAvatarGlb(data: ArrayBuffer | Uint8Array, maxBytes = MAX
     return { ok: false, errors: [e instanceof Error ? e.message : String(e)], warnings, morphs: new Set() };
   }
   const { json } = glb;
+  const external = externalUris(json);
+  if (external.length) {
+    const shown = external
+      .slice(0, 3)
+      .map((u) => `"${u.length > 60 ? `${u.slice(0, 57)}…` : u}"`)
+      .join(', ');
+    errors.push(
+      `The avatar refers to ${external.length} file(s) outside itself (${shown}${external.length > 3 ? ', …' : ''}): ` +
+        'only a self-contained GLB can be used. Export it as one .glb with the textures embedded.',
+    );
+  }
   const names = nodeNames(json);
   if (!names.has(MODEL_ROOT))
     errors.push(`No "${MODEL_ROOT}" root object: TalkingHead 1.7.0 needs the rig under a node named "${MODEL_ROOT}".`);

@@ -10,6 +10,7 @@ import {
   idSchema,
   type Character,
   type CharacterDraft,
+  type CharacterPatch,
 } from './character';
 import { parseCharacterFile, serializeCharacters, uniqueName, type AssetAvailability, type ImportResult } from './character-file';
 
@@ -33,7 +34,7 @@ export interface CharacterStore {
   setActive(id: string): Promise<Character>;
   create(draft: CharacterDraft): Promise<Character>;
   /** Built-ins refuse edits (code 'built_in'): duplicate first. */
-  update(id: string, patch: Partial<CharacterDraft>): Promise<Character>;
+  update(id: string, patch: CharacterPatch): Promise<Character>;
   duplicate(id: string): Promise<Character>;
   /** Built-ins refuse deletion. Deleting the active character makes the default active. */
   delete(id: string): Promise<void>;
@@ -74,8 +75,25 @@ export interface CharacterStoreOptions {
   assets?: AssetAvailability;
 }
 
+/**
+ * One queue per backend: every change is a read-modify-write of the whole snapshot, so two at once (two edits saved
+ * from two panels, an import during an edit) would each write the list they read and lose the other's change. Store
+ * objects are cheap and made per request; the queue belongs to the storage they share.
+ */
+const queues = new WeakMap<CharacterSnapshotBackend, Promise<unknown>>();
+
 export class SnapshotCharacterStore implements CharacterStore {
   private readonly newId: () => string;
+
+  /** Runs one change after every change already queued on this backend. */
+  private exclusive<T>(change: () => Promise<T>): Promise<T> {
+    const run = (queues.get(this.backend) ?? Promise.resolve()).then(change);
+    queues.set(
+      this.backend,
+      run.catch(() => undefined),
+    );
+    return run;
+  }
 
   constructor(
     private readonly backend: CharacterSnapshotBackend,
@@ -98,14 +116,22 @@ export class SnapshotCharacterStore implements CharacterStore {
     return (await this.get(s.activeId)) ?? structuredClone(BUILT_IN_CHARACTERS[0]!);
   }
 
-  async setActive(id: string): Promise<Character> {
+  setActive(id: string): Promise<Character> {
+    return this.exclusive(() => this.setActiveNow(id));
+  }
+
+  private async setActiveNow(id: string): Promise<Character> {
     const c = await this.require(id);
     const s = await this.read();
     await this.backend.save({ ...s, activeId: c.id });
     return c;
   }
 
-  async create(draft: CharacterDraft): Promise<Character> {
+  create(draft: CharacterDraft): Promise<Character> {
+    return this.exclusive(() => this.createNow(draft));
+  }
+
+  private async createNow(draft: CharacterDraft): Promise<Character> {
     const d = validDraft(draft);
     const s = await this.read();
     const now = this.now();
@@ -121,7 +147,11 @@ export class SnapshotCharacterStore implements CharacterStore {
     return structuredClone(c);
   }
 
-  async update(id: string, patch: Partial<CharacterDraft>): Promise<Character> {
+  update(id: string, patch: CharacterPatch): Promise<Character> {
+    return this.exclusive(() => this.updateNow(id, patch));
+  }
+
+  private async updateNow(id: string, patch: CharacterPatch): Promise<Character> {
     if (isBuiltInId(id))
       throw new CharacterError('built_in', 'Built-in characters can’t be edited. Duplicate it and edit the copy.');
     const s = await this.read();
@@ -129,7 +159,8 @@ export class SnapshotCharacterStore implements CharacterStore {
     if (at < 0) throw new CharacterError('not_found', 'That character no longer exists.');
     const current = s.characters[at]!;
     const { id: _i, createdAt: _c, updatedAt: _u, builtIn: _b, ...currentDraft } = current;
-    const merged = validDraft({ ...currentDraft, ...patch });
+    // The persona merges per field: an edit of the style keeps a greeting another panel just saved.
+    const merged = validDraft({ ...currentDraft, ...patch, persona: { ...currentDraft.persona, ...patch.persona } });
     const others = new Set(s.characters.filter((c) => c.id !== id).map((c) => c.name.toLowerCase()));
     for (const b of BUILT_IN_CHARACTERS) others.add(b.name.toLowerCase());
     const next: Character = {
@@ -144,7 +175,11 @@ export class SnapshotCharacterStore implements CharacterStore {
     return structuredClone(next);
   }
 
-  async duplicate(id: string): Promise<Character> {
+  duplicate(id: string): Promise<Character> {
+    return this.exclusive(() => this.duplicateNow(id));
+  }
+
+  private async duplicateNow(id: string): Promise<Character> {
     const source = await this.require(id);
     const s = await this.read();
     const now = this.now();
@@ -160,7 +195,11 @@ export class SnapshotCharacterStore implements CharacterStore {
     return structuredClone(copy);
   }
 
-  async delete(id: string): Promise<void> {
+  delete(id: string): Promise<void> {
+    return this.exclusive(() => this.deleteNow(id));
+  }
+
+  private async deleteNow(id: string): Promise<void> {
     if (isBuiltInId(id)) throw new CharacterError('built_in', 'Built-in characters can’t be deleted.');
     const s = await this.read();
     if (!s.characters.some((c) => c.id === id)) throw new CharacterError('not_found', 'That character no longer exists.');
@@ -178,7 +217,11 @@ export class SnapshotCharacterStore implements CharacterStore {
     return serializeCharacters(chosen as Character[], this.now());
   }
 
-  async importFile(text: string): Promise<ImportResult> {
+  importFile(text: string): Promise<ImportResult> {
+    return this.exclusive(() => this.importFileNow(text));
+  }
+
+  private async importFileNow(text: string): Promise<ImportResult> {
     const s = await this.read();
     const result = parseCharacterFile(text, {
       existingIds: new Set([...BUILT_IN_CHARACTERS, ...s.characters].map((c) => c.id)),

@@ -78,6 +78,30 @@ export const characterDraftSchema = characterSchema.pick({
 });
 export type CharacterDraft = z.infer<typeof characterDraftSchema>;
 
+/**
+ * An edit: only the fields that changed, the persona's per field, so two edits of one character made from two
+ * panels (each from the character as it was when its editor opened) both land (core/characters/character-store.ts).
+ */
+export const characterPatchSchema = characterDraftSchema.omit({ persona: true }).partial().extend({
+  persona: personaSchema.partial().optional(),
+});
+export type CharacterPatch = z.infer<typeof characterPatchSchema>;
+
+/** What an editor changed: the fields of `after` that differ from `before` (the persona's compared per field). */
+export function draftChanges(before: CharacterDraft, after: CharacterDraft): CharacterPatch {
+  const patch: CharacterPatch = {};
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  if (!same(before.name, after.name)) patch.name = after.name;
+  if (!same(before.avatar, after.avatar)) patch.avatar = after.avatar;
+  if (!same(before.voice, after.voice)) patch.voice = after.voice;
+  if (!same(before.pronunciations, after.pronunciations)) patch.pronunciations = after.pronunciations;
+  const persona: Partial<CharacterDraft['persona']> = {};
+  for (const key of ['name', 'style', 'greeting'] as const)
+    if (before.persona[key] !== after.persona[key]) persona[key] = after.persona[key];
+  if (Object.keys(persona).length) patch.persona = persona;
+  return patch;
+}
+
 /** One readable line per zod issue, e.g. `characters.0.persona.name: Too small…`, for the UI and import errors. */
 export function describeIssues(error: z.ZodError, prefix = ''): string {
   return error.issues

@@ -8,8 +8,11 @@ import type { BackgroundTask } from './types';
 export class BackgroundJob {
   private readonly controller = new AbortController();
   private resultValue: string | null = null;
+  /** The result is written from a web page (BackgroundTask.fromPage). */
+  readonly fromPage: boolean;
 
   constructor(task: BackgroundTask, onResult: () => void, onFailure: () => void) {
+    this.fromPage = task.fromPage === true;
     task.run(this.controller.signal).then(
       (result) => {
         if (this.controller.signal.aborted) return;

@@ -98,7 +98,7 @@ export class DuplexEngine extends OverTheReply {
     const active = this.active;
     if (!active) return;
     active.turn.cancel('stop');
-    this.heard.cut(active.turn.id, active.reply?.spoken ?? '', active.recordAsAssistant);
+    this.heard.cut(active.turn.id, active.reply?.spoken ?? '', active.recordAsAssistant, active.fromPage);
     this.afterTurn();
   }
 

@@ -24,13 +24,19 @@ export class InterruptedReply {
   ) {}
 
   /** The reply was cut (barge-in or stop) after `spoken` was handed to TTS; `remember`: it goes into the history. */
-  cut(turnId: string, spoken: string, remember: boolean): void {
+  cut(turnId: string, spoken: string, remember: boolean, fromPage = false): void {
     this.pending = null;
     if (!spoken) return;
-    const entry: HistoryMessage | null = remember ? { role: 'assistant', text: interruptedEntry(spoken) } : null;
+    const mark = fromPage ? { fromPage: true as const } : {};
+    const entry: HistoryMessage | null = remember ? { role: 'assistant', text: interruptedEntry(spoken), ...mark } : null;
     if (entry) this.history.push(entry);
     this.caption(turnId, interruptedCaption(spoken));
     this.pending = { turnId, entry, spoken };
+  }
+
+  /** The history was emptied ("Forget everything"): a late report must not bring the cut reply back. */
+  forget(): void {
+    this.pending = null;
   }
 
   /** A playback event: the player's report on the cut turn turns its entry and caption into the words heard. */
@@ -44,7 +50,7 @@ export class InterruptedReply {
     // Never more than was handed to TTS (a sentence list that disagrees with the engine's keeps the entry as it is).
     if (!pending.spoken.startsWith(heard)) return;
     const at = pending.entry ? this.history.indexOf(pending.entry) : -1;
-    if (at >= 0) this.history[at] = { role: 'assistant', text: interruptedEntry(heard) };
+    if (at >= 0) this.history[at] = { ...pending.entry!, text: interruptedEntry(heard) };
     this.caption(event.turnId, interruptedCaption(heard));
   }
 }

@@ -287,7 +287,7 @@ export abstract class OverTheReply extends TurnKeeper {
     turn.stage('barge-in', { latencyMs: now - onsetAt, byWords: byWords ? 1 : 0, ...this.echoScoreOf(active) });
     turn.cancel('barge-in');
     this.active = null;
-    this.heard.cut(turn.id, active.reply?.spoken ?? '', active.recordAsAssistant);
+    this.heard.cut(turn.id, active.reply?.spoken ?? '', active.recordAsAssistant, active.fromPage);
     // The new utterance starts with pre-roll before the onset (the first syllable rose before the VAD did).
     const runFrames = Math.round((now - onsetAt) / FRAME_MS);
     this.tracker.startUtterance(onsetAt, runFrames + Math.round(T.bargePreRollMs / FRAME_MS), runFrames);

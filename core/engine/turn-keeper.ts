@@ -50,6 +50,8 @@ export interface ActiveTurn {
   historyIndex: number | null;
   /** Pushed to history as the assistant's words when the line completes. */
   recordAsAssistant: boolean;
+  /** The line is written from a web page: its history entry is marked `fromPage`. */
+  fromPage?: boolean;
   /** The utterance opened while the last reply's echo may still have been arriving (docs/echo.md). */
   echoSuspect?: boolean;
   /** For an echo suspect: how much it followed the reply's envelope at the echo's delay (EchoPath.likeness). */
@@ -101,6 +103,16 @@ export abstract class TurnKeeper {
   /** The conversation so far (user and assistant messages); the offscreen document persists or clears it. */
   get messages(): readonly HistoryMessage[] {
     return this.history;
+  }
+
+  /**
+   * "Forget everything": the conversation kept for the model is emptied, and a reply still in flight is not
+   * recorded when it ends, so nothing said before the forget comes back into a later prompt.
+   */
+  forgetConversation(): void {
+    this.history.length = 0;
+    this.heard.forget();
+    if (this.active) this.active.recordAsAssistant = false;
   }
 
   on(listener: EngineListener): () => void {
@@ -175,8 +187,9 @@ export abstract class TurnKeeper {
   }
 
   /** Speak a fixed line as this turn's reply (clarify, holding line, tool result). */
-  protected async runLine(active: ActiveTurn, text: string, recordAsAssistant: boolean): Promise<void> {
+  protected async runLine(active: ActiveTurn, text: string, recordAsAssistant: boolean, fromPage = false): Promise<void> {
     active.recordAsAssistant = recordAsAssistant;
+    active.fromPage = fromPage;
     active.reply = this.newReply(active.turn, lineSource(text), active.turn.signal, false);
     this.afterReply(active, await active.reply.done);
   }
@@ -193,7 +206,8 @@ export abstract class TurnKeeper {
   protected finish(active: ActiveTurn): void {
     if (this.active !== active) return;
     const spoken = active.reply?.spoken ?? '';
-    if (spoken && active.recordAsAssistant) this.history.push({ role: 'assistant', text: spoken });
+    if (spoken && active.recordAsAssistant)
+      this.history.push({ role: 'assistant', text: spoken, ...(active.fromPage ? { fromPage: true as const } : {}) });
     if (spoken) {
       this.lastSpoken = spoken;
       this.lastSpokenTurnId = active.turn.id;
@@ -236,11 +250,12 @@ export abstract class TurnKeeper {
   }
 
   protected deliverBackground(result: string, now: number): void {
+    const fromPage = this.background?.fromPage ?? false;
     this.background = null;
     const active = this.newTurn(this.createTurn('thinking'), now);
     active.turn.stage('background-delivered', {});
     this.setState('thinking');
-    void this.runLine(active, result, true);
+    void this.runLine(active, result, true, fromPage);
   }
 
   // ---- events ---------------------------------------------------------------------------------------------------------

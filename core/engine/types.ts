@@ -13,6 +13,11 @@ export interface Clock {
 export interface HistoryMessage {
   role: 'user' | 'assistant';
   text: string;
+  /**
+   * The words were written from a web page (a page answer): untrusted, so a later prompt quotes them as data and
+   * offers no tools (docs/security.md, "Trust boundaries").
+   */
+  fromPage?: true;
 }
 
 export interface Transcript {
@@ -46,6 +51,8 @@ export interface BackgroundTask {
   holdingLine: string;
   /** Resolves to the line to speak when the user is next silent. */
   run(signal: AbortSignal): Promise<string>;
+  /** The line is written from a web page's text: it is kept in the history marked `fromPage`. */
+  fromPage?: boolean;
 }
 
 export interface SpeakMeta {

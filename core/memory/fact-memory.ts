@@ -25,7 +25,15 @@ const factSchema = z.object({
   value: z.string().max(120),
   at: z.number().finite(),
 });
-export const memorySchema = z.object({ version: z.literal(1), facts: z.array(factSchema).max(500) });
+export const memorySchema = z.object({
+  version: z.literal(1),
+  facts: z.array(factSchema).max(500),
+  /**
+   * Counts the user's forgets: the engine echoes the epoch it was given, and a report from before a forget (an older
+   * epoch, still in flight) is not stored (core/memory/memory-ledger.ts). Absent = 0.
+   */
+  epoch: z.number().int().nonnegative().optional(),
+});
 export type SerializedMemory = z.infer<typeof memorySchema>;
 
 const MAX_VALUE_CHARS = 120;
@@ -244,6 +252,8 @@ const STOP = new Set([
 
 export class FactMemory {
   private facts: Fact[] = [];
+  /** The store's forget count this memory was loaded at (memorySchema.epoch). */
+  private epoch = 0;
   /**
    * The user's memory switch (Settings → Memory). Off: nothing new is learned and nothing kept reaches a prompt; what
    * is kept stays listed until the user forgets it.
@@ -330,12 +340,14 @@ export class FactMemory {
   }
 
   toJSON(): SerializedMemory {
-    return { version: 1, facts: this.facts.map((f) => ({ ...f })) };
+    return { version: 1, facts: this.facts.map((f) => ({ ...f })), ...(this.epoch ? { epoch: this.epoch } : {}) };
   }
 
   /** Replaces what is remembered with stored data (the engine keeps this same object); malformed data → empty. */
   load(data: unknown): void {
-    this.facts = FactMemory.fromJSON(data, this.capacity).facts;
+    const loaded = FactMemory.fromJSON(data, this.capacity);
+    this.facts = loaded.facts;
+    this.epoch = loaded.epoch;
   }
 
   /** What is remembered, in the order it was stated. */
@@ -347,7 +359,10 @@ export class FactMemory {
   static fromJSON(data: unknown, capacity = 32): FactMemory {
     const memory = new FactMemory(capacity);
     const parsed = memorySchema.safeParse(data);
-    if (parsed.success) memory.facts = parsed.data.facts.slice(-capacity);
+    if (parsed.success) {
+      memory.facts = parsed.data.facts.slice(-capacity);
+      memory.epoch = parsed.data.epoch ?? 0;
+    }
     return memory;
   }
 }

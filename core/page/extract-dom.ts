@@ -86,7 +86,7 @@ export function domToText(root: Node, options: DomToTextOptions = {}): string {
     if (node.nodeType !== 1 && node.nodeType !== 9 && node.nodeType !== 11) return;
     const el = node as Element;
     const tag = node.nodeType === 1 ? el.tagName.toUpperCase() : '';
-    if (tag && (NOT_PAGE_TEXT.has(tag) || hiddenByAttributes(el) || (dropChrome && CHROME.has(tag)))) return;
+    if (tag && (NOT_PAGE_TEXT.has(tag) || hiddenByAttributes(el) || editable(el) || (dropChrome && CHROME.has(tag)))) return;
     const heading = /^H([1-6])$/.exec(tag);
     if (heading) {
       // The heading's own visible text (its children walked like any other), on one line.
@@ -117,16 +117,45 @@ export function domToText(root: Node, options: DomToTextOptions = {}): string {
 const FORM_CONTROLS = new Set(['INPUT', 'TEXTAREA', 'SELECT', 'OPTION']);
 
 /**
+ * An editing surface (`contenteditable`: a mail draft, a document editor, a comment box): what the user types there is
+ * theirs, like a form value, and is never read. An editable region's whole subtree is left out.
+ */
+export function editable(el: Element): boolean {
+  // The attribute, not isContentEditable: a region's subtree is skipped at its root, and inEditable() walks up.
+  const value = el.getAttribute('contenteditable');
+  return value !== null && value.trim().toLowerCase() !== 'false';
+}
+
+/** The focused element, looking into open shadow roots (a field focused inside a web component). */
+function deepActiveElement(doc: Document): Element | null {
+  let active = doc.activeElement;
+  for (let depth = 0; active?.shadowRoot?.activeElement && depth < 32; depth++) active = active.shadowRoot.activeElement;
+  return active;
+}
+
+/** Inside an editing surface or a form control (an element or a text node's parent). */
+function inEditable(node: Node | null): boolean {
+  for (let n: Node | null = node; n; n = n.parentNode) {
+    if (n.nodeType !== 1) continue;
+    const el = n as Element;
+    if (editable(el) || FORM_CONTROLS.has(el.tagName.toUpperCase())) return true;
+  }
+  return false;
+}
+
+/**
  * Selected text of the document. Not a selection inside a form field: Chrome's getSelection() returns the selected
  * part of a focused input's value, and form values never leave the page (docs/security.md, "Trust boundaries").
  * Chrome's own selection text would include selected text nobody can see (white on white, off-screen), so when the
  * selection touches such text it is rebuilt from the visible nodes of its ranges.
  */
 function selectedText(doc: Document, invisible: ReadonlySet<Node>): string {
-  const active = doc.activeElement;
-  if (active && FORM_CONTROLS.has(active.tagName.toUpperCase())) return '';
+  if ((doc.designMode ?? '').toLowerCase() === 'on') return '';
+  const active = deepActiveElement(doc);
+  if (active && (FORM_CONTROLS.has(active.tagName.toUpperCase()) || inEditable(active))) return '';
   const sel = typeof doc.getSelection === 'function' ? doc.getSelection() : null;
   if (!sel || selectionInEditable(doc, sel)) return '';
+  if (inEditable(sel.anchorNode ?? null) || inEditable(sel.focusNode ?? null)) return '';
   const ranges: Range[] = [];
   for (let i = 0; i < (sel.rangeCount ?? 0); i++) ranges.push(sel.getRangeAt(i));
   // Editable regions inside a wider selection are left out like hidden text (core/page/selection-guard.ts).
@@ -148,6 +177,9 @@ function selectedText(doc: Document, invisible: ReadonlySet<Node>): string {
 function readabilityText(doc: Document, invisible: ReadonlySet<Node>): { text: string; title: string; lang: string } | null {
   try {
     const clone = doc.cloneNode(true) as Document;
+    // Editing surfaces go before Readability sees the page (a clone keeps the attribute; inherited editability is
+    // dropped with its region).
+    for (const el of [...clone.querySelectorAll('[contenteditable]')]) if (editable(el)) el.parentNode?.removeChild(el);
     if (invisible.size) {
       const drop: Node[] = [];
       const pair = (live: Node, copy: Node): void => {
@@ -184,6 +216,8 @@ function cap(text: string, maxChars: number): { text: string; truncated: boolean
 }
 
 export function extractPage(doc: Document, options: ExtractOptions = {}): PageExtraction {
+  // A document in design mode is an editing surface as a whole: nothing of it is read.
+  const designMode = (doc.designMode ?? '').toLowerCase() === 'on';
   const maxChars = options.maxChars ?? MAX_EXTRACT_CHARS;
   const url = pageUrlForPrompt(doc.location?.href ?? doc.URL ?? '');
   const base = {
@@ -194,6 +228,7 @@ export function extractPage(doc: Document, options: ExtractOptions = {}): PageEx
   if ((doc.contentType ?? '').toLowerCase() === 'application/pdf') {
     return { ...base, selection: '', text: '', kind: 'pdf', truncated: false };
   }
+  if (designMode) return { ...base, selection: '', text: '', kind: 'empty', truncated: false };
   const invisible = findInvisible(doc);
   const selection = selectedText(doc, invisible);
   const result = (text: string, kind: ExtractionKind, extra: Partial<typeof base> = {}): PageExtraction => {

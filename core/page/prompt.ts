@@ -13,7 +13,7 @@ export const PAGE_OPEN = '<<<PAGE_TEXT>>>';
 export const PAGE_CLOSE = '<<<END_PAGE_TEXT>>>';
 
 /** Speaker names chat transcripts and prompt formats put at the start of a turn ("Assistant:", "### Response:"). */
-const ROLE_NAMES = [
+export const ROLE_NAMES = [
   'system',
   'assistant',
   'user',

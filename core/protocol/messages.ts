@@ -164,7 +164,7 @@ export const REQUESTS = {
   /** What is remembered and whether the user's memory switch is on (the engine neither learns nor uses facts when off). */
   'memory/set': {
     target: 'offscreen',
-    payload: z.object({ memory: memorySchema, enabled: z.boolean() }).strict(),
+    payload: z.object({ memory: memorySchema, enabled: z.boolean(), forgetConversation: z.boolean().optional() }).strict(),
     result: Empty,
   },
   'tools/run': { target: 'background', payload: z.object({ call: ToolCallSchema }).strict(), result: ToolResultSchema },

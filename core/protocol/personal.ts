@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { characterDraftSchema, characterSchema, idSchema } from '../characters/character';
+import { characterDraftSchema, characterPatchSchema, characterSchema, idSchema } from '../characters/character';
 import { MAX_CHARACTERS_PER_FILE, MAX_CHARACTER_FILE_BYTES } from '../characters/character-file';
 import { consentSchema } from '../tts/voice-store';
 import { MAX_VOICE_TRANSFER_BASE64, MAX_VOICE_TRANSFER_BYTES } from '../tts/voice-transfer';
@@ -97,7 +97,7 @@ export const PERSONAL_REQUESTS = {
   },
   'characters/update': {
     target: 'background',
-    payload: z.object({ id: idSchema, patch: characterDraftSchema.partial() }).strict(),
+    payload: z.object({ id: idSchema, patch: characterPatchSchema }).strict(),
     result: characterSchema,
   },
   'characters/duplicate': { target: 'background', payload: z.object({ id: idSchema }).strict(), result: characterSchema },
@@ -168,7 +168,12 @@ export const PERSONAL_REQUESTS = {
     result: ClonedVoiceSchema,
   },
   /** The stored server config (with its key: only extension contexts can send this). */
-  'remote-llm/get': { target: 'background', payload: Empty, result: z.object({ config: RemoteLlmConfigSchema.nullable() }) },
+  /** `unusable`: the origin pattern of a stored server today's rules refuse (the settings offer to remove it). */
+  'remote-llm/get': {
+    target: 'background',
+    payload: Empty,
+    result: z.object({ config: RemoteLlmConfigSchema.nullable(), unusable: z.string().max(300).optional() }),
+  },
   /** null stops using the server. The side panel asks Chrome for the origin permission before sending this. */
   'remote-llm/set': {
     target: 'background',

@@ -1,6 +1,6 @@
 // Settings for a bring-your-own OpenAI-compatible server (Ollama, LM Studio, llama.cpp server, vLLM, a hosted API).
 // baseUrl is the API root that `/chat/completions` and `/models` hang off, as in OpenAI's SDKs
-// ("http://localhost:11434/v1"). Only https, or http to this computer (localhost, 127.0.0.0/8, [::1]). A bare origin
+// ("http://localhost:11434/v1"). Only https, or http to this computer (localhost, 127.0.0.1, [::1]). A bare origin
 // ("http://localhost:11434") gets "/v1" appended because that is what every local server listed above serves; any
 // other path is kept as typed.
 import { z } from 'zod';
@@ -52,11 +52,15 @@ export function parseRemoteLlmSettings(input: unknown): ConfigResult {
 }
 
 /**
- * Loopback hosts as the URL parser writes them (it turns `127.1` or `0x7f.0.0.1` into `127.0.0.1`): `http://` is allowed
- * only to these, where the key and the conversation never cross a network (docs/security.md, "What leaves the machine").
+ * The loopback hosts `http://` is allowed to, as the URL parser writes them (it turns `127.1` or `0x7f.0.0.1` into
+ * `127.0.0.1`): there the key and the conversation never cross a network (docs/security.md, "What leaves the machine").
+ * Exactly the http hosts of the manifest's optional_host_permissions (wxt.config.ts), so every address the form
+ * accepts is one Chrome can grant.
  */
+export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::1]'];
+
 export function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+  return LOOPBACK_HOSTS.includes(hostname);
 }
 
 /**

@@ -7,3 +7,4 @@ export * from './models';
 export * from './fallback';
 export { Watchdog, type RemoteDeps } from './request';
 export * from './remote-reply';
+export * from './permissions';

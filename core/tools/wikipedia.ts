@@ -14,6 +14,9 @@ import {
   type WikipediaChoicesCard,
 } from './types';
 
+/** The only host a Wikipedia card's picture is loaded from. */
+export const WIKIMEDIA_IMAGE_HOST = 'upload.wikimedia.org';
+
 const summarySchema = z.object({
   type: z.string(),
   title: z.string(),
@@ -130,6 +133,20 @@ export function createWikipediaClient(opts: WikipediaClientOptions) {
     return { ok: true as const, pages: parsed.data.pages };
   }
 
+  /**
+   * The card's picture is drawn by the side panel, so its address is a host the user's browser contacts: only
+   * Wikimedia's image host is accepted (README, "Privacy"; docs/security.md, "Host permissions").
+   */
+  function wikimediaImage(source: string | undefined): string | null {
+    if (!source) return null;
+    try {
+      const url = new URL(source);
+      return url.protocol === 'https:' && url.hostname === WIKIMEDIA_IMAGE_HOST && !url.username ? url.href : null;
+    } catch {
+      return null;
+    }
+  }
+
   function toCard(lang: string, p: z.infer<typeof summarySchema>): WikipediaCard {
     return {
       kind: 'wikipedia',
@@ -137,7 +154,7 @@ export function createWikipediaClient(opts: WikipediaClientOptions) {
       description: p.description ?? null,
       extract: p.extract,
       url: p.content_urls?.desktop.page ?? `https://${lang}.wikipedia.org/wiki/${encodeURIComponent(p.title.replace(/ /g, '_'))}`,
-      imageUrl: p.thumbnail?.source ?? p.originalimage?.source ?? null,
+      imageUrl: wikimediaImage(p.thumbnail?.source) ?? wikimediaImage(p.originalimage?.source),
       lang,
     };
   }

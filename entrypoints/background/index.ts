@@ -23,7 +23,7 @@ import { ListeningLease } from '../../core/lifecycle/listening-lease';
 import { realTimers } from '../../core/lifecycle/timers';
 import { showCaptureBadge } from './capture-badge';
 import { createCharacterHandlers } from './characters';
-import { createRemoteLlmHandlers } from './remote-llm';
+import { createRemoteLlmHandlers, giveBackUnusedOrigins } from './remote-llm';
 import { createTunablesOwner } from './tunables';
 import { validateMirrorUrl, WeightsError } from '../../core/weights';
 
@@ -58,6 +58,11 @@ function verdictFor(sender: chrome.runtime.MessageSender, raw: unknown) {
 export default defineBackground({
   type: 'module',
   main() {
+    // The model server's API key is in chrome.storage.local: only Sidetalk's own pages and this worker may read it,
+    // never a script injected into a web page (docs/security.md, "What is stored").
+    void chrome.storage.local.setAccessLevel({ accessLevel: 'TRUSTED_CONTEXTS' }).catch(() => undefined);
+    // A "Test connection" grant whose server was never saved (the panel closed first) is given back.
+    void giveBackUnusedOrigins(chrome.storage.local).catch(() => undefined);
     const logError = (error: ProtocolError) => console.warn(`[sidetalk] rejected message: ${error.code}: ${error.message}`);
     const keeper = new OffscreenKeeper(chromeOffscreenAdapter(), {
       pingTimeoutMs: PING_TIMEOUT_MS,

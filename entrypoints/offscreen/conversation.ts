@@ -201,8 +201,12 @@ export class Conversation {
     emit(eventMessage('event/memory', { memory }));
   }
 
-  /** What the user asked to keep or forget, from the background's store, and whether memory is switched on. */
-  setMemory(data: unknown, enabled: boolean): void {
+  /**
+   * What the user asked to keep or forget, from the background's store, and whether memory is switched on;
+   * `forgetConversation` ("Forget everything"): the conversation kept for the model goes too.
+   */
+  setMemory(data: unknown, enabled: boolean, forgetConversation = false): void {
+    if (forgetConversation) this.engine.forgetConversation();
     this.memory.enabled = enabled;
     this.memory.load(data);
     this.lastMemory = JSON.stringify(this.memory.toJSON().facts);

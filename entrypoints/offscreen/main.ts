@@ -122,8 +122,8 @@ const router = createRequestRouter(
       guarded(() => (on || conversation ? talk().setVision(on, baseUrl ?? undefined) : undefined)),
     'conversation/text': ({ text, characterId }, { baseUrl, models }) =>
       guarded(() => talk().text(text, baseUrl ?? undefined, characterId, models)),
-    'memory/set': ({ memory, enabled }) => {
-      conversation?.setMemory(memory, enabled);
+    'memory/set': ({ memory, enabled, forgetConversation }) => {
+      conversation?.setMemory(memory, enabled, forgetConversation === true);
       return {};
     },
     'conversation/interrupt': () => guarded(() => conversation?.interrupt()),

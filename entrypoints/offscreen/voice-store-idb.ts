@@ -1,6 +1,7 @@
 /**
  * Cloned voices in IndexedDB, in the offscreen document (the extension's origin, so they survive restarts).
  */
+import { committed } from '../../core/storage/idb-commit';
 import { deserializeVoice, serializeVoice, type StoredVoice, type VoiceStore } from '../../core/tts/voice-store';
 
 const DB_NAME = 'sidetalk-voices';
@@ -14,13 +15,6 @@ export interface CloneRecord {
   createdAt: number;
   consentStatement: string;
   bytes: ArrayBuffer;
-}
-
-function done<T>(req: IDBRequest<T>): Promise<T> {
-  return new Promise((resolve, reject) => {
-    req.onsuccess = () => resolve(req.result);
-    req.onerror = () => reject(req.error ?? new Error('IndexedDB request failed'));
-  });
 }
 
 /**
@@ -45,9 +39,11 @@ export class IdbVoiceStore implements VoiceStore {
     return this.db;
   }
 
+  /** The request's result once its transaction has committed (a quota error at the commit is reported, not lost). */
   private async tx<T>(mode: IDBTransactionMode, run: (store: IDBObjectStore) => IDBRequest<T>): Promise<T> {
     const db = await this.open();
-    return done(run(db.transaction(STORE, mode).objectStore(STORE)));
+    const tx = db.transaction(STORE, mode);
+    return committed(tx, run(tx.objectStore(STORE)), 'the voice', mode === 'readonly' ? 'read' : 'save');
   }
 
   async records(): Promise<CloneRecord[]> {

@@ -118,7 +118,9 @@ describe('tool API faults (short, honest answers)', () => {
         expect.stringContaining('weather in Berlin'),
       ]);
       expect(await panel.getByTestId('card-weather').count()).toBe(0);
-      expect(api.requests.slice(requestsBefore).filter((r) => r.path === '/geo/v1/search')).toHaveLength(geoRequests);
+      expect(api.requests.slice(requestsBefore).filter((r) => r.method === 'GET' && r.path === '/geo/v1/search')).toHaveLength(
+        geoRequests,
+      );
       // The turn finished (the engine is not stuck on the failed tool).
       await poll(
         () => panel.locator('main.panel').getAttribute('data-state'),

@@ -26,6 +26,8 @@ export interface LaunchOptions {
   onboarding?: 'done' | 'fresh';
   /** A profile folder to reuse (a browser restart: tests/e2e/privacy.e2e.ts); kept on close. A fresh one otherwise. */
   profileDir?: string;
+  /** Lets the test click the toolbar button over CDP (`clickToolbarButton`), which grants activeTab like a user's click. */
+  toolbarClicks?: boolean;
   /**
    * Real audio devices from this PulseAudio server (the acoustic loop of tests/room/rig.ts) instead of the fake ones:
    * no fake-device flags, and Playwright's headless `--mute-audio` dropped, or every page would play silence.
@@ -67,6 +69,7 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Exte
   ];
   if (!options.pulseServer) args.push('--use-fake-device-for-media-stream');
   if (options.autoGrantMedia !== false) args.push('--use-fake-ui-for-media-stream');
+  if (options.toolbarClicks) args.push('--enable-unsafe-extension-debugging');
   if (options.micWav) args.push(`--use-file-for-fake-audio-capture=${options.micWav}`);
   if (options.cameraY4m) args.push(`--use-file-for-fake-video-capture=${options.cameraY4m}`);
 
@@ -120,6 +123,26 @@ async function markOnboardingDone(worker: Worker): Promise<void> {
     const { settings } = await chrome.storage.local.get('settings');
     await chrome.storage.local.set({ settings: { ...(settings ?? {}), onboardingDone: true } });
   });
+}
+
+/**
+ * The user clicks Sidetalk's toolbar button while `tab` is the active tab: Chrome grants activeTab for it (the page
+ * extractor may read it) and opens the popup. Needs `toolbarClicks` at launch (CDP Extensions.triggerAction).
+ */
+export async function clickToolbarButton(session: ExtensionSession, tab: Page): Promise<void> {
+  await tab.bringToFront();
+  const browser = await session.context.browser()!.newBrowserCDPSession();
+  try {
+    // The action runs on a tab target (the page's container), found by the page's address.
+    const { targetInfos } = (await browser.send('Target.getTargets', {
+      filter: [{ type: 'tab', exclude: false }],
+    } as never)) as { targetInfos: { targetId: string; type: string; url: string }[] };
+    const tabs = targetInfos.filter((t) => t.type === 'tab' && t.url === tab.url());
+    if (tabs.length !== 1) throw new Error(`expected one tab at ${tab.url()}, found ${tabs.length}`);
+    await browser.send('Extensions.triggerAction' as never, { id: session.extensionId, targetId: tabs[0]!.targetId } as never);
+  } finally {
+    await browser.detach();
+  }
 }
 
 /** Sends a raw runtime message from an extension page (the offscreen document is reachable only this way). */

@@ -6,6 +6,7 @@ import { EXTENSION_DIR } from './harness';
 const manifest = JSON.parse(readFileSync(join(EXTENSION_DIR, 'manifest.json'), 'utf8')) as Record<string, unknown> & {
   permissions: string[];
   host_permissions: string[];
+  optional_host_permissions: string[];
   content_security_policy: { extension_pages: string };
   commands: Record<string, unknown>;
   icons: Record<string, string>;
@@ -23,12 +24,21 @@ describe('production manifest', () => {
     ]);
   });
 
-  it('limits host permissions to the model hub, Open-Meteo and Wikipedia', () => {
-    for (const host of manifest.host_permissions) {
-      expect(host).toMatch(
-        /^https:\/\/(\*\.)?(huggingface\.co|hf\.co|geocoding-api\.open-meteo\.com|api\.open-meteo\.com|wikipedia\.org)\/\*$/,
-      );
-    }
+  it('limits host permissions to the model hub (the tool APIs are reached through CORS)', () => {
+    expect([...manifest.host_permissions].sort()).toEqual([
+      'https://*.hf.co/*',
+      'https://*.huggingface.co/*',
+      'https://huggingface.co/*',
+    ]);
+  });
+
+  it('optional hosts: https origins, and plain http to this computer only', () => {
+    expect([...manifest.optional_host_permissions].sort()).toEqual([
+      'http://127.0.0.1/*',
+      'http://[::1]/*',
+      'http://localhost/*',
+      'https://*/*',
+    ]);
   });
 
   it("has an explicit CSP with 'wasm-unsafe-eval' and no remote script sources", () => {

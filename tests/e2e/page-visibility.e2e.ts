@@ -226,3 +226,46 @@ describe('hidden and invisible text never reaches the prompt (built extractor in
     expectOnlyVisible(quotedText(r));
   });
 });
+
+describe('what the user types is never read (built extractor in Chromium)', () => {
+  const BODY = `<main><article><h1>Inbox</h1>
+    <p>${'Messages are listed by date with the newest at the top of the list. '.repeat(4)}</p>
+    <div id="editor" contenteditable="true"><p>draft-secret-e2e to the landlord about the rent</p></div>
+    <p>${'Older messages are archived after ninety days and can be searched. '.repeat(4)}</p>
+    <comment-box id="box"></comment-box>
+  </article></main>`;
+  const html = `<!doctype html><html lang="en"><head><title>Mail</title></head><body>${BODY}</body></html>`;
+
+  /** A web component whose text field sits in an open shadow root, with text the user typed and selected. */
+  const shadowField = async (page: Page, tag: 'input' | 'textarea') => {
+    await page.evaluate((t) => {
+      const host = document.getElementById('box')!;
+      const root = host.attachShadow({ mode: 'open' });
+      const field = document.createElement(t);
+      root.appendChild(field);
+      field.value = 'shadow-secret-e2e typed into a web component';
+      field.focus();
+      field.select();
+    }, tag);
+  };
+
+  it('a contenteditable editor is left out of the page text, and a selection in it is not read', async () => {
+    const plain = await extract(html);
+    expect(plain.text).toContain('Older messages are archived');
+    expect(JSON.stringify(plain)).not.toContain('draft-secret-e2e');
+    const selected = await extract(html, async (page) => {
+      await page.focus('#editor');
+      await page.evaluate(() => getSelection()?.selectAllChildren(document.getElementById('editor')!));
+    });
+    expect(selected.selection).toBe('');
+    expect(JSON.stringify(selected)).not.toContain('draft-secret-e2e');
+  });
+
+  it('a field focused inside a shadow root: its selected value is not read', async () => {
+    for (const tag of ['input', 'textarea'] as const) {
+      const r = await extract(html, (page) => shadowField(page, tag));
+      expect(r.selection, tag).toBe('');
+      expect(JSON.stringify(r), tag).not.toContain('shadow-secret-e2e');
+    }
+  });
+});

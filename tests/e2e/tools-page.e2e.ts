@@ -11,6 +11,7 @@ import { RETRIEVAL_PAGES } from '../fixtures/retrieval/pages';
 import { startFakeApiServer, type FakeApiServer } from '../fixtures/apis/fake-api-server';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
 import {
+  clickToolbarButton,
   downloadModels,
   engineMarks,
   launchExtension,
@@ -32,7 +33,7 @@ async function must(type: string, target: string, payload: unknown): Promise<voi
   const r = await sendFromPage<Reply<unknown>>(panel, request(type, target, payload));
   if (!r.ok) throw new Error(r.error.message);
 }
-const geoLookups = () => api.requests.filter((r) => r.path === '/geo/v1/search').length;
+const geoLookups = () => api.requests.filter((r) => r.method === 'GET' && r.path === '/geo/v1/search').length;
 
 /** The tool call a gullible model makes when a page tells it to: the scripted stand-in plays that model. */
 const OBEYED_CALL = '<tool_call>{"name": "get_weather", "arguments": {"location": "Berlin"}}</tool_call>';
@@ -40,8 +41,9 @@ const OBEYED_CALL = '<tool_call>{"name": "get_weather", "arguments": {"location"
 const PAGE_ANSWER = 'Tidal pools are rocky pools by the sea.';
 
 /**
- * A page on a host the extension may script (Wikipedia is in its host permissions). Playwright serves it locally,
- * so no network is used. It hides an injection attempt that must stay quoted data.
+ * A page the user reads (Playwright serves it locally, so no network is used). Sidetalk holds no host permission for
+ * it: it may read it only after the user clicks its toolbar button there (activeTab). It hides an injection attempt
+ * that must stay quoted data.
  */
 const ARTICLE = `<!doctype html><html lang="en"><head><title>Tidal pools - Wikipedia</title></head><body>
 <main><article><h1>Tidal pools</h1>
@@ -78,7 +80,7 @@ async function say(text: string): Promise<void> {
 beforeAll(async () => {
   fixtures = await startFixtureHub();
   api = await startFakeApiServer();
-  session = await launchExtension({ extensionDir: fixtures.extensionDir });
+  session = await launchExtension({ extensionDir: fixtures.extensionDir, toolbarClicks: true });
   await session.context.route('https://en.wikipedia.org/wiki/Tidal_pool?**', (route) =>
     route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: ARTICLE }),
   );
@@ -96,6 +98,8 @@ beforeAll(async () => {
   article = await session.context.newPage();
   // The address carries a query and a fragment that must never reach the prompt.
   await article.goto('https://en.wikipedia.org/wiki/Tidal_pool?session=s3cr3t-77#private-frag');
+  // The user clicks Sidetalk's toolbar button on the article: activeTab lets the extractor read this tab.
+  await clickToolbarButton(session, article);
   panel = await session.openPage('sidepanel.html');
   await panel.setViewportSize({ width: 420, height: 860 });
   await pointToolsAt(session, api.baseUrl);
@@ -109,6 +113,68 @@ afterAll(async () => {
 });
 
 describe('tools and page context in the built extension', () => {
+  it('the tool APIs are reached through CORS, with no host permission: without CORS headers the look-up fails', async () => {
+    // The same stand-in answers with the real services' CORS headers in every other test here (docs/security.md,
+    // "Host permissions"). Turned off, the background's request is refused by Chrome: no permission bypasses CORS.
+    api.setCors(false);
+    try {
+      const before = await panel.locator('.line.assistant').count();
+      const geo = geoLookups();
+      await say("what's the weather in Oslo");
+      const lines = await poll(
+        () => panel.locator('.line.assistant').allInnerTexts(),
+        (all) => all.length >= before + 2,
+        90_000,
+      );
+      expect(lines.at(-1)).toMatch(/can't reach/i);
+      // The request did reach the server (a simple GET needs no preflight); Chrome withheld the answer.
+      expect(geoLookups()).toBeGreaterThan(geo);
+    } finally {
+      api.setCors(true);
+    }
+  });
+
+  it('a script in a web page’s isolated world cannot read chrome.storage.local (the model server’s key lives there)', async () => {
+    await session.worker.evaluate(() =>
+      chrome.storage.local.set({
+        remoteLlm: { baseUrl: 'https://llm.example/v1', model: 'm', apiKey: 'sk-e2e-secret', fallbackToLocal: true },
+      }),
+    );
+    try {
+      // The same isolated world the page extractor runs in (activeTab from the toolbar click in beforeAll).
+      const seen = await session.worker.evaluate(async () => {
+        const tab = (await chrome.tabs.query({})).find((t) => t.url?.startsWith('https://en.wikipedia.org/wiki/Tidal_pool'));
+        const [result] = await chrome.scripting.executeScript({
+          target: { tabId: tab!.id! },
+          func: async () => {
+            try {
+              return JSON.stringify(await chrome.storage.local.get(null));
+            } catch (e) {
+              return `refused: ${String(e)}`;
+            }
+          },
+        });
+        return String(result?.result);
+      });
+      expect(seen).not.toContain('sk-e2e-secret');
+      expect(seen).toMatch(/^refused/);
+    } finally {
+      await session.worker.evaluate(() => chrome.storage.local.remove('remoteLlm'));
+    }
+  });
+
+  it('a web page the user did not click the toolbar button on is not readable (no host permission covers it)', async () => {
+    const other = await session.context.newPage();
+    await other.goto(GUIDE_URL);
+    try {
+      const read = await sendFromPage<Reply<{ ok: boolean; message?: string }>>(panel, request('page/read', 'background'));
+      expect(read.ok && read.data.ok, JSON.stringify(read).slice(0, 300)).toBe(false);
+    } finally {
+      await other.close();
+      await article.bringToFront();
+    }
+  });
+
   it('weather: a holding line, then the answer from Open-Meteo (local stand-in) with a card and attribution', async () => {
     const before = await panel.locator('.line.assistant').count();
     await say("what's the weather in Berlin");
@@ -141,7 +207,7 @@ describe('tools and page context in the built extension', () => {
       90_000,
     );
     expect((await panel.locator('.line.assistant').allInnerTexts()).at(-1)).toMatch(/Lovelace/);
-    const wiki = api.requests.filter((r) => r.path.startsWith('/wiki/'));
+    const wiki = api.requests.filter((r) => r.method === 'GET' && r.path.startsWith('/wiki/'));
     expect(wiki.length).toBeGreaterThan(0);
     expect(wiki.every((r) => String(r.headers['api-user-agent'] ?? '').startsWith('Sidetalk/'))).toBe(true);
   });
@@ -238,6 +304,7 @@ describe('tools and page context in the built extension', () => {
     // shares no search term with it. The embedding fixture (real GloVe vectors, tests/fixtures/embed) is downloaded.
     const guide = await session.context.newPage();
     await guide.goto(GUIDE_URL);
+    await clickToolbarButton(session, guide);
     await panel.bringToFront();
     const question = `According to this page, ${WARRANTY.paraphrase.charAt(0).toLowerCase()}${WARRANTY.paraphrase.slice(1)}`;
     const read = await sendFromPage<Reply<{ ok: boolean; page?: { text: string } }>>(panel, request('page/read', 'background'));

@@ -40,6 +40,28 @@ describe('validateAvatarGlb', () => {
     expect(r.ok).toBe(true);
   });
 
+  it('refuses buffers and images that name anything but a data: URI, with a clear error', () => {
+    const base = avatarJson() as Record<string, unknown>;
+    const withUris = (buffers: unknown[], images: unknown[]) => validateAvatarGlb(makeGlb({ ...base, buffers, images }));
+    const embedded = withUris(
+      [{ byteLength: 4 }, { uri: 'data:application/octet-stream;base64,AAAAAA==', byteLength: 4 }],
+      [{ bufferView: 0, mimeType: 'image/png' }, { uri: 'DATA:image/png;base64,iVBORw0KGgo=' }],
+    );
+    expect(embedded.errors).toEqual([]);
+    expect(embedded.ok).toBe(true);
+    for (const [buffers, images] of [
+      [[{ uri: 'https://tracker.example/pixel.bin', byteLength: 4 }], []],
+      [[{ uri: 'avatar.bin', byteLength: 4 }], []],
+      [[], [{ uri: 'file:///home/user/.ssh/id_rsa' }]],
+      [[], [{ uri: 'blob:chrome-extension://x/1' }]],
+      [[], [{ uri: 42 }]],
+    ] as const) {
+      const r = withUris([...buffers], [...images]);
+      expect(r.ok, JSON.stringify([buffers, images])).toBe(false);
+      expect(r.errors.join(' ')).toMatch(/outside itself.*self-contained GLB/);
+    }
+  });
+
   it('rejects a wrong magic with a clear message', () => {
     const glb = makeGlb(avatarJson());
     glb.set(new TextEncoder().encode('FBX '), 0);

@@ -164,6 +164,63 @@ describe('extractPage (linkedom documents)', () => {
       expect(extractPage(page)).toMatchObject({ kind: 'selection', selection: 'Account settings' });
     });
 
+    it('editing surfaces (contenteditable) are never read, on any path', () => {
+      const EDITOR = `<!doctype html><html lang="en"><head><title>Mail</title></head><body><main><article>
+        <h1>Inbox</h1>
+        ${para('message list')}
+        <div contenteditable="true"><p>draft-secret-reply to the landlord</p><p>more draft-secret text</p></div>
+        <div contenteditable><span>plain-attr-draft</span></div>
+        <div contenteditable="plaintext-only">plaintext-draft</div>
+        <div contenteditable="false">${para('not editable, readable')}</div>
+        ${para('older messages')}
+      </article></main></body></html>`;
+      const article = extractPage(doc(EDITOR));
+      const fallback = extractPage(
+        doc(EDITOR.replace(/<\/?(?:main|article)>/g, '').replace(/<p>[^]*?<\/p>/g, '<span>Note.</span>')),
+      );
+      expect(article.kind).toBe('article');
+      expect(article.text).toContain('not editable, readable');
+      for (const r of [article, fallback]) {
+        for (const secret of ['draft-secret', 'plain-attr-draft', 'plaintext-draft']) expect(r.text).not.toContain(secret);
+      }
+      // A selection inside the editor (the focus is there) is not read either.
+      const focused = focusedField(doc(EDITOR), '[contenteditable="true"] p', 'draft-secret-reply');
+      expect(extractPage(focused).selection).toBe('');
+      expect(JSON.stringify(extractPage(focused))).not.toContain('draft-secret');
+      // Nor a selection whose anchor is in the editor while the focus is elsewhere.
+      const d = doc(EDITOR);
+      const inEditor = d.querySelector('[contenteditable="true"] p')!.firstChild;
+      (d as unknown as { getSelection: () => unknown }).getSelection = () => ({
+        toString: () => 'draft-secret-reply',
+        anchorNode: inEditor,
+        focusNode: inEditor,
+        rangeCount: 0,
+      });
+      expect(extractPage(d).selection).toBe('');
+      // A document in design mode is all editor.
+      const design = doc(EDITOR);
+      Object.defineProperty(design, 'designMode', { value: 'on', configurable: true });
+      expect(extractPage(design)).toMatchObject({ text: '', selection: '', kind: 'empty' });
+    });
+
+    it('a field focused inside a shadow root is found through its host, and its selection is not read', () => {
+      for (const [tag, value] of [
+        ['input', 'shadow-password-9'],
+        ['textarea', 'shadow-draft-text'],
+      ] as const) {
+        const d = doc(FORM);
+        const host = d.querySelector('h1')!;
+        const field = d.createElement(tag);
+        // linkedom has no shadow DOM focus: Chrome reports the host as document.activeElement and the field as the
+        // shadow root's activeElement, which is what this stands in for.
+        Object.defineProperty(host, 'shadowRoot', { value: { activeElement: field }, configurable: true });
+        focusedField(d, 'h1', value);
+        const r = extractPage(d);
+        expect(r.selection).toBe('');
+        expect(JSON.stringify(r)).not.toContain(value);
+      }
+    });
+
     it('keeps scheme, host and path of the address; drops query, fragment and credentials', () => {
       const d = doc(ARTICLE);
       Object.defineProperty(d, 'location', {

@@ -17,9 +17,8 @@ describe('remote LLM settings', () => {
     ['http://[::1]:8080', 'http://[::1]:8080/v1'],
     ['HTTPS://Example.COM:443/v1', 'https://example.com/v1'],
     ['https://192.168.1.20:8000/v1', 'https://192.168.1.20:8000/v1'],
-    // Loopback in every spelling the URL parser folds into 127.0.0.0/8.
+    // Loopback in every spelling the URL parser folds into 127.0.0.1.
     ['http://127.0.0.1:1234', 'http://127.0.0.1:1234/v1'],
-    ['http://127.5.6.7:1234/v1', 'http://127.5.6.7:1234/v1'],
     ['http://127.1:1234/v1', 'http://127.0.0.1:1234/v1'],
     ['http://LOCALHOST:1234/v1', 'http://localhost:1234/v1'],
   ])('normalises %j to %j', (input, expected) => {
@@ -43,6 +42,8 @@ describe('remote LLM settings', () => {
     ['http://127.0.0.1.nip.io/v1', 'Use https://'],
     ['http://[::2]:8080/v1', 'Use https://'],
     ['http://0.0.0.0:11434/v1', 'Use https://'],
+    // Other 127/8 addresses are loopback too, but Chrome can only grant the loopback hosts the manifest names.
+    ['http://127.5.6.7:1234/v1', 'Use https://'],
   ])('rejects %j', (input, why) => {
     const r = normaliseBaseUrl(input);
     expect(r.ok).toBe(false);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createRemoteLlmHandlers, loadRemoteLlmConfig, REMOTE_LLM_KEY } from '../../../entrypoints/background/remote-llm';
+import {
+  createRemoteLlmHandlers,
+  giveBackUnusedOrigins,
+  loadRemoteLlmConfig,
+  REMOTE_LLM_KEY,
+} from '../../../entrypoints/background/remote-llm';
 import { FakeArea } from './fakes';
 
 const KEY = 'sk-secret-KEY-123';
@@ -92,9 +97,51 @@ describe('model server settings (background, chrome.storage.local)', () => {
     const { revoked, revoke } = revoker();
     area.data[REMOTE_LLM_KEY] = { baseUrl: 'http://192.168.1.20:8000/v1', model: 'm', fallbackToLocal: true };
     const h = createRemoteLlmHandlers(area, revoke);
-    expect(await h['remote-llm/get']({})).toEqual({ config: null });
+    // It is not used, but it is named, so the settings can offer to remove it.
+    expect(await h['remote-llm/get']({})).toEqual({ config: null, unusable: 'http://192.168.1.20:8000/*' });
     await h['remote-llm/set']({ settings: null });
     expect(revoked).toEqual(['http://192.168.1.20:8000/*']);
+    expect(await h['remote-llm/get']({})).toEqual({ config: null });
+  });
+
+  it('an old stored entry of another shape can be removed and its origin is given back', async () => {
+    const area = new FakeArea();
+    const { revoked, revoke } = revoker();
+    area.data[REMOTE_LLM_KEY] = { baseUrl: 'http://10.0.0.5:8080/v1', key: 'old-field-name', temperature: 2 };
+    const h = createRemoteLlmHandlers(area, revoke);
+    expect(await h['remote-llm/get']({})).toEqual({ config: null, unusable: 'http://10.0.0.5:8080/*' });
+    await h['remote-llm/set']({ settings: null });
+    expect(revoked).toEqual(['http://10.0.0.5:8080/*']);
+    expect(area.data[REMOTE_LLM_KEY]).toBeNull();
+  });
+
+  it('a "Test connection" grant whose server was never saved is given back; the saved server’s is kept', async () => {
+    const area = new FakeArea();
+    const required = ['https://huggingface.co/*', 'https://*.hf.co/*'];
+    let held = [...required, 'https://tested.example/*', 'http://localhost/*'];
+    const revoked: string[] = [];
+    const revoke = async (o: string) => {
+      revoked.push(o);
+      held = held.filter((h) => h !== o);
+    };
+    // Nothing saved: both test grants go back, the manifest's hosts stay.
+    await giveBackUnusedOrigins(area, async () => held, revoke, required);
+    expect(revoked.sort()).toEqual(['http://localhost/*', 'https://tested.example/*']);
+    expect(held).toEqual(required);
+    // A saved server keeps its origin; a later unsaved test on another origin goes back after the next change.
+    const h = createRemoteLlmHandlers(
+      area,
+      revoke,
+      async () => held,
+      () => required,
+    );
+    held.push('https://saved.example/*');
+    await h['remote-llm/set']({ settings: { baseUrl: 'https://saved.example/v1', model: 'm', fallbackToLocal: true } });
+    expect(held).toContain('https://saved.example/*');
+    held.push('https://other.example/*');
+    await h['remote-llm/set']({ settings: { baseUrl: 'https://saved.example/v1', model: 'm2', fallbackToLocal: true } });
+    expect(held).not.toContain('https://other.example/*');
+    expect(held).toContain('https://saved.example/*');
   });
 
   it('refuses plain http to another computer, and stores nothing', async () => {

@@ -51,6 +51,25 @@ describe('Wikipedia client against the local REST stand-in', () => {
     expect(server.requests[0]!.path).toBe(SUMMARY);
   });
 
+  it('a card picture only ever comes from Wikimedia’s image host (the side panel loads it)', async () => {
+    const summary = JSON.parse(
+      JSON.stringify((await (await fetch(`${server.baseUrl}${SUMMARY}`)).json()) as Record<string, unknown>),
+    ) as Record<string, { source: string } | undefined>;
+    for (const [source, expected] of [
+      ['https://tracker.example/pixel.png', null],
+      ['http://upload.wikimedia.org/a.jpg', null],
+      ['https://upload.wikimedia.org.evil.example/a.jpg', null],
+      ['https://me@upload.wikimedia.org/a.jpg', null],
+      ['not a url', null],
+      ['https://upload.wikimedia.org/wikipedia/commons/a.jpg', 'https://upload.wikimedia.org/wikipedia/commons/a.jpg'],
+    ] as const) {
+      server.script(SUMMARY, [{ json: { ...summary, thumbnail: { ...summary.thumbnail, source }, originalimage: undefined } }]);
+      const r = await client().c.lookup({ topic: 'Ada Lovelace' });
+      if (!r.ok || r.card.kind !== 'wikipedia') throw new Error('expected an article card');
+      expect(r.card.imageUrl, source).toBe(expected);
+    }
+  });
+
   it('capitalises the first letter of a lower-case topic', async () => {
     const r = await client().c.lookup({ topic: 'ada Lovelace?' });
     expect(r.ok).toBe(true);
