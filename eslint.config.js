@@ -4,7 +4,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['.output/**', '.wxt/**', 'node_modules/**', 'bench/**/out/**', 'tests/artifacts/**', 'public/**', 'tests/fixtures/.bench/**'] },
+  {
+    ignores: [
+      '.output/**',
+      '.wxt/**',
+      'node_modules/**',
+      'bench/**/out/**',
+      'tests/artifacts/**',
+      'public/**',
+      'tests/fixtures/.bench/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
