@@ -16,6 +16,7 @@ import { startFixtureHub, type FixtureHub } from './fixture-hub';
 import {
   downloadModels,
   engineMarks,
+  clickToolbarButton,
   launchExtension,
   poll,
   request,
@@ -77,7 +78,7 @@ async function lastPagePrompt(): Promise<string> {
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   fixtures = await startFixtureHub();
-  session = await launchExtension({ extensionDir: fixtures.extensionDir });
+  session = await launchExtension({ extensionDir: fixtures.extensionDir, toolbarClicks: true });
   await session.context.route(SELECT_URL, (route) =>
     route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: SELECT_HTML }),
   );
@@ -101,6 +102,7 @@ describe('ask about any page (built extension)', () => {
     expect(WHOLE.text.indexOf(LATE_FACT.sentence) / WHOLE.text.length).toBeGreaterThan(0.95);
     const tab = await session.context.newPage();
     await tab.goto(WHOLE_URL);
+    await clickToolbarButton(session, tab); // the user's click grants activeTab (docs/security.md)
     await panel.bringToFront();
     await must('debug/llm-script', 'offscreen', {
       rules: [
@@ -167,6 +169,7 @@ describe('ask about any page (built extension)', () => {
   it('"what does this mean" acts on the selected text; a selection in a text box or an editor is not read', async () => {
     const tab = await session.context.newPage();
     await tab.goto(SELECT_URL);
+    await clickToolbarButton(session, tab); // the user's click grants activeTab (docs/security.md)
     await must('debug/llm-script', 'offscreen', {
       rules: [
         { match: 'deferred the motion sine die', reply: 'It means the motion was put off with no new date.' },
