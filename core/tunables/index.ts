@@ -12,5 +12,4 @@ export { ttsTunables, weightsTunables, llmTunables, asrTunables, remoteLlmTunabl
 export { toolTunables, pageTunables } from './tools';
 export { visionTunables } from './vision';
 export { lipsyncTunables } from './lipsync';
-export { listeningTunables } from './listening';
 export * from './delivery';
