@@ -9,6 +9,7 @@
  *   npx jiti bench/engine/frame-cost.ts [--rounds 3] [--out bench/results/<name>]
  */
 import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { loadSilero, runScenario, type FrameCost } from '../../tests/fixtures/audio/conversation-sim';
 import { scenarios } from './scenarios';
 
@@ -29,6 +30,7 @@ function quantiles(xs: number[]): { n: number; mean: number; p50: number; p90: n
 }
 
 async function main(): Promise<void> {
+  const load0 = loadavg()[0]!;
   const vad = await loadSilero();
   const rawVad = await loadSilero();
   const costs: FrameCost[] = [];
@@ -56,6 +58,8 @@ async function main(): Promise<void> {
     bench: 'engine-frame-cost',
     runtime: `Node ${process.version}, one thread, wall clock; engine on the simulated clock`,
     rounds: ROUNDS,
+    /** The machine's 1-minute load average before and after: on a shared box, preemption inflates the tails. */
+    loadAverage: [load0, loadavg()[0]!].map((x) => Math.round(x * 100) / 100),
     frames: costs.length,
     shareOfOneCorePercent: Math.round((all.mean / FRAME_MS) * 1000) / 10,
     all,
@@ -73,7 +77,7 @@ async function main(): Promise<void> {
       ),
     ),
     '',
-    `Mean over all frames ${all.mean} ms of a ${FRAME_MS} ms frame: ${result.shareOfOneCorePercent} % of one core.`,
+    `Mean over all frames ${all.mean} ms of a ${FRAME_MS} ms frame: ${result.shareOfOneCorePercent} % of one core (load average ${result.loadAverage.join(' → ')}).`,
   ];
   console.log(`\n${lines.join('\n')}`);
   if (OUT) {
