@@ -7,7 +7,8 @@ import { chunkPage, type Chunk } from './chunking';
 import type { PageIndex } from './page-index';
 import { retrievePassages, selectForSummary } from './retrieval';
 import { estimateTokens, type TokenCounter } from './tokens';
-import type { PageExtraction } from './types';
+import { placeOf, type Place } from './places';
+import type { ExtractionKind, PageExtraction } from './types';
 
 export const PAGE_OPEN = '<<<PAGE_TEXT>>>';
 export const PAGE_CLOSE = '<<<END_PAGE_TEXT>>>';
@@ -89,6 +90,8 @@ export interface PageSource {
   path: string[];
   /** The first words of the first quoted chunk of that section, as they are on the page. */
   snippet: string;
+  /** For a PDF the page, for a video the time, the section is at (core/page/places.ts). */
+  place?: Place;
 }
 
 export interface PagePrompt {
@@ -115,7 +118,7 @@ const SYSTEM = [
 /** Words of a chunk's start, enough to find it on the page; never more than `SNIPPET_CHARS`. */
 const SNIPPET_CHARS = 80;
 
-function sourcesOf(chunks: readonly Chunk[]): PageSource[] {
+function sourcesOf(chunks: readonly Chunk[], kind: ExtractionKind): PageSource[] {
   const out: PageSource[] = [];
   let last = -1;
   for (const c of chunks) {
@@ -124,7 +127,8 @@ function sourcesOf(chunks: readonly Chunk[]): PageSource[] {
     const firstLine = c.text.split('\n').find((l) => l.trim()) ?? '';
     const cut = firstLine.replace(/^- /, '').slice(0, SNIPPET_CHARS);
     const snippet = cut.length === SNIPPET_CHARS && cut.includes(' ') ? cut.slice(0, cut.lastIndexOf(' ')) : cut;
-    out.push({ heading: c.heading, path: [...c.path], snippet: snippet.trim() });
+    const place = placeOf(kind, c.heading);
+    out.push({ heading: c.heading, path: [...c.path], snippet: snippet.trim(), ...(place ? { place } : {}) });
   }
   return out;
 }
@@ -186,7 +190,7 @@ export function buildPagePrompt(input: PagePromptInput): PagePrompt {
     system: SYSTEM,
     user,
     usedSections: selection.sections,
-    sources: sourcesOf(selection.chunks),
+    sources: sourcesOf(selection.chunks, page.kind),
     notice,
     allowTools: false,
   };
