@@ -61,14 +61,16 @@ const attr = (attrs: string, name: string): number | null => {
  */
 function parseXml(body: string): Cue[] | null {
   if (!/<(?:timedtext|transcript)\b/.test(body)) return null;
+  const legacy = /<transcript\b/.test(body);
   const cues: Cue[] = [];
   for (const m of body.matchAll(/<(p|text)\b([^>]*)>([\s\S]*?)<\/\1>/g)) {
     const [, tag, attrs = '', inner = ''] = m;
     const ms = attr(attrs, 't');
     const s = tag === 'text' ? attr(attrs, 'start') : null;
     const start = s ?? (ms !== null ? ms / 1_000 : null);
-    // The older format escapes its markup twice: decode, drop tags, then decode what is left.
-    const text = clean(decodeEntities(decodeEntities(inner.replace(/<[^>]*>/g, '')).replace(/<[^>]*>/g, '')));
+    // The older <transcript> format escapes its text twice and its markup once (&lt;font…&gt;); srv3 escapes once.
+    const once = decodeEntities(inner.replace(/<[^>]*>/g, ''));
+    const text = clean(legacy ? decodeEntities(once.replace(/<[^>]*>/g, '')) : once);
     if (start !== null && text) cues.push({ start, text });
   }
   return cues;
