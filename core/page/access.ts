@@ -45,7 +45,11 @@ export const PAGE_MESSAGES: Record<PageUnavailableReason, string> = {
   unknown: 'Something went wrong while reading this page.',
 };
 
-export const unavailable = (reason: PageUnavailableReason): PageUnavailable => ({ ok: false, reason, message: PAGE_MESSAGES[reason] });
+export const unavailable = (reason: PageUnavailableReason): PageUnavailable => ({
+  ok: false,
+  reason,
+  message: PAGE_MESSAGES[reason],
+});
 
 const PDF_VIEWER_ID = 'mhjfbmdgcfjbbpaeojofohoefgiehjai';
 

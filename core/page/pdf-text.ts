@@ -57,8 +57,7 @@ export function pageTextFromItems(items: readonly PdfTextItem[]): string {
   for (const line of linesOf(items)) {
     const size = Math.max(prev?.height ?? 0, line.height, 1);
     const breaks =
-      prev !== null &&
-      (prev.y - line.y > size * 1.8 || line.y > prev.y + size / 2 || Math.abs(line.x - prev.x) > size * 8);
+      prev !== null && (prev.y - line.y > size * 1.8 || line.y > prev.y + size / 2 || Math.abs(line.x - prev.x) > size * 8);
     if (breaks && para) {
       paragraphs.push(para);
       para = '';

@@ -38,7 +38,8 @@ describe('caption parsing', () => {
       { start: 0.4, text: 'first' },
       { start: 2.5, text: "it's high tide" },
     ]);
-    const srv3Words = '<timedtext format="3"><body><p t="61000" d="2000"><s ac="0">the</s><s t="300"> pilot</s></p></body></timedtext>';
+    const srv3Words =
+      '<timedtext format="3"><body><p t="61000" d="2000"><s ac="0">the</s><s t="300"> pilot</s></p></body></timedtext>';
     expect(parseCaptions(srv3Words)).toEqual([{ start: 61, text: 'the pilot' }]);
   });
 
@@ -48,7 +49,7 @@ describe('caption parsing', () => {
     expect(parseCaptions('{"events": 3}')).toBeNull();
   });
 
-  it('groups cues into sections headed by their first cue\'s time, and the source of a quote names that time', () => {
+  it("groups cues into sections headed by their first cue's time, and the source of a quote names that time", () => {
     const cues = parseCaptions(json3(captions()))!;
     const text = captionPageText('Tide gauge', cues, 30);
     expect(text.startsWith('# Tide gauge\n\n## At 0:02\n\n')).toBe(true);
@@ -58,7 +59,15 @@ describe('caption parsing', () => {
     const heading = before.slice(before.lastIndexOf('## At ') + 3, before.lastIndexOf('\n\n'));
     expect(heading).toBe('At 12:18');
     const prompt = buildPagePrompt({
-      page: { title: 'Tide gauge', url: 'https://www.youtube.com/watch?v=x', lang: 'en', selection: '', text, kind: 'video', truncated: false },
+      page: {
+        title: 'Tide gauge',
+        url: 'https://www.youtube.com/watch?v=x',
+        lang: 'en',
+        selection: '',
+        text,
+        kind: 'video',
+        truncated: false,
+      },
       question: VIDEO_FACT.question,
       mode: 'question',
     });
@@ -89,7 +98,7 @@ describe('YouTube tracks', () => {
     expect(watchVideoId('https://evil.example/watch?v=abcdefghijk')).toBeNull();
   });
 
-  it('reads a track in the user\'s language, else the original (the language of the recognised track)', () => {
+  it("reads a track in the user's language, else the original (the language of the recognised track)", () => {
     const tracks = PlayerCaptionsSchema.parse({ videoId: VIDEO_ID, title: 't', tracks: tracksOf(playerResponse()) }).tracks;
     expect(pickCaptionTrack(tracks, ['de-AT', 'en'])?.languageCode).toBe('de');
     expect(pickCaptionTrack(tracks, ['en-US'])?.kind).toBe('asr');
@@ -99,7 +108,7 @@ describe('YouTube tracks', () => {
     expect(pickCaptionTrack([], ['en'])).toBeNull();
   });
 
-  it('asks for json3 on YouTube\'s own host only', () => {
+  it("asks for json3 on YouTube's own host only", () => {
     const page = `https://www.youtube.com/watch?v=${VIDEO_ID}`;
     const url = captionUrl(tracksOf(playerResponse())[1]!, page)!;
     expect(new URL(url).searchParams.get('fmt')).toBe('json3');
@@ -109,8 +118,16 @@ describe('YouTube tracks', () => {
   });
 
   it('a source click is for the same video, or the same address for other pages', () => {
-    expect(samePage(`https://www.youtube.com/watch?v=${VIDEO_ID}&t=5`, `https://www.youtube.com/watch?v=${VIDEO_ID}`, pageUrlForPrompt)).toBe(true);
-    expect(samePage('https://www.youtube.com/watch?v=otherVideo1', `https://www.youtube.com/watch?v=${VIDEO_ID}`, pageUrlForPrompt)).toBe(false);
+    expect(
+      samePage(
+        `https://www.youtube.com/watch?v=${VIDEO_ID}&t=5`,
+        `https://www.youtube.com/watch?v=${VIDEO_ID}`,
+        pageUrlForPrompt,
+      ),
+    ).toBe(true);
+    expect(
+      samePage('https://www.youtube.com/watch?v=otherVideo1', `https://www.youtube.com/watch?v=${VIDEO_ID}`, pageUrlForPrompt),
+    ).toBe(false);
     expect(samePage('https://example.org/a.pdf#page=3', 'https://example.org/a.pdf', pageUrlForPrompt)).toBe(true);
   });
 });

@@ -17,7 +17,9 @@ async function pdfPages(bytes: Uint8Array): Promise<string[]> {
   for (let n = 1; n <= doc.numPages; n++) {
     const content = await (await doc.getPage(n)).getTextContent();
     const items = content.items.flatMap((i) =>
-      'str' in i ? [{ str: i.str, hasEOL: i.hasEOL, x: i.transform[4] as number, y: i.transform[5] as number, height: i.height }] : [],
+      'str' in i
+        ? [{ str: i.str, hasEOL: i.hasEOL, x: i.transform[4] as number, y: i.transform[5] as number, height: i.height }]
+        : [],
     );
     pages.push(pageTextFromItems(items));
   }
@@ -66,7 +68,15 @@ describe('PDF page text', () => {
     expect(holding).toEqual([PDF_FACT.page]);
     const { text } = pdfPageText('Harbour annual report', pages);
     const prompt = buildPagePrompt({
-      page: { title: 'Harbour annual report', url: 'https://example.org/report.pdf', lang: '', selection: '', text, kind: 'pdf', truncated: false },
+      page: {
+        title: 'Harbour annual report',
+        url: 'https://example.org/report.pdf',
+        lang: '',
+        selection: '',
+        text,
+        kind: 'pdf',
+        truncated: false,
+      },
       question: PDF_FACT.question,
       mode: 'question',
     });
