@@ -2,7 +2,6 @@
 // 40-page two-column fixture read by the real pdf.js (its Node build) through the same functions as the extension.
 // Breaks that turned these red: the column break dropped from pageTextFromItems (the columns run together), the
 // page number taken from the count of pages with text instead of the page's own position (a blank page shifts it).
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { pageTextFromItems, pdfPageText, type PdfTextItem } from '../../../core/page/pdf-text';
 import { buildPagePrompt } from '../../../core/page/prompt';
