@@ -3,9 +3,9 @@
 // tool-call markers is neutralised first, so a page cannot close the quote or fake a tool call.
 // Page turns are generated without tools (`allowTools: false`).
 import { pageTunables } from '../tunables';
-import { chunkPage, type Chunk } from './chunking';
+import { chunkPage } from './chunking';
 import type { PageIndex } from './page-index';
-import { retrievePassages, selectForSummary } from './retrieval';
+import { retrievePassages, selectForSummary, type Selection } from './retrieval';
 import { estimateTokens, type TokenCounter } from './tokens';
 import { placeOf, type Place } from './places';
 import type { ExtractionKind, PageExtraction } from './types';
@@ -118,11 +118,20 @@ const SYSTEM = [
 /** Words of a chunk's start, enough to find it on the page; never more than `SNIPPET_CHARS`. */
 const SNIPPET_CHARS = 80;
 
-function sourcesOf(chunks: readonly Chunk[], kind: ExtractionKind): PageSource[] {
+/**
+ * The sections of the best `page.maxSources` quoted chunks, in page order. A page of short sections (a video's
+ * 30-second stretches) has many quoted for the model; the user is shown where the answer most likely is.
+ */
+function sourcesOf(selection: Pick<Selection, 'chunks' | 'ranked'>, kind: ExtractionKind): PageSource[] {
+  const best = new Set<number>();
+  for (const c of selection.ranked) {
+    if (best.size >= pageTunables.maxSources) break;
+    best.add(c.sectionIndex);
+  }
   const out: PageSource[] = [];
   let last = -1;
-  for (const c of chunks) {
-    if (c.sectionIndex === last) continue;
+  for (const c of selection.chunks) {
+    if (c.sectionIndex === last || !best.has(c.sectionIndex)) continue;
     last = c.sectionIndex;
     const firstLine = c.text.split('\n').find((l) => l.trim()) ?? '';
     const cut = firstLine.replace(/^- /, '').slice(0, SNIPPET_CHARS);
@@ -190,7 +199,7 @@ export function buildPagePrompt(input: PagePromptInput): PagePrompt {
     system: SYSTEM,
     user,
     usedSections: selection.sections,
-    sources: sourcesOf(selection.chunks, page.kind),
+    sources: sourcesOf(selection, page.kind),
     notice,
     allowTools: false,
   };

@@ -99,6 +99,8 @@ export const pageTunables = registerTunables(
     maxPdfBytes: 32 * 1024 * 1024,
     /** A video's captions become sections of about this many seconds, each headed by its start time. */
     captionSectionSeconds: 30,
+    /** A page answer's sources card lists the sections of this many best-matching quoted chunks (in page order). */
+    maxSources: 5,
   },
   {
     minReadableChars: { min: 0, integer: true },
@@ -122,5 +124,6 @@ export const pageTunables = registerTunables(
     embeddedPagesKept: { min: 1, max: 100, integer: true },
     maxPdfBytes: { min: 1_024, max: 40 * 1024 * 1024, integer: true },
     captionSectionSeconds: { min: 5, max: 600, integer: true },
+    maxSources: { min: 1, max: 12, integer: true },
   },
 );

@@ -2,13 +2,15 @@
 // tests/fixtures/youtube), and which track is read.
 // Breaks that turned these red: json3 segments joined without their own spaces dropped (words run together), the
 // section start taken from the last cue of a section instead of its first, the user's language ignored in
-// pickCaptionTrack (the original is always read), captionUrl accepting another host.
+// pickCaptionTrack (the original is always read), captionUrl accepting another host, every quoted section listed as a
+// source (page.maxSources ignored: the card's first twelve missed the answer's section in the e2e).
 import { describe, expect, it } from 'vitest';
 import { captionPageText, parseCaptions } from '../../../core/page/captions';
 import { formatClock, placeLabel, placeOf } from '../../../core/page/places';
 import { buildPagePrompt } from '../../../core/page/prompt';
 import { captionUrl, pickCaptionTrack, PlayerCaptionsSchema, samePage, watchVideoId } from '../../../core/page/youtube';
 import { pageUrlForPrompt } from '../../../core/page/url';
+import { pageTunables } from '../../../core/tunables';
 import { captions, json3, playerResponse, srv3, VIDEO_FACT, VIDEO_ID } from '../../fixtures/youtube/watch-page';
 
 const tracksOf = (r: ReturnType<typeof playerResponse>) =>
@@ -72,6 +74,9 @@ describe('caption parsing', () => {
       mode: 'question',
     });
     expect(prompt.user).toContain(VIDEO_FACT.text);
+    // Many 30-second sections are quoted for the model; the card shows only the best few, this one among them.
+    expect(prompt.user.split('[Section: ').length - 1).toBeGreaterThan(pageTunables.maxSources);
+    expect(prompt.sources.length).toBeLessThanOrEqual(pageTunables.maxSources);
     const source = prompt.sources.find((s) => s.heading === heading);
     expect(source?.place).toEqual({ seconds: 738 });
     expect(placeLabel(source!.place!)).toBe('at 12:18');
