@@ -100,9 +100,10 @@ export function classifyInjectionError(message: string, url?: string): PageUnava
   return unavailable('unknown');
 }
 
-/** After extraction: PDFs with no text layer and pages with too little readable text. */
+/** After extraction: PDF tabs not read and pages with too little readable text. */
 export function assessExtraction(ex: PageExtraction): PageAccess {
-  if (ex.kind === 'pdf' && !ex.text.trim()) return unavailable('pdf_no_text');
+  // The extractor's sign of a PDF tab (no text: the viewer's page has none) reaching here means it was not read.
+  if (ex.kind === 'pdf' && !ex.text.trim()) return unavailable('pdf');
   if (ex.kind === 'selection' && ex.text.trim()) return { ok: true };
   if (ex.text.replace(/\s/g, '').length < pageTunables.minReadableChars) return unavailable('empty');
   return { ok: true };
