@@ -86,13 +86,16 @@ async function readActivePage(): Promise<{ ok: true; page: PageExtraction } | Pd
   const access = checkUrl(tab?.url ?? tab?.pendingUrl);
   if (!access.ok) return { ok: false, message: access.message };
   try {
-    if (watchVideoId(tab!.url)) {
-      const video = await readVideoTab(tab!);
-      return video.ok ? video : { ok: false, message: video.message };
-    }
     const [result] = await chrome.scripting.executeScript({ target: { tabId: tab!.id! }, files: ['/extract.js'] });
     const extracted = result?.result as PageExtraction | undefined;
     if (!extracted || typeof extracted.text !== 'string') return { ok: false, message: "I couldn't read this page." };
+    if (watchVideoId(tab!.url)) {
+      // The captions are the page; text the user selected there (a comment, the description) is still theirs to ask about.
+      const video = await readVideoTab(tab!);
+      return video.ok
+        ? { ok: true, page: { ...video.page, selection: extracted.selection } }
+        : { ok: false, message: video.message };
+    }
     if (extracted.kind === 'pdf') {
       const pdf = await readPdfTab(tab!);
       return pdf.ok ? pdf : { ok: false, message: pdf.message };
