@@ -3,9 +3,10 @@
 // page and its timed text come from tests/fixtures/youtube, served by a local server that the browser reaches for
 // www.youtube.com (a route at the network edge; nothing inside the extension is stubbed). The scripted model
 // stand-in (test builds only) answers by what is quoted in its prompt, so what reached the model is what is asserted.
-// Breaks that turned these red: the PDF branch of page/read removed (the PDF tab reads as an empty page: "I couldn't
-// find any readable text"), the page number taken as i instead of i + 1 in pdfPageText (the source says p. 26), the
-// seek skipped in showMediaPlace (currentTime stays 0).
+// Breaks that turned these red: the PDF branch of page/read skipped (both PDFs answer "I couldn't open this PDF"),
+// the page number taken as i instead of i + 1 in pdfPageText (the quote is headed Page 26), the seek skipped in
+// seekVideo (currentTime stays 0); page.maxSources at 12 before the card took the best sections only (the card's
+// twelve in page order missed "at 12:18").
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
