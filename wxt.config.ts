@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 
 /**
  * Runtime files copied from node_modules into the build, so no binary is committed and nothing loads from a CDN:
- * the onnxruntime-web wasm that transformers.js and our own sessions share (one pinned version), and the Silero VAD
- * model that ships in @ricky0123/vad-web.
+ * the onnxruntime-web wasm that transformers.js and our own sessions share (one pinned version), the Silero VAD
+ * model that ships in @ricky0123/vad-web, and pdf.js's worker.
  */
 const RUNTIME_FILES: { from: string; to: string }[] = [
   {
@@ -18,6 +18,8 @@ const RUNTIME_FILES: { from: string; to: string }[] = [
     to: 'ort/ort-wasm-simd-threaded.asyncify.wasm',
   },
   { from: 'node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx', to: 'vad/silero_vad_v5.onnx' },
+  // pdf.js's worker, for reading PDFs in the offscreen document (docs/tools.md, "PDFs").
+  { from: 'node_modules/pdfjs-dist/build/pdf.worker.min.mjs', to: 'pdfjs/pdf.worker.min.mjs' },
 ];
 
 // Host permissions: only the model hub and its CDN redirects (docs/security.md, "Host permissions", says what they

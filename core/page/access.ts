@@ -1,11 +1,23 @@
 // Why a page cannot be read, as a typed reason and one clear sentence the avatar can say.
-// Chrome refuses to script its own pages, the Web Store and the PDF viewer; other failures are permission,
-// error pages, or pages with nothing readable yet (an SPA still rendering, a video-only page).
+// Chrome refuses to script its own pages, the Web Store and the PDF viewer's own page; other failures are permission,
+// error pages, pages with nothing readable yet (an SPA still rendering, a video-only page), PDFs that cannot be
+// fetched or have no text layer (scans), and videos whose captions cannot be had (docs/tools.md, "PDFs", "Videos").
 import { pageTunables } from '../tunables';
 import type { PageExtraction } from './types';
 
 export type PageUnavailableReason =
-  'browser_page' | 'web_store' | 'pdf' | 'no_permission' | 'file_access' | 'error_page' | 'no_tab' | 'empty' | 'unknown';
+  | 'browser_page'
+  | 'web_store'
+  | 'pdf'
+  | 'pdf_no_text'
+  | 'pdf_too_large'
+  | 'no_captions'
+  | 'no_permission'
+  | 'file_access'
+  | 'error_page'
+  | 'no_tab'
+  | 'empty'
+  | 'unknown';
 
 export interface PageUnavailable {
   ok: false;
@@ -18,7 +30,12 @@ export type PageAccess = { ok: true } | PageUnavailable;
 export const PAGE_MESSAGES: Record<PageUnavailableReason, string> = {
   browser_page: "This is one of Chrome's own pages, and Chrome doesn't let extensions read those.",
   web_store: "Chrome doesn't let extensions read the Chrome Web Store.",
-  pdf: "This is a PDF in Chrome's viewer, and I can't read those yet.",
+  pdf: "I couldn't open this PDF to read it. Try reloading it, then ask again.",
+  pdf_no_text:
+    'This PDF has no text I can read: its pages look like scanned pictures. A version with selectable text would work.',
+  pdf_too_large: 'This PDF is too large for me to read.',
+  no_captions:
+    "I couldn't get captions for this video, so I can't tell what is said in it. It may have none, or YouTube didn't hand them to me.",
   no_permission:
     "I don't have permission to read this page. Click the Sidetalk icon on this tab, or allow site access, then ask again.",
   file_access: "To read local files, turn on 'Allow access to file URLs' for Sidetalk on the extensions page.",
@@ -28,7 +45,11 @@ export const PAGE_MESSAGES: Record<PageUnavailableReason, string> = {
   unknown: 'Something went wrong while reading this page.',
 };
 
-const unavailable = (reason: PageUnavailableReason): PageUnavailable => ({ ok: false, reason, message: PAGE_MESSAGES[reason] });
+export const unavailable = (reason: PageUnavailableReason): PageUnavailable => ({
+  ok: false,
+  reason,
+  message: PAGE_MESSAGES[reason],
+});
 
 const PDF_VIEWER_ID = 'mhjfbmdgcfjbbpaeojofohoefgiehjai';
 
@@ -79,9 +100,10 @@ export function classifyInjectionError(message: string, url?: string): PageUnava
   return unavailable('unknown');
 }
 
-/** After extraction: PDF documents and pages with too little readable text. */
+/** After extraction: PDF tabs not read and pages with too little readable text. */
 export function assessExtraction(ex: PageExtraction): PageAccess {
-  if (ex.kind === 'pdf') return unavailable('pdf');
+  // The extractor's sign of a PDF tab (no text: the viewer's page has none) reaching here means it was not read.
+  if (ex.kind === 'pdf' && !ex.text.trim()) return unavailable('pdf');
   if (ex.kind === 'selection' && ex.text.trim()) return { ok: true };
   if (ex.text.replace(/\s/g, '').length < pageTunables.minReadableChars) return unavailable('empty');
   return { ok: true };

@@ -3,11 +3,12 @@
 // tool-call markers is neutralised first, so a page cannot close the quote or fake a tool call.
 // Page turns are generated without tools (`allowTools: false`).
 import { pageTunables } from '../tunables';
-import { chunkPage, type Chunk } from './chunking';
+import { chunkPage } from './chunking';
 import type { PageIndex } from './page-index';
-import { retrievePassages, selectForSummary } from './retrieval';
+import { retrievePassages, selectForSummary, type Selection } from './retrieval';
 import { estimateTokens, type TokenCounter } from './tokens';
-import type { PageExtraction } from './types';
+import { placeOf, type Place } from './places';
+import type { ExtractionKind, PageExtraction } from './types';
 
 export const PAGE_OPEN = '<<<PAGE_TEXT>>>';
 export const PAGE_CLOSE = '<<<END_PAGE_TEXT>>>';
@@ -89,6 +90,8 @@ export interface PageSource {
   path: string[];
   /** The first words of the first quoted chunk of that section, as they are on the page. */
   snippet: string;
+  /** For a PDF the page, for a video the time, the section is at (core/page/places.ts). */
+  place?: Place;
 }
 
 export interface PagePrompt {
@@ -115,16 +118,26 @@ const SYSTEM = [
 /** Words of a chunk's start, enough to find it on the page; never more than `SNIPPET_CHARS`. */
 const SNIPPET_CHARS = 80;
 
-function sourcesOf(chunks: readonly Chunk[]): PageSource[] {
+/**
+ * The sections of the best `page.maxSources` quoted chunks, in page order. A page of short sections (a video's
+ * 30-second stretches) has many quoted for the model; the user is shown where the answer most likely is.
+ */
+function sourcesOf(selection: Pick<Selection, 'chunks' | 'ranked'>, kind: ExtractionKind): PageSource[] {
+  const best = new Set<number>();
+  for (const c of selection.ranked) {
+    if (best.size >= pageTunables.maxSources) break;
+    best.add(c.sectionIndex);
+  }
   const out: PageSource[] = [];
   let last = -1;
-  for (const c of chunks) {
-    if (c.sectionIndex === last) continue;
+  for (const c of selection.chunks) {
+    if (c.sectionIndex === last || !best.has(c.sectionIndex)) continue;
     last = c.sectionIndex;
     const firstLine = c.text.split('\n').find((l) => l.trim()) ?? '';
     const cut = firstLine.replace(/^- /, '').slice(0, SNIPPET_CHARS);
     const snippet = cut.length === SNIPPET_CHARS && cut.includes(' ') ? cut.slice(0, cut.lastIndexOf(' ')) : cut;
-    out.push({ heading: c.heading, path: [...c.path], snippet: snippet.trim() });
+    const place = placeOf(kind, c.heading);
+    out.push({ heading: c.heading, path: [...c.path], snippet: snippet.trim(), ...(place ? { place } : {}) });
   }
   return out;
 }
@@ -186,7 +199,7 @@ export function buildPagePrompt(input: PagePromptInput): PagePrompt {
     system: SYSTEM,
     user,
     usedSections: selection.sections,
-    sources: sourcesOf(selection.chunks),
+    sources: sourcesOf(selection, page.kind),
     notice,
     allowTools: false,
   };

@@ -16,13 +16,15 @@ export interface Selection {
   matched: boolean;
   /** True when chunks were left out for the budget. */
   partial: boolean;
+  /** The chosen chunks best first (for summaries, in the order they were taken). */
+  ranked: Chunk[];
 }
 
 function finish(all: Chunk[], picked: Chunk[], matched: boolean): Selection {
   const chunks = [...picked].sort((a, b) => a.id - b.id);
   const sections: string[] = [];
   for (const c of chunks) if (!sections.includes(c.heading)) sections.push(c.heading);
-  return { chunks, sections, matched, partial: picked.length < all.length };
+  return { chunks, sections, matched, partial: picked.length < all.length, ranked: [...picked] };
 }
 
 export function selectForSummary(chunks: Chunk[], budgetTokens: number): Selection {

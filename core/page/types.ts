@@ -1,6 +1,7 @@
 // What the injected extractor returns from the tab (a plain, structured-clonable object).
 
-export type ExtractionKind = 'selection' | 'article' | 'fallback' | 'empty' | 'pdf';
+// 'pdf': text read from a PDF with pdf.js, one section per page; 'video': a video's captions, one section per stretch of time.
+export type ExtractionKind = 'selection' | 'article' | 'fallback' | 'empty' | 'pdf' | 'video';
 
 export interface PageExtraction {
   title: string;

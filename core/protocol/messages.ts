@@ -64,6 +64,10 @@ export const ShowSectionSchema = z
     url: z.string().max(4_000),
     heading: z.string().max(1_000),
     snippet: z.string().max(1_000),
+    /** A PDF's source: open the viewer at this page (docs/tools.md, "PDFs"). */
+    page: z.number().int().min(1).max(1_000_000).optional(),
+    /** A video's source: seek the video to this time, in seconds (docs/tools.md, "Videos"). */
+    seconds: z.number().min(0).max(1_000_000).optional(),
   })
   .strict();
 export const ShowSectionResultSchema = z.object({ ok: z.boolean(), message: z.string().max(500).optional() });
@@ -77,8 +81,18 @@ export const PageReadSchema = z.union([
       lang: z.string(),
       selection: z.string(),
       text: z.string(),
-      kind: z.enum(['selection', 'article', 'fallback', 'empty', 'pdf']),
+      kind: z.enum(['selection', 'article', 'fallback', 'empty', 'pdf', 'video']),
       truncated: z.boolean(),
+    }),
+  }),
+  // A PDF tab: the background fetched the file; the offscreen document reads it with pdf.js (docs/tools.md, "PDFs").
+  z.object({
+    ok: z.literal(true),
+    pdf: z.object({
+      title: z.string().max(1_000),
+      url: z.string().max(4_000),
+      /** The file, base64 (at most page.maxPdfBytes before encoding). */
+      data: z.string().max(56_000_000),
     }),
   }),
   z.object({ ok: z.literal(false), message: z.string() }),

@@ -50,7 +50,8 @@ function tool(name: string, args: Record<string, unknown>): Route {
 }
 
 function pageRoute(t: string): Route | null {
-  const onPage = /\b(?:this|the|current) (?:page|article|site|website|web ?page|post|story|document|tab|text)\b/i;
+  // A PDF and a video's captions are read as the page too (docs/tools.md, "PDFs", "Videos").
+  const onPage = /\b(?:this|the|current) (?:page|article|site|website|web ?page|post|story|document|tab|text|pdf|video)\b/i;
   if (
     /^(?:summari[sz]e|sum up|tl;?dr|give me (?:a|the) (?:summary|gist|tl;?dr))\b(?: (?:this|it|that|the (?:page|article)))?/i.test(
       t,
@@ -59,7 +60,11 @@ function pageRoute(t: string): Route | null {
   ) {
     return { kind: 'page', mode: 'summary', question: t };
   }
-  if (/^what(?:'s| is) (?:this|the|that) (?:page|article|site|website|post|story|document|tab)(?: (?:about|saying))?$/i.test(t)) {
+  if (
+    /^what(?:'s| is) (?:this|the|that) (?:page|article|site|website|post|story|document|tab|pdf|video)(?: (?:about|saying))?$/i.test(
+      t,
+    )
+  ) {
     return { kind: 'page', mode: 'summary', question: t };
   }
   if (/^what(?:'s| is) (?:this|it) about$/i.test(t)) return { kind: 'page', mode: 'summary', question: t };
@@ -70,7 +75,9 @@ function pageRoute(t: string): Route | null {
   if (says) return { kind: 'page', mode: 'question', question: t };
   if (
     onPage.test(t) &&
-    /\b(?:in|on|from|according to) (?:this|the|current) (?:page|article|site|website|web ?page|post|document|tab|text)\b/i.test(t)
+    /\b(?:in|on|from|according to) (?:this|the|current) (?:page|article|site|website|web ?page|post|document|tab|text|pdf|video)\b/i.test(
+      t,
+    )
   ) {
     return { kind: 'page', mode: 'question', question: t };
   }

@@ -92,6 +92,15 @@ export const pageTunables = registerTunables(
     denseWaitMs: 8_000,
     /** Pages whose chunk embeddings are kept (by content hash) while the offscreen document lives. */
     embeddedPagesKept: 6,
+    /**
+     * A PDF larger than this is not read (its bytes travel from the background to the offscreen document as one
+     * base64 message, and Chrome caps a message at 64 MiB). docs/tools.md, "PDFs".
+     */
+    maxPdfBytes: 32 * 1024 * 1024,
+    /** A video's captions become sections of about this many seconds, each headed by its start time. */
+    captionSectionSeconds: 30,
+    /** A page answer's sources card lists the sections of this many best-matching quoted chunks (in page order). */
+    maxSources: 5,
   },
   {
     minReadableChars: { min: 0, integer: true },
@@ -113,5 +122,8 @@ export const pageTunables = registerTunables(
     embedMaxTokens: { min: 8, max: 512, integer: true },
     denseWaitMs: { min: 0, max: 120_000, integer: true },
     embeddedPagesKept: { min: 1, max: 100, integer: true },
+    maxPdfBytes: { min: 1_024, max: 40 * 1024 * 1024, integer: true },
+    captionSectionSeconds: { min: 5, max: 600, integer: true },
+    maxSources: { min: 1, max: 12, integer: true },
   },
 );

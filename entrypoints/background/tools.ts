@@ -1,9 +1,11 @@
 import { z } from 'zod';
-import type { Handlers } from '../../core/protocol';
+import type { Handlers, ShowSectionSchema } from '../../core/protocol';
 import { assessExtraction, checkUrl, classifyInjectionError } from '../../core/page/access';
 import type { PageExtraction } from '../../core/page/types';
 import { showSection } from '../../core/page/show-section';
 import { pageUrlForPrompt } from '../../core/page/url';
+import { samePage, watchVideoId } from '../../core/page/youtube';
+import { readPdfTab, readVideoTab, showMediaPlace, type PdfRead } from './page-media';
 import { pageTunables } from '../../core/tunables';
 import { systemClock } from '../../core/tools/clock';
 import { createToolExecutor } from '../../core/tools/executor';
@@ -25,6 +27,8 @@ const EndpointsSchema = z.object({
 const ENDPOINTS_KEY = 'devToolEndpoints';
 
 const USER_AGENT = `Sidetalk/${chrome.runtime.getManifest().version} (local voice assistant extension; no contact address configured)`;
+
+type ShowSection = z.infer<typeof ShowSectionSchema>;
 
 async function executor() {
   // The release build never reads the override: only the documented hosts can be contacted there.
@@ -73,8 +77,11 @@ async function pageTab(): Promise<chrome.tabs.Tab | undefined> {
   return tabs.filter((t) => !isOurs(t) && !t.active).sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0))[0] ?? active;
 }
 
-/** Reads the user's tab through the injected extractor; every failure becomes a sentence the assistant can say. */
-async function readActivePage(): Promise<{ ok: true; page: PageExtraction } | { ok: false; message: string }> {
+/**
+ * Reads the user's tab through the injected extractor; every failure becomes a sentence the assistant can say. A
+ * YouTube watch page is read as its captions; a PDF comes back as its bytes, for the offscreen document to read.
+ */
+async function readActivePage(): Promise<{ ok: true; page: PageExtraction } | PdfRead | { ok: false; message: string }> {
   const tab = await pageTab();
   const access = checkUrl(tab?.url ?? tab?.pendingUrl);
   if (!access.ok) return { ok: false, message: access.message };
@@ -82,6 +89,17 @@ async function readActivePage(): Promise<{ ok: true; page: PageExtraction } | { 
     const [result] = await chrome.scripting.executeScript({ target: { tabId: tab!.id! }, files: ['/extract.js'] });
     const extracted = result?.result as PageExtraction | undefined;
     if (!extracted || typeof extracted.text !== 'string') return { ok: false, message: "I couldn't read this page." };
+    if (watchVideoId(tab!.url)) {
+      // The captions are the page; text the user selected there (a comment, the description) is still theirs to ask about.
+      const video = await readVideoTab(tab!);
+      return video.ok
+        ? { ok: true, page: { ...video.page, selection: extracted.selection } }
+        : { ok: false, message: video.message };
+    }
+    if (extracted.kind === 'pdf') {
+      const pdf = await readPdfTab(tab!);
+      return pdf.ok ? pdf : { ok: false, message: pdf.message };
+    }
     // Again here, whatever the tab handed back: the address goes on without its query or fragment.
     const page = { ...extracted, url: pageUrlForPrompt(String(extracted.url)) };
     const verdict = assessExtraction(page);
@@ -91,13 +109,19 @@ async function readActivePage(): Promise<{ ok: true; page: PageExtraction } | { 
   }
 }
 
-/** Scrolls the user's tab to a source of a page answer and highlights it, if the tab still shows that page. */
-async function showPageSection(url: string, heading: string, snippet: string): Promise<{ ok: boolean; message?: string }> {
+/**
+ * Takes the user's tab to a source of a page answer, if the tab still shows that page: scrolls to it and highlights
+ * it, or for a PDF opens the viewer at its page, or for a video seeks to its time.
+ */
+async function showPageSection(source: ShowSection): Promise<{ ok: boolean; message?: string }> {
+  const { url, heading, snippet } = source;
   const tab = await pageTab();
-  if (!tab?.id || pageUrlForPrompt(tab.url ?? tab.pendingUrl ?? '') !== url)
+  if (!tab?.id || !samePage(tab.url ?? tab.pendingUrl ?? '', url, pageUrlForPrompt))
     return { ok: false, message: 'That page is no longer open in this tab.' };
   try {
     if (!tab.active) await chrome.tabs.update(tab.id, { active: true });
+    const media = await showMediaPlace(tab, source);
+    if (media) return media;
     const [result] = await chrome.scripting.executeScript({
       target: { tabId: tab.id },
       func: showSection,
@@ -118,6 +142,6 @@ export function createToolHandlers(): Pick<Handlers<'background'>, 'tools/run' |
       return result as unknown as z.infer<typeof import('../../core/protocol').ToolResultSchema>;
     },
     'page/read': () => readActivePage(),
-    'page/show-section': ({ url, heading, snippet }) => showPageSection(url, heading, snippet),
+    'page/show-section': (source) => showPageSection(source),
   };
 }

@@ -46,10 +46,11 @@ describe('page access', () => {
     expect(classifyInjectionError('something new').reason).toBe('unknown');
   });
 
-  it('treats an unrendered SPA or a PDF document as unreadable, a selection as readable', () => {
+  it('treats an unrendered SPA or an unread PDF tab as unreadable, a selection as readable', () => {
     expect(assessExtraction(page({ kind: 'empty' }))).toMatchObject({ ok: false, reason: 'empty' });
     expect(assessExtraction(page({ kind: 'fallback', text: 'Loading…' }))).toMatchObject({ ok: false, reason: 'empty' });
     expect(assessExtraction(page({ kind: 'pdf' }))).toMatchObject({ ok: false, reason: 'pdf' });
+    expect(assessExtraction(page({ kind: 'pdf', text: '# Report\n\n## Page 1\n\n' + 'word '.repeat(50) }))).toEqual({ ok: true });
     expect(assessExtraction(page({ kind: 'selection', text: 'Hi' }))).toEqual({ ok: true });
     expect(assessExtraction(page({ text: 'word '.repeat(50) }))).toEqual({ ok: true });
   });

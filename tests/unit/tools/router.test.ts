@@ -79,6 +79,10 @@ describe('router: deterministic intents on the user’s words', () => {
     expect(user('tl;dr')).toMatchObject({ kind: 'page', mode: 'summary' });
     expect(user('what does it say about pricing?')).toMatchObject({ kind: 'page', mode: 'question' });
     expect(user('what is the weather forecast in this article')).toMatchObject({ kind: 'page', mode: 'question' });
+    // A PDF or a video is read as the page (docs/tools.md, "PDFs", "Videos").
+    expect(user('According to this PDF, who recalibrated the gauge?')).toMatchObject({ kind: 'page', mode: 'question' });
+    expect(user('who reads the tide gauge in this video?')).toMatchObject({ kind: 'page', mode: 'question' });
+    expect(user('What is this video about?')).toMatchObject({ kind: 'page', mode: 'summary' });
   });
 
   it('never routes page text, even when it reads like a command', () => {

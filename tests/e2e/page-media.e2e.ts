@@ -1,0 +1,199 @@
+// PDFs and videos as the page (docs/tools.md, "PDFs" and "Videos") on the built extension. The PDFs are made by
+// tests/fixtures/pdf and served by a local server; they open in Chromium's own PDF viewer. The YouTube-like watch
+// page and its timed text come from tests/fixtures/youtube, served by a local server that the browser reaches for
+// www.youtube.com (a route at the network edge; nothing inside the extension is stubbed). The scripted model
+// stand-in (test builds only) answers by what is quoted in its prompt, so what reached the model is what is asserted.
+// Breaks that turned these red: the PDF branch of page/read skipped (both PDFs answer "I couldn't open this PDF"),
+// the page number taken as i instead of i + 1 in pdfPageText (the quote is headed Page 26), the seek skipped in
+// seekVideo (currentTime stays 0); page.maxSources at 12 before the card took the best sections only (the card's
+// twelve in page order missed "at 12:18").
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { Reply } from '../../core/protocol';
+import { PAGE_OPEN } from '../../core/page/prompt';
+import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
+import { PDF_FACT, reportPdf, scannedPdf } from '../fixtures/pdf/report';
+import { timedTextResponse, VIDEO_FACT, VIDEO_ID, watchPageHtml } from '../fixtures/youtube/watch-page';
+import { startFixtureHub, type FixtureHub } from './fixture-hub';
+import {
+  clickToolbarButton,
+  downloadModels,
+  engineMarks,
+  launchExtension,
+  poll,
+  request,
+  sendFromPage,
+  type ExtensionSession,
+} from './harness';
+
+let session: ExtensionSession;
+let fixtures: FixtureHub;
+let panel: Page;
+let server: Server;
+let origin = '';
+
+const WATCH_URL = `https://www.youtube.com/watch?v=${VIDEO_ID}`;
+
+function serve(): Promise<void> {
+  const report = reportPdf();
+  const scanned = scannedPdf();
+  server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://fixture');
+    if (url.pathname === '/report.pdf' || url.pathname === '/scanned.pdf') {
+      res.writeHead(200, { 'content-type': 'application/pdf' });
+      res.end(url.pathname === '/report.pdf' ? report : scanned);
+    } else if (url.pathname === '/watch') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(watchPageHtml());
+    } else if (url.pathname === '/api/timedtext') {
+      const { contentType, body } = timedTextResponse(url);
+      res.writeHead(200, { 'content-type': contentType });
+      res.end(body);
+    } else {
+      res.writeHead(404).end();
+    }
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      origin = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      resolve();
+    }),
+  );
+}
+
+async function must(type: string, target: string, payload: unknown): Promise<void> {
+  const r = await sendFromPage<Reply<unknown>>(panel, request(type, target, payload));
+  if (!r.ok) throw new Error(r.error.message);
+}
+
+/** Says `text` and returns the assistant's lines from this turn once its page task was delivered. */
+async function ask(text: string, until: (lines: string[]) => boolean): Promise<string[]> {
+  const marksBefore = (await engineMarks(panel)).length;
+  const before = await panel.locator('.line.assistant').count();
+  await panel.getByTestId('composer').fill(text);
+  await panel.getByRole('button', { name: 'Send' }).click();
+  await poll(
+    async () => (await engineMarks(panel)).slice(marksBefore).map((m) => m.name),
+    (names) => names.includes('background-delivered'),
+    120_000,
+    250,
+  );
+  return poll(async () => (await panel.locator('.line.assistant').allInnerTexts()).slice(before), until, 30_000);
+}
+
+async function lastPagePrompt(): Promise<string> {
+  const log = await sendFromPage<Reply<{ prompt: string }[]>>(panel, request('debug/llm-log', 'offscreen'));
+  if (!log.ok) throw new Error(log.error.message);
+  const prompt = log.data.map((e) => e.prompt).findLast((p) => p.includes(PAGE_OPEN));
+  if (!prompt) throw new Error('no page prompt in the model log');
+  return prompt.slice(prompt.lastIndexOf(PAGE_OPEN));
+}
+
+/** Opens `url` in a new tab and clicks Sidetalk's toolbar button there (the click grants activeTab). */
+async function openAndGrant(url: string): Promise<Page> {
+  const tab = await session.context.newPage();
+  await tab.goto(url);
+  await clickToolbarButton(session, tab);
+  await panel.bringToFront();
+  return tab;
+}
+
+beforeAll(async () => {
+  await serve();
+  fixtures = await startFixtureHub();
+  session = await launchExtension({ extensionDir: fixtures.extensionDir, toolbarClicks: true });
+  // www.youtube.com is the local server (the page and its timed text); nothing else of YouTube is reached.
+  await session.context.route('https://www.youtube.com/**', async (route) => {
+    const url = new URL(route.request().url());
+    await route.fulfill({ response: await route.fetch({ url: `${origin}${url.pathname}${url.search}` }) });
+  });
+  panel = await session.openPage('sidepanel.html');
+  await panel.setViewportSize({ width: 420, height: 860 });
+  await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);
+  await must('settings/set', 'background', { patch: { debugPanel: true } });
+});
+
+afterAll(async () => {
+  await session?.close();
+  await fixtures?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+describe('PDFs and videos as the page (built extension)', () => {
+  it("a 40-page two-column PDF in Chrome's viewer: the answer comes from page 27, and the source opens it there", async () => {
+    const tab = await openAndGrant(`${origin}/report.pdf`);
+    await must('debug/llm-script', 'offscreen', {
+      rules: [
+        { match: PDF_FACT.sentence, reply: 'The engineer Ottilie Brandvold recalibrated it in March.' },
+        { match: 'tide gauge', reply: 'The document does not seem to say.' },
+      ],
+    });
+    const lines = await ask(`According to this PDF, ${PDF_FACT.question}`, (l) =>
+      l.some((t) => /Brandvold|not seem to say/.test(t)),
+    );
+    expect(lines.join('\n')).toContain('Ottilie Brandvold recalibrated it');
+    const quoted = await lastPagePrompt();
+    expect(quoted).toContain(PDF_FACT.sentence);
+    expect(quoted).toContain(`[Section: Harbour annual report > Page ${PDF_FACT.page}]`);
+
+    const card = panel.getByTestId('card-page-sources');
+    await card.waitFor({ state: 'visible', timeout: 30_000 });
+    const source = card.getByTestId('page-source').filter({ hasText: `p. ${PDF_FACT.page}` });
+    expect(await source.count()).toBe(1);
+    await source.click();
+    await poll(
+      async () => tab.url(),
+      (u) => u.endsWith(`#page=${PDF_FACT.page}`),
+      15_000,
+    );
+    await tab.close();
+  });
+
+  it('a scanned PDF (pictures of pages, no text layer) gets a plain notice', async () => {
+    const tab = await openAndGrant(`${origin}/scanned.pdf`);
+    const lines = await ask('What is this PDF about?', (l) => l.some((t) => t.includes('scanned')));
+    expect(lines.join('\n')).toContain('This PDF has no text I can read: its pages look like scanned pictures.');
+    await tab.close();
+  });
+
+  it('a YouTube watch page: the captions are the page, the source says "at" a time, and a click seeks the video', async () => {
+    const tab = await openAndGrant(WATCH_URL);
+    await must('debug/llm-script', 'offscreen', {
+      rules: [
+        { match: VIDEO_FACT.text, reply: 'The harbour pilot Ingrid Solvang reads it every morning.' },
+        { match: 'tide gauge', reply: 'The video does not seem to say.' },
+      ],
+    });
+    const lines = await ask(`According to this video, ${VIDEO_FACT.question}`, (l) =>
+      l.some((t) => /Solvang|not seem to say|captions/.test(t)),
+    );
+    expect(lines.join('\n')).toContain('Ingrid Solvang reads it');
+    const quoted = await lastPagePrompt();
+    expect(quoted).toContain(VIDEO_FACT.text);
+    // The English speech-recognised track (the user's language), not the German one.
+    expect(quoted).not.toContain('(de)');
+    // 30-second sections from the first cue at 0:02; the one holding 12:34 starts at 12:18.
+    expect(quoted).toContain('[Section: How the harbour tide gauge works > At 12:18]');
+
+    const card = panel.getByTestId('card-page-sources');
+    await card.waitFor({ state: 'visible', timeout: 30_000 });
+    const source = card.getByTestId('page-source').filter({ hasText: 'at 12:18' });
+    expect(await source.count()).toBe(1);
+    expect(await tab.evaluate(() => document.querySelector('video')!.currentTime)).toBe(0);
+    await source.click();
+    const at = await poll(
+      () => tab.evaluate(() => document.querySelector('video')!.currentTime),
+      (t) => t > 0,
+      15_000,
+    );
+    expect(at).toBe(738);
+    expect(at).toBeLessThanOrEqual(VIDEO_FACT.seconds);
+    await tab.close();
+  });
+
+  it('logged no console errors', () => {
+    expect(session.errors).toEqual([]);
+  });
+});
