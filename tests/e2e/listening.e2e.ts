@@ -1,0 +1,146 @@
+/**
+ * Listening ends with the panel (docs/security.md, "Microphone and camera"), in the built extension with fixture
+ * models: closing the last side panel while hands-free and vision are on stops the microphone and the camera, as the
+ * offscreen document itself reports, and clears the toolbar badge that said they were live; the popup with no panel
+ * open cannot turn either on; a push-to-talk hold ends when the panel's window loses focus, and the offscreen
+ * document ends a hold nobody releases at `listening.pttMaxHoldMs`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { OffscreenStatus, Reply, Settings } from '../../core/protocol';
+import { MODEL_BUNDLES, TTS_GPU_BUNDLE } from '../../models/registry';
+import { startFixtureHub, type FixtureHub } from './fixture-hub';
+import { downloadModels, launchExtension, poll, request, sendFromPage, waitForOffscreen, type ExtensionSession } from './harness';
+
+let session: ExtensionSession;
+let fixtures: FixtureHub;
+/** A page that is not a side panel (the popup), to watch the engine while no panel is open. */
+let observer: Page;
+
+type Capture = { mic: boolean; audioTracks: number; camera: number };
+async function capture(page: Page): Promise<Capture | null> {
+  const r = await sendFromPage<Reply<OffscreenStatus> | undefined>(page, request('offscreen/status', 'offscreen')).catch(
+    () => undefined,
+  );
+  if (!r?.ok) return null;
+  return { mic: r.data.mic.capturing, audioTracks: r.data.mic.live ?? 0, camera: r.data.camera?.live ?? 0 };
+}
+const nothingLive = (c: Capture | null) => c !== null && !c.mic && c.audioTracks === 0 && c.camera === 0;
+const badge = () => session.worker.evaluate(() => chrome.action.getBadgeText({}));
+async function settingsOf(page: Page): Promise<Settings> {
+  const r = await sendFromPage<Reply<Settings>>(page, request('settings/get', 'background'));
+  if (!r.ok) throw new Error(r.error.message);
+  return r.data;
+}
+
+async function openPanel(): Promise<Page> {
+  const panel = await session.openPage('sidepanel.html');
+  await panel.setViewportSize({ width: 420, height: 860 });
+  await waitForOffscreen(session, panel);
+  return panel;
+}
+
+beforeAll(async () => {
+  fixtures = await startFixtureHub();
+  session = await launchExtension({ extensionDir: fixtures.extensionDir });
+  const panel = await openPanel();
+  // Everything but the GPU voice (its own e2e): the speech models for listening, the detector for the camera.
+  await downloadModels(
+    panel,
+    fixtures.hub.url,
+    MODEL_BUNDLES.filter((b) => b.id !== TTS_GPU_BUNDLE.id).map((b) => b.id),
+  );
+  await panel.close();
+  observer = await session.openPage('popup.html');
+});
+
+afterAll(async () => {
+  await session?.close();
+  await fixtures?.close();
+});
+
+describe('listening ends with the panel', () => {
+  it('closing the last side panel stops hands-free and the camera within 1 s, and the badge clears', async () => {
+    const panel = await openPanel();
+    await panel.getByTestId('orb').click();
+    const vision = observer.getByTestId('vision-toggle');
+    await poll(
+      () => vision.isEnabled(),
+      (on) => on,
+    );
+    await vision.click();
+    await poll(
+      () => capture(observer),
+      (c) => !!c && c.mic && c.camera > 0,
+      150_000,
+      100,
+    );
+    expect(await poll(badge, (t) => t === 'ON')).toBe('ON');
+
+    await panel.close();
+    // What the offscreen document itself reports: no microphone, no audio track, no camera track.
+    expect(nothingLive(await poll(() => capture(observer), nothingLive, 1_000, 50))).toBe(true);
+    expect(await poll(badge, (t) => t === '', 1_000, 50)).toBe('');
+    expect(await settingsOf(observer)).toMatchObject({ handsFree: false, visionEnabled: false });
+  }, 240_000);
+
+  it('the popup with no panel open cannot turn the microphone or the camera on', async () => {
+    await observer.reload();
+    await observer.getByTestId('needs-panel').waitFor({ state: 'visible' });
+    expect(await observer.getByTestId('handsfree-toggle').isDisabled()).toBe(true);
+    expect(await observer.getByTestId('vision-toggle').isDisabled()).toBe(true);
+    // Asked directly, the background refuses too.
+    for (const patch of [{ handsFree: true }, { visionEnabled: true }]) {
+      const r = await sendFromPage<Reply<Settings>>(observer, request('settings/set', 'background', { patch }));
+      expect(r).toMatchObject({ ok: false, error: { message: /Open the Sidetalk side panel/ } });
+    }
+    expect(await sendFromPage(observer, request('listening/toggle', 'background'))).toMatchObject({ ok: false });
+    expect(await sendFromPage(observer, request('conversation/ptt', 'background', { down: true }))).toMatchObject({
+      ok: false,
+    });
+    expect(await settingsOf(observer)).toMatchObject({ handsFree: false, visionEnabled: false });
+    expect(nothingLive(await capture(observer))).toBe(true);
+    expect(await badge()).toBe('');
+  });
+
+  it('a push-to-talk hold is released when the window loses focus', async () => {
+    const panel = await openPanel();
+    await poll(() => capture(panel), nothingLive);
+    await poll(
+      () => panel.getByTestId('orb').isEnabled(),
+      (on) => on,
+    );
+    await panel.locator('main').click({ position: { x: 5, y: 5 } }); // focus outside the text box
+    await panel.keyboard.down('Space');
+    await poll(
+      () => capture(panel),
+      (c) => !!c?.mic,
+      150_000,
+      100,
+    );
+    expect(await badge()).toBe('MIC');
+    // The window loses focus (another window took it): the key-up will never arrive here.
+    await panel.evaluate(() => window.dispatchEvent(new Event('blur')));
+    expect(nothingLive(await poll(() => capture(panel), nothingLive, 5_000, 50))).toBe(true);
+    await poll(badge, (t) => t === '');
+    await panel.keyboard.up('Space');
+    await panel.close();
+  }, 240_000);
+
+  it('the offscreen document ends a hold nobody releases at listening.pttMaxHoldMs', async () => {
+    const panel = await openPanel();
+    await poll(() => capture(panel), nothingLive);
+    await sendFromPage(panel, request('tunables/set', 'background', { path: 'listening.pttMaxHoldMs', value: 3_000 }));
+    // A down with no up, as from a panel that froze mid-hold: the panel's own hold is not involved.
+    void sendFromPage(panel, request('conversation/ptt', 'background', { down: true })).catch(() => undefined);
+    await poll(
+      () => capture(panel),
+      (c) => !!c?.mic,
+      150_000,
+      50,
+    );
+    expect(nothingLive(await poll(() => capture(panel), nothingLive, 10_000, 100))).toBe(true);
+    await sendFromPage(panel, request('tunables/reset', 'background'));
+    await panel.close();
+  }, 240_000);
+});
