@@ -294,7 +294,13 @@ export class Conversation {
 
   async start(baseUrl: string | undefined, characterId?: string, models?: ModelChoiceValue): Promise<void> {
     this.handsFree = true;
-    await this.listen(baseUrl, characterId, models);
+    try {
+      await this.listen(baseUrl, characterId, models);
+    } catch (err) {
+      // Hands-free did not start (the background turns its switch back off): push-to-talk must not stay ignored.
+      this.handsFree = false;
+      throw err;
+    }
   }
 
   /** Push-to-talk: held → listen; released → the turn ends now (unless hands-free is on, which keeps listening). */
