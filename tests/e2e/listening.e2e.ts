@@ -170,6 +170,12 @@ describe('listening ends with the panel', () => {
   it('the offscreen document ends a hold nobody releases at listening.pttMaxHoldMs', async () => {
     const panel = await openPanel();
     await poll(() => capture(panel), nothingLive);
+    // A first hold loads the speech models: the cap counts from the press, and a first load can outlast a short cap
+    // (the microphone would then never open, and the test would pass or fail on the order the tests ran in).
+    void sendFromPage(panel, request('conversation/ptt', 'background', { down: true })).catch(() => undefined);
+    await waitForCapture((c) => !!c?.mic, 150_000, panel);
+    await sendFromPage(panel, request('conversation/ptt', 'background', { down: false }));
+    await waitForCapture(nothingLive, 10_000, panel);
     await sendFromPage(panel, request('tunables/set', 'background', { path: 'listening.pttMaxHoldMs', value: 3_000 }));
     // A down with no up, as from a panel that froze mid-hold: the panel's own hold is not involved.
     void sendFromPage(panel, request('conversation/ptt', 'background', { down: true })).catch(() => undefined);
