@@ -22,13 +22,12 @@ import { dirname, join } from 'node:path';
 import { parseWeightsManifest, type WeightsManifest } from '../../core/weights/manifest';
 import { LLM_MODEL, TTS_BUNDLE, TTS_GPU_BUNDLE, TURN_BUNDLE, WEIGHTS_MANIFEST } from '../../models/registry';
 import { repoKey, writeFixtureHub, type FixtureLayout } from '../../tests/fixtures/hub/layout';
-import type { StateEntry } from '../../core/tts/bundle-manifest';
 import { writeLlmRepo } from '../product/llm-hub';
 import { writeMoonshineHub } from '../product/asr-hub';
 import { LFM2_1_2B, type LlmDtype } from '../stages/llm-graph';
 import { MOONSHINE_BASE } from '../stages/moonshine-graphs';
 import { SMART_TURN_FULL, buildSmartTurnGraph } from '../stages/smart-turn-graph';
-import { buildFlowLmFlow, buildFlowLmMain, buildMimiDecoder, POCKET_FULL, type PocketGraph } from '../stages/pocket-graphs';
+import { buildFlowLmFlow, buildFlowLmMain, buildMimiDecoder, mimiManifestOf, POCKET_FULL } from '../stages/pocket-graphs';
 
 /** Head bias of the fixture's Smart Turn (bench/stages/smart-turn-graph.ts SMART_TURN_FIXTURE): "complete" for speech. */
 const TURN_HEAD_BIAS = 4;
@@ -36,21 +35,6 @@ const TURN_HEAD_BIAS = 4;
 async function put(file: string, bytes: Uint8Array): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   await writeFile(file, bytes);
-}
-
-/** The decoder graph's states as bundle.json describes states (index order, zero-filled, threaded in → out). */
-function mimiManifestOf(graph: PocketGraph): StateEntry[] {
-  return graph.states.map((s, index) => ({
-    module: `decoder.state${index}`,
-    key: 'buffer',
-    path: `decoder.state${index}/buffer`,
-    dtype: 'float32',
-    shape: s.dims,
-    fill: s.dims.some((d) => d === 0) ? 'empty' : 'zeros',
-    index,
-    input_name: s.name,
-    output_name: s.out,
-  }));
 }
 
 const SYLLABLES =
@@ -107,7 +91,7 @@ export async function writeGpuHub(root: string, release: WeightsManifest = WEIGH
   models.turn = `Smart Turn v3.2 shape (head bias ${TURN_HEAD_BIAS}), ${(turn.onnx.length / 1e6).toFixed(0)} MB`;
 
   let ttsBytes = 0;
-  let mimiStates: StateEntry[] = [];
+  let mimiStates: ReturnType<typeof mimiManifestOf> = [];
   for (const [dtype, bundleId] of [
     ['int8', TTS_BUNDLE.id],
     ['fp32', TTS_GPU_BUNDLE.id],

@@ -15,13 +15,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from './ort-shim';
-import type { StateEntry } from '../../core/tts/bundle-manifest';
 import { PocketModel } from '../../models/tts/pocket/model';
 import { synthesize } from '../../models/tts/pocket/generator';
 import type { OrtLike } from '../../models/tts/pocket/ort-types';
 import { mediansAfterFirst, parseArgs, r1, ratio, report, runMs, timeRuns, type TimedCall } from './loop-timing';
 import { probePrefill } from './tts-prefill-probe';
-import { buildFlowLmFlow, buildFlowLmMain, buildMimiDecoder, POCKET_FULL, type PocketGraph } from '../stages/pocket-graphs';
+import { buildFlowLmFlow, buildFlowLmMain, buildMimiDecoder, mimiManifestOf, POCKET_FULL } from '../stages/pocket-graphs';
 
 const args = parseArgs();
 const device = (args.get('device') ?? 'webgpu') as 'webgpu' | 'wasm';
@@ -29,21 +28,6 @@ const rounds = Number(args.get('rounds') ?? 4);
 const TEXT = 'The lighthouse keeper climbed the stairs every evening before dark.';
 /** Frames per text chunk: EOS never fires on random weights, so each chunk runs to this limit. */
 const FRAMES = 48;
-
-/** The decoder graph's states as bundle.json describes states (index order, zero-filled, threaded in → out). */
-function mimiManifestOf(graph: PocketGraph): StateEntry[] {
-  return graph.states.map((s, index) => ({
-    module: `decoder.state${index}`,
-    key: 'buffer',
-    path: `decoder.state${index}/buffer`,
-    dtype: 'float32',
-    shape: s.dims,
-    fill: s.dims.some((d) => d === 0) ? 'empty' : 'zeros',
-    index,
-    input_name: s.name,
-    output_name: s.out,
-  }));
-}
 
 function bundleFiles(): { files: Map<string, Uint8Array>; buildMs: number } {
   const t0 = performance.now();

@@ -2,7 +2,7 @@
  * How the room rig's own delay moves during a run: the speakers' and the room's recordings that `ROOM_DUMP=1` leaves
  * in tests/artifacts (tests/room/session.ts), each cut into 10 ms RMS envelopes, correlated in 4 s windows over lags
  * of 0–2 s. A physical room's delay is fixed; a window whose best lag differs from the first one's is the rig's
- * pipeline (docs/echo.md, "The rig's delay moves").
+ * pipeline (docs/benchmarks.md, "The rig's delay").
  *
  *   ROOM_DUMP=1 flock /tmp/sidetalk-e2e.lock npx jiti bench/room/run.ts --levels -10 --reverbs 80 --overdrive 0 --out /tmp/room
  *   npx jiti bench/room/rig-delay.ts [tests/artifacts]

@@ -13,6 +13,7 @@
  *   units, ELU, final conv) → `audio_frame` [1, 1, 1920·N]. ~10.5 M parameters, like the real decoder's ~42 MB fp32.
  * Linear layers are fp32/fp16 MatMul, or int8 dynamic quantisation (the `*_int8.onnx` files) for WASM.
  */
+import type { StateEntry } from '../../core/tts/bundle-manifest';
 import type { DType } from '../../tests/fixtures/onnx/builder';
 import { G, type Act, type GraphFiles, type LinearFormat } from './onnx-graph';
 
@@ -261,4 +262,19 @@ export function buildMimiDecoder(p: PocketShape, dtype: PocketDtype, seed = 13):
     g.output(s.out, s.dtype, s.dims);
   }
   return { ...g.build(), states };
+}
+
+/** The decoder graph's states as bundle.json describes states (index order, zero-filled, threaded in → out). */
+export function mimiManifestOf(graph: PocketGraph): StateEntry[] {
+  return graph.states.map((s, index) => ({
+    module: `decoder.state${index}`,
+    key: 'buffer',
+    path: `decoder.state${index}/buffer`,
+    dtype: 'float32',
+    shape: s.dims,
+    fill: s.dims.some((d) => d === 0) ? 'empty' : 'zeros',
+    index,
+    input_name: s.name,
+    output_name: s.out,
+  }));
 }

@@ -25,7 +25,7 @@ const EVERY = 8;
 const SPREAD = 3;
 /**
  * While the user may be talking over the reply (a barge candidate in the window), a new estimate may not raise the
- * coupling by more than this factor: the fit would take the user's voice for echo (docs/echo.md, "Double talk").
+ * coupling by more than this factor: the fit would take the user's voice for echo (docs/echo.md, "The echo path").
  */
 const DOUBLE_TALK_MAX_RISE = 1.5;
 

@@ -104,7 +104,7 @@ export const engineTunables = registerTunables(
     residualPeakOverRank: 2,
     /**
      * A frame over a reply louder than this times the echo the unprocessed track's path expects carries a voice: the
-     * floor does not learn it (docs/echo.md, "A voice the gate missed"). 0 (off): in the room rig at 2 it kept the
+     * floor does not learn it (docs/echo.md, "A missed voice"). 0 (off): in the room rig at 2 it kept the
      * floor from learning a missed voice, but also from learning a non-linear speaker's echo, which then cut replies.
      */
     residualVoiceRatio: 0,
@@ -157,7 +157,7 @@ export const engineTunables = registerTunables(
      * A run of frames that both tracks' gates took for speech over the reply holds it after this many frames, before
      * `bargeFrames` (docs/echo.md, "Both tracks at once"); 0 turns it off. Needs `bargeFromUnprocessed`. 2: in the
      * room sweep the echo's longest such run was one frame (it held a reply at 1), and frames reach the engine in
-     * bursts, so 3 cost little more than 2 when it came (docs/benchmarks.md, sweep 05j).
+     * bursts, so 3 cost little more than 2 when it came (room sweeps 05i–05k).
      */
     bargeJointFrames: 2,
     /**
@@ -184,7 +184,7 @@ export const engineTunables = registerTunables(
     /**
      * Frames under the gate that an onset run may bridge (0: every hole restarts the run). Chrome's echo suppressor and
      * the gaps between syllables chop a voice over the reply, but bridging one frame changed nothing measurable in the
-     * room sweep (docs/echo.md, "Bridging a hole"), so it is off.
+     * room sweep (docs/echo.md, "The tunables"), so it is off.
      */
     bargeGapFrames: 0,
     /**

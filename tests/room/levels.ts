@@ -30,8 +30,13 @@ export function userRms(): number {
   return Math.sqrt(levels.reduce((a, l) => a + l * l, 0) / levels.length);
 }
 
-/** The room's gain (dB) on the assistant's speech with `gainDb` = 0: reverb and overdrive change the level. */
-export function roomGainDb(a: Acoustics): number {
+/**
+ * The room's gain (dB) on the assistant's speech with `gainDb` = 0: reverb and overdrive change the level. `activeDb`
+ * compares active-speech levels (what the wanted level is set by); `energyDb` compares whole energies, which is what
+ * the rig check measures live: it counts the reverb's tail wherever the reply's pauses fall, so it does not move with
+ * how the reply was paced.
+ */
+export function roomGains(a: Omit<Acoustics, 'gainDb'>): { activeDb: number; energyDb: number } {
   const src = join(GENERATED_DIR, 'room-assistant.f32');
   assistantSpeech();
   const out = join(GENERATED_DIR, 'room-assistant.room.f32');
@@ -46,7 +51,16 @@ export function roomGainDb(a: Acoustics): number {
     out,
     ...soxEffects({ ...a, gainDb: 0 }),
   ]);
-  return db(activeRms(readF32(out))) - db(activeRms(upsample(assistantSpeech())));
+  const dry = upsample(assistantSpeech());
+  const wet = readF32(out);
+  return { activeDb: db(activeRms(wet)) - db(activeRms(dry)), energyDb: energyDb(wet) - energyDb(dry) };
+}
+
+/** Total energy of a signal, in dB. */
+export function energyDb(s: Float32Array): number {
+  let e = 0;
+  for (const x of s) e += x * x;
+  return 10 * Math.log10(e);
 }
 
 function upsample(s: Float32Array): Float32Array {
@@ -69,7 +83,7 @@ export function playedRms(): number {
 
 /** The echo-path gain that puts the speakers `levelDb` relative to the user at the microphone. */
 export function echoGainDb(a: Omit<Acoustics, 'gainDb'>, levelDb: number): number {
-  return levelDb + db(userRms()) - db(playedRms()) - roomGainDb({ ...a, gainDb: 0 });
+  return levelDb + db(userRms()) - db(playedRms()) - roomGains(a).activeDb;
 }
 
 export { db };

@@ -253,7 +253,7 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
   // recording): each sentence lasts 1.4 s, so the voice lands inside it. Else whenever the reply sounds. The wait for
   // a sentence's start is short: a reply the voice worker keeps up with has no silence between sentences, and the
   // talked-over reply lasts about 8 s, so a longer wait (it was 4 s) put the voice in its last half second, where the
-  // reply ends by itself before anything can stop it (sweeps 06j–06o: 7 of the 9 misses, docs/benchmarks.md).
+  // reply ends by itself before anything can stop it (sweeps 06j–06o: 7 of the 9 misses).
   const newestRms = (ms: number, skipMs = 0) => {
     const s = room.speakers.newest(ms + skipMs);
     return rms(s.subarray(0, s.length - Math.round((skipMs / 1000) * RIG_RATE)));

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engineMarks } from '../e2e/harness';
-import { db, echoGainDb, userRms } from './levels';
+import { db, echoGainDb, energyDb, playedRms, roomGains, userRms } from './levels';
 import { openRoom, reply, type RoomSession } from './session';
 import { activeRms } from './signal';
 import { backchannelPhrase, userPhrase } from './speech';
@@ -15,6 +15,7 @@ const ROOM = { delayS: 0.04, reverb: 50, overdrive: 3 };
 const LEVEL_DB = -10;
 
 let room: RoomSession;
+let gainDb = 0;
 
 /** ROOM_TUNABLES="engine.echoTailMs=800,…": live tunables for trying a change of the barge logic on this room. */
 const TUNABLES = Object.fromEntries(
@@ -25,7 +26,8 @@ const TUNABLES = Object.fromEntries(
 );
 
 beforeAll(async () => {
-  room = await openRoom({ ...ROOM, gainDb: echoGainDb(ROOM, LEVEL_DB) }, TUNABLES);
+  gainDb = echoGainDb(ROOM, LEVEL_DB);
+  room = await openRoom({ ...ROOM, gainDb }, TUNABLES);
 });
 
 afterAll(async () => {
@@ -36,11 +38,22 @@ describe('talking over the reply through a room', () => {
   it('a reply playing through the room with the user silent: no barge-in, no user turn, played to its end', async () => {
     const from = Date.now();
     const r = await reply(room);
-    const echoLevel = db(activeRms(room.room.between(from, Date.now()))) - db(userRms());
-    console.log('ROOM silent', JSON.stringify({ ...r, echoLevel }));
-    // The rig did what it says: the reply reached the microphone at the level asked for (four runs on 2026-12-03
-    // measured 0.3–3.0 dB under it: the reply's words and Chrome's processing differ from run to run).
-    expect(Math.abs(echoLevel - LEVEL_DB)).toBeLessThan(4);
+    const to = Date.now();
+    const atMic = room.room.between(from, to);
+    const played = room.speakers.between(from, to);
+    const echoLevel = db(activeRms(atMic)) - db(userRms());
+    const pathGainDb = energyDb(atMic) - energyDb(played);
+    const playedDb = db(activeRms(played));
+    console.log('ROOM silent', JSON.stringify({ ...r, echoLevel, pathGainDb, playedDb }));
+    // The rig did what it says, in its two parts. The panel played the reply at the level the room was set up for
+    // (the speakers' monitor is exact zeros between sentences, so its active level does not depend on the pacing)...
+    expect(Math.abs(playedDb - db(playedRms()))).toBeLessThan(3);
+    // ...and the room between the speakers and the microphone had the gain asked of it: whole energies over the same
+    // window, so the reverb's tails count on both sides wherever the reply paused. The active level at the microphone
+    // is only reported: tails in the pauses pull it down by as much as the pacing puts pauses in (CI on 2026-12-06 and
+    // runs here measured it 5.1–5.6 dB under the nominal level while the room's gain was 0.15–1.4 dB from the asked
+    // one, the larger on a loaded box where the latency cap drops more of the echo; a room 6 dB off reads 5.4 dB off).
+    expect(Math.abs(pathGainDb - (gainDb + roomGains(ROOM).energyDb))).toBeLessThan(3);
     const marks = (await engineMarks(room.panel)).filter((m) => m.turnId === r.turnId).map((m) => m.name);
     expect(marks).toContain('done');
     expect(r.falseBargeIns).toBe(0);

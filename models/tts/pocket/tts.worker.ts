@@ -23,8 +23,8 @@ const ort = (shared ?? ortWeb) as unknown as OrtLike & { env?: { wasm?: { numThr
 // A clone's graphs may run while a sentence is spoken: one run at a time on this instance (run-lane.ts).
 serializeRuns((ort as unknown as { InferenceSession: never }).InferenceSession);
 if (ort.env?.wasm) {
-  // Measured on the H200 host (bench/results/2026-11-29-h200.md): one thread gives 0.5–0.7× real time, four give
-  // 1.1×, so playback would run dry on one. Threads need cross-origin isolation (the extension has it); the session
+  // Measured on the H200 host (bench/results/2026-12-02b-h200.md): one thread gives 0.5–0.7× real time, four give
+  // 1.0–1.1×, so playback would run dry on one. Threads need cross-origin isolation (the extension has it); the session
   // creation hang reported with threads elsewhere is covered by the e2e tests in headless Chromium.
   const cores = self.navigator.hardwareConcurrency || 1;
   ort.env.wasm.numThreads = (self as unknown as { crossOriginIsolated?: boolean }).crossOriginIsolated

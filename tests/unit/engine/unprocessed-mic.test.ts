@@ -112,7 +112,7 @@ describe('both tracks gate a barge-in (the echo handling stays on the processed 
     expect(path.rawPeakOverGate).toBeLessThan(1);
   });
 
-  // docs/echo.md, "A voice the gate missed is not learned": a voice the gates missed was learned as the reply's
+  // docs/echo.md, "A missed voice": a voice the gates missed was learned as the reply's
   // residual, so the next reply's floor stood over the voice and the same interruption was missed again, and again
   // (the room sweep 04u2 missed its last five at -10 dB in a row). With `residualVoiceRatio` on, a frame louder than
   // the unprocessed track's echo path explains is not learned (off by default: docs/echo.md says why).
