@@ -2,6 +2,7 @@ import { defineConfig } from 'wxt';
 import preact from '@preact/preset-vite';
 import { resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
+import { planBuild } from './core/build-kind';
 
 /**
  * Runtime files copied from node_modules into the build, so no binary is committed and nothing loads from a CDN:
@@ -32,28 +33,27 @@ export const HOST_PERMISSIONS = ['https://huggingface.co/*', 'https://*.huggingf
 export const OPTIONAL_HOST_PERMISSIONS = ['https://*/*', 'http://localhost/*', 'http://127.0.0.1/*', 'http://[::1]/*'];
 
 /**
- * Test builds only (tests/e2e/fixture-build.ts): SIDETALK_WEIGHTS_MANIFEST names a fixture manifest that replaces
- * models/manifest.json in the bundle, and SIDETALK_OUT_DIR keeps that build apart from the product's .output/.
+ * `npm run build` (and `npm run zip`) is the release build users install: the test hooks (debug panel, fault
+ * injection, probes, the scripted model stand-in, the tool endpoint override) are compiled out. Only
+ * `SIDETALK_BUILD=test` (`npm run build:test`, what the e2e tests, the room tests and the benches load) keeps them;
+ * any other value is the release (core/build-kind.ts, docs/security.md). SIDETALK_WEIGHTS_MANIFEST names a fixture
+ * manifest that replaces models/manifest.json (tests/e2e/fixture-build.ts): a release build refuses it.
+ * SIDETALK_OUT_DIR keeps a build apart from the others.
  */
+const BUILD = planBuild(process.env);
+if (BUILD.warning) console.warn(`[sidetalk] ${BUILD.warning}`);
 const WEIGHTS_MANIFEST = resolve('models/manifest.json');
-const MANIFEST_OVERRIDE = process.env.SIDETALK_WEIGHTS_MANIFEST ? resolve(process.env.SIDETALK_WEIGHTS_MANIFEST) : null;
-
-/**
- * The release build (`npm run build:release` / `npm run zip`, SIDETALK_RELEASE=1) compiles the test hooks out: the
- * debug panel, fault injection, probes, the scripted model stand-in and the tool endpoint override (core/build-flags.ts,
- * docs/security.md). Every other build keeps them: `npm run build` is what the e2e tests load.
- */
-const RELEASE = process.env.SIDETALK_RELEASE === '1';
+const MANIFEST_OVERRIDE = BUILD.weightsManifest ? resolve(BUILD.weightsManifest) : null;
 
 export const PERMISSIONS = ['sidePanel', 'offscreen', 'storage', 'unlimitedStorage', 'scripting', 'activeTab'];
 
 export default defineConfig({
   srcDir: '.',
-  outDir: process.env.SIDETALK_OUT_DIR ?? (RELEASE ? '.output/release' : '.output'),
+  outDir: BUILD.outDir,
   entrypointsDir: 'entrypoints',
   publicDir: 'public',
   manifest: {
-    name: 'Sidetalk',
+    name: `Sidetalk${BUILD.nameSuffix}`,
     description: 'Talk to a local voice assistant in the side panel. Speech, language and voice models run on your GPU.',
     permissions: PERMISSIONS,
     host_permissions: HOST_PERMISSIONS,
@@ -83,7 +83,7 @@ export default defineConfig({
     },
   },
   vite: () => ({
-    define: { __SIDETALK_TEST_HOOKS__: JSON.stringify(!RELEASE) },
+    define: { __SIDETALK_TEST_HOOKS__: JSON.stringify(BUILD.testHooks) },
     plugins: [
       preact(),
       {

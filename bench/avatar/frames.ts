@@ -3,7 +3,7 @@
  * while speaking, mouth changes per second, and the lip-to-audio offset, from the avatar's frame probe. Speech is an
  * espeak-ng sentence sent as 80 ms frames like Pocket TTS output, once ahead of real time (fast TTS) and once slower
  * than real time (WASM TTS on a weak CPU), where playback waits for audio and the lips must wait with it.
- *   npm run build && npx jiti bench/avatar/frames.ts      (~1 min; prints JSON and a table, writes bench/out/)
+ *   npm run build:test && npx jiti bench/avatar/frames.ts      (~1 min; prints JSON and a table, writes bench/out/)
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { AvatarFrame, AvatarProbeSnapshot } from '../../components/avatar/avatar-probe';

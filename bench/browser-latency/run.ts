@@ -6,7 +6,7 @@
  * the offscreen clock by ping/pong), cut into the hops of core/trace/turn-hops.ts.
  *
  * Run (2 shared cores: take the e2e lock):
- *   flock /tmp/sidetalk-e2e.lock bash -c 'npm run build && npx jiti bench/browser-latency/run.ts --out bench/results/<date>-<machine>-browser-latency'
+ *   flock /tmp/sidetalk-e2e.lock bash -c 'npm run build:test && npx jiti bench/browser-latency/run.ts --out bench/results/<date>-<machine>-browser-latency'
  * Options: --turns N (24), --llm scripted|fixture (scripted: a fixed two-sentence reply from the scripted model stand-in,
  * so every turn speaks and LLM compute is ~0; fixture: the fixture LLM through transformers.js), --minutes M (8),
  * --set section.key=value (repeatable; a tunable set through the background before the first turn, for A/B runs).

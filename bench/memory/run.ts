@@ -7,7 +7,7 @@
  *   3. after N more typed turns (deterministic arithmetic/time questions).
  * Prints JSON and a markdown table (also written to bench/memory/out/memory.json and memory.md).
  *
- * Run:  npx wxt build && npx jiti bench/memory/run.ts [turns=50]
+ * Run:  npm run build:test && npx jiti bench/memory/run.ts [turns=50]
  *
  * RSS is summed per process kind and counts shared pages once per process (an upper bound).
  * Caveat: fixture weights are kilobytes, so these numbers are the runtime's own footprint (ORT/transformers.js, the

@@ -6,7 +6,7 @@
  * the reply), from the reply's `echo-path` trace.
  *
  * Run (2 shared cores: take the e2e lock; ~40 s a session):
- *   flock /tmp/sidetalk-e2e.lock bash -c 'npm run build && npx jiti bench/room/first-reply.ts --pairs 6 --out bench/results/<date>-first-reply'
+ *   flock /tmp/sidetalk-e2e.lock bash -c 'npm run build:test && npx jiti bench/room/first-reply.ts --pairs 6 --out bench/results/<date>-first-reply'
  */
 import { writeFileSync } from 'node:fs';
 import { engineMarks } from '../../tests/e2e/harness';

@@ -3,7 +3,7 @@
  * room takes to reach a page's microphone frames, and how long a sound a page schedules takes to reach the speakers.
  * Neither depends on Sidetalk; they are the floor under the sweep's "voice → speakers silent".
  *
- *   npm run build && flock /tmp/sidetalk-e2e.lock npx jiti bench/room/rig-latency.ts [--takes 12] [--out file.json]
+ *   npm run build:test && flock /tmp/sidetalk-e2e.lock npx jiti bench/room/rig-latency.ts [--takes 12] [--out file.json]
  *
  * Capture: the rig plays a 30 ms tone into the room sink (as it plays the user's phrases); the rig's recording of the
  * room places it on the wall clock. A plain page (served from 127.0.0.1, a secure context) captures the microphone

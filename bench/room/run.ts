@@ -7,7 +7,7 @@
  * and phantom user onsets while the user is silent, missed barge-ins, and voice onset → speakers silent.
  *
  * Run (2 shared cores: take the e2e lock; ~10 min):
- *   flock /tmp/sidetalk-e2e.lock bash -c 'npm run build && npx jiti bench/room/run.ts --out bench/results/<date>-ci-box-room'
+ *   flock /tmp/sidetalk-e2e.lock bash -c 'npm run build:test && npx jiti bench/room/run.ts --out bench/results/<date>-ci-box-room'
  * Options: --levels -30,-20,-10  --reverbs 0,50,80  --overdrive 0,3
  *   --heard-as-said: the recogniser reports each phrase's own words while it plays (the scripted stand-in,
  *   `debug/asr-script`), so backchannels are decided on a listener's words, not the fixture recogniser's letters.

@@ -22,6 +22,8 @@ export const OffscreenStatusSchema = z.object({
   mic: z.object({
     capturing: z.boolean(),
     sampleRate: z.number().nullable(),
+    /** Live audio capture tracks of this document, counted from the streams themselves (the truth behind the badge). */
+    live: z.number().int().nonnegative().optional(),
     error: z.string().optional(),
   }),
   /** Live capture tracks of this document, counted from the streams themselves (the truth behind the camera light). */
@@ -38,5 +40,7 @@ export type OffscreenStatus = z.infer<typeof OffscreenStatusSchema>;
 export const AppStatusSchema = z.object({
   offscreen: z.union([OffscreenStatusSchema, z.null()]),
   offscreenCreatedCount: z.number().int().nonnegative(),
+  /** A side panel is open: only then may the microphone or the camera be turned on (core/lifecycle/listening-lease.ts). */
+  panelOpen: z.boolean().optional(),
 });
 export type AppStatus = z.infer<typeof AppStatusSchema>;

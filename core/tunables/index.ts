@@ -12,4 +12,5 @@ export { ttsTunables, weightsTunables, llmTunables, asrTunables, remoteLlmTunabl
 export { toolTunables, pageTunables } from './tools';
 export { visionTunables } from './vision';
 export { lipsyncTunables } from './lipsync';
+export { listeningTunables } from './listening';
 export * from './delivery';

@@ -18,7 +18,10 @@ import { loadSettings, migrateSettings, saveSettings } from './settings-store';
 import { chromeWeightsRelay } from './weights-relay';
 import { createToolHandlers } from './tools';
 import { createMemoryStore } from './memory';
-import { createConversationRelay } from './conversation-relay';
+import { createConversationRelay, NO_PANEL_MESSAGE } from './conversation-relay';
+import { ListeningLease } from '../../core/lifecycle/listening-lease';
+import { realTimers } from '../../core/lifecycle/timers';
+import { showCaptureBadge } from './capture-badge';
 import { createCharacterHandlers } from './characters';
 import { createRemoteLlmHandlers, giveBackUnusedOrigins } from './remote-llm';
 import { createTunablesOwner } from './tunables';
@@ -31,6 +34,8 @@ const MISSES_TO_REPLACE = 3;
 /** A document whose heartbeat (every OFFSCREEN_HEARTBEAT_MS over its port) came this recently is busy, not hung. */
 const ALIVE_WITHIN_MS = 4 * OFFSCREEN_HEARTBEAT_MS;
 const STATUS_KEY = 'offscreenStatus';
+/** A new worker waits this long for open side panels to reconnect (each retries 250 ms after its port drops). */
+const PANEL_RECONNECT_GRACE_MS = 2_000;
 
 /** The user's mirror, normalised; the error says what is wrong in words the settings form can show. */
 function checkedMirror(url: string): string {
@@ -66,7 +71,13 @@ export default defineBackground({
       aliveWithinMs: ALIVE_WITHIN_MS,
       onError: (message) => console.warn(`[sidetalk] offscreen document: ${message}`),
     });
-    let sidePanels = 0;
+    // Listening lasts as long as a side panel is open: its ports are counted here (core/lifecycle/listening-lease.ts).
+    const lease = new ListeningLease({
+      timers: realTimers,
+      reconnectGraceMs: PANEL_RECONNECT_GRACE_MS,
+      stopAll: () => void endListening().catch((err: unknown) => console.warn('[sidetalk] could not stop listening', err)),
+      onOpenChange: () => void writeStatus(undefined).catch(() => undefined),
+    });
     /** When the offscreen document's port last carried its heartbeat (Date.now()); -Infinity with no document. */
     let lastHeartbeatAt = -Infinity;
 
@@ -80,7 +91,7 @@ export default defineBackground({
       const stored = await chrome.storage.session.get([STATUS_KEY, 'offscreenCreatedCount']);
       const parsed = OffscreenStatusSchema.safeParse(stored[STATUS_KEY]);
       const count = typeof stored.offscreenCreatedCount === 'number' ? stored.offscreenCreatedCount : 0;
-      return { offscreen: parsed.success ? parsed.data : null, offscreenCreatedCount: count };
+      return { offscreen: parsed.success ? parsed.data : null, offscreenCreatedCount: count, panelOpen: lease.open };
     }
 
     // Status writes are read-modify-write on session storage: run them one after another, or a document's "ready"
@@ -93,7 +104,9 @@ export default defineBackground({
         const next: AppStatus = {
           offscreen: offscreen === undefined ? current.offscreen : offscreen,
           offscreenCreatedCount: current.offscreenCreatedCount + (created ? 1 : 0),
+          panelOpen: lease.open,
         };
+        showCaptureBadge(next.offscreen);
         await chrome.storage.session.set({ [STATUS_KEY]: next.offscreen, offscreenCreatedCount: next.offscreenCreatedCount });
         broadcast(eventMessage('event/status', { status: next }));
         return next;
@@ -110,7 +123,21 @@ export default defineBackground({
     }
 
     const weights = chromeWeightsRelay(ensureOffscreen);
-    const conversation = createConversationRelay(ensureOffscreen);
+    const conversation = createConversationRelay(ensureOffscreen, undefined, { mayStart: () => lease.mayStart() });
+
+    /** The last side panel went: both switches off (every page hears it) and the engine stops the mic and camera. */
+    async function endListening(): Promise<void> {
+      const current = await loadSettings();
+      if (current.handsFree || current.visionEnabled) {
+        const settings = await saveSettings({ handsFree: false, visionEnabled: false });
+        broadcast(eventMessage('event/settings', { settings }));
+      }
+      await conversation.stopMedia();
+    }
+    /** Turning the microphone or the camera on needs an open side panel (the popup alone cannot). */
+    const requirePanel = () => {
+      if (!lease.mayStart()) throw new Error(NO_PANEL_MESSAGE);
+    };
     const memory = createMemoryStore(async () => (await loadSettings()).memoryEnabled);
     const tunables = createTunablesOwner({ area: chrome.storage.local, broadcast });
 
@@ -120,6 +147,7 @@ export default defineBackground({
       tunables.afterRestore({
         'settings/get': () => loadSettings(),
         'settings/set': async ({ patch }) => {
+          if (patch.handsFree === true || patch.visionEnabled === true) requirePanel();
           if (patch.mirrorBaseUrl) patch = { ...patch, mirrorBaseUrl: checkedMirror(patch.mirrorBaseUrl) };
           const settings = await saveSettings(patch);
           broadcast(eventMessage('event/settings', { settings }));
@@ -132,7 +160,9 @@ export default defineBackground({
         'status/get': () => readStatus(),
         'offscreen/ensure': () => ensureOffscreen(),
         'listening/toggle': async () => {
-          const settings = await saveSettings({ handsFree: !(await loadSettings()).handsFree });
+          const on = !(await loadSettings()).handsFree;
+          if (on) requirePanel();
+          const settings = await saveSettings({ handsFree: on });
           broadcast(eventMessage('event/settings', { settings }));
           void conversation.applyHandsFree(settings.handsFree);
           return settings;
@@ -160,10 +190,12 @@ export default defineBackground({
       if (event.type === 'event/offscreen-status') void writeStatus(event.payload.status);
       if (event.type === 'event/offscreen-ready') {
         void writeStatus(event.payload.status);
-        void loadSettings().then(async (s) => {
-          if (s.handsFree) await conversation.applyHandsFree(true);
-          if (s.visionEnabled) await conversation.applyVision(true);
-        });
+        // A re-created engine resumes what the user switched on only while a side panel is open.
+        if (lease.mayStart())
+          void loadSettings().then(async (s) => {
+            if (s.handsFree) await conversation.applyHandsFree(true);
+            if (s.visionEnabled) await conversation.applyVision(true);
+          });
       }
       memory.onEvent(event);
       void weights.onEvent(event).catch((err: unknown) => console.warn('[sidetalk] weights relay:', err));
@@ -189,11 +221,9 @@ export default defineBackground({
     chrome.runtime.onConnect.addListener((port) => {
       if (port.sender?.id !== chrome.runtime.id) return port.disconnect();
       if (port.name === 'sidepanel') {
-        sidePanels += 1;
+        lease.panelOpened();
         void ensureOffscreen().catch(() => undefined);
-        port.onDisconnect.addListener(() => {
-          sidePanels = Math.max(0, sidePanels - 1);
-        });
+        port.onDisconnect.addListener(() => lease.panelClosed());
       } else if (port.name === 'offscreen') {
         lastHeartbeatAt = Date.now();
         port.onMessage.addListener(() => {
@@ -203,17 +233,16 @@ export default defineBackground({
           lastHeartbeatAt = -Infinity;
           void (async () => {
             await writeStatus(null);
-            const settings = await loadSettings();
-            // A download the user started goes on even with no panel open; the pending list survives this worker.
-            const needed = sidePanels > 0 || settings.handsFree || settings.visionEnabled || (await weights.hasPending());
-            if (needed) await ensureOffscreen();
+            // Only for an open panel, or for a download the user started (it goes on with no panel open; the pending
+            // list survives this worker): never to listen with nobody there.
+            if (lease.mayRecreateEngine(await weights.hasPending())) await ensureOffscreen();
           })().catch((err: unknown) => console.warn('[sidetalk] could not re-create the offscreen document', err));
         });
       }
     });
 
     setInterval(() => {
-      if (sidePanels === 0) return;
+      if (!lease.open) return;
       void keeper.check().then((result) => {
         if (result === 'replaced') console.warn('[sidetalk] the offscreen document stopped answering: replaced');
         if (result === 'busy') console.warn('[sidetalk] the offscreen document answers late but its heartbeat arrives: kept');
@@ -226,6 +255,9 @@ export default defineBackground({
       void chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: false }).catch(() => undefined);
     });
 
+    // A worker that restarted while a panel was open hears it reconnect; with none, nothing may stay on.
+    lease.workerStarted();
+
     // Nothing starts at browser start: hands-free and vision are this session's switches (session storage), off until
     // the user turns them on in the open side panel or the popup (core/lifecycle/media-session.ts).
 
@@ -236,7 +268,7 @@ export default defineBackground({
       if (tab?.windowId !== undefined) void chrome.sidePanel.open({ windowId: tab.windowId }).catch(() => undefined);
       void (async () => {
         const on = !(await loadSettings()).handsFree;
-        if (on && sidePanels === 0) return;
+        if (on && !lease.mayStart()) return;
         const settings = await saveSettings({ handsFree: on });
         broadcast(eventMessage('event/settings', { settings }));
         await conversation.applyHandsFree(settings.handsFree);

@@ -25,6 +25,8 @@ import { PAGE_MESSAGES } from '../../core/page/access';
 import { readPdf } from './pdf-reader';
 import { systemClock } from '../../core/tools/clock';
 import { SentenceSpeaker } from './sentence-speaker';
+import { PushToTalkHold } from '../../core/lifecycle/push-to-talk-hold';
+import { realTimers } from '../../core/lifecycle/timers';
 
 const DEFAULT_MODELS: ModelChoiceValue = { asr: 'moonshine', device: 'auto', language: 'en' };
 const send = (message: unknown) => chrome.runtime.sendMessage(message);
@@ -289,21 +291,43 @@ export class Conversation {
   }
 
   private handsFree = false;
+  /** The push-to-talk hold as this document sees it: ends on key-up, on stop, or at the cap (listening.pttMaxHoldMs). */
+  private readonly ptt = new PushToTalkHold(realTimers, () => void this.endTalk());
 
   async start(baseUrl: string | undefined, characterId?: string, models?: ModelChoiceValue): Promise<void> {
     this.handsFree = true;
-    await this.listen(baseUrl, characterId, models);
+    try {
+      await this.listen(baseUrl, characterId, models);
+    } catch (err) {
+      // Hands-free did not start (the background turns its switch back off): push-to-talk must not stay ignored.
+      this.handsFree = false;
+      throw err;
+    }
   }
 
   /** Push-to-talk: held → listen; released → the turn ends now (unless hands-free is on, which keeps listening). */
   async pushToTalk(down: boolean, baseUrl: string | undefined, models?: ModelChoiceValue): Promise<void> {
     if (this.handsFree) return;
-    if (down) return this.listen(baseUrl, undefined, models);
+    if (!down) {
+      this.ptt.release('released');
+      return this.releasing ?? undefined;
+    }
+    this.ptt.press();
+    await this.listen(baseUrl, undefined, models);
+    // Let go (or capped) while the models loaded: the release already ran, and must win over this late start.
+    if (!this.ptt.held && !this.handsFree) await this.endTalk();
+  }
+
+  private releasing: Promise<void> | null = null;
+
+  /** The end of a push-to-talk hold, however it ended: the turn ends now and the microphone closes. */
+  private endTalk(): Promise<void> {
     // A frame after the release would reopen the turn as a "merge": the feed stops first.
     this.stopMicFeed?.();
     this.stopMicFeed = null;
     this.engine.releaseTalk();
-    await this.options.mic.stop();
+    this.releasing = this.options.mic.stop().finally(() => (this.releasing = null));
+    return this.releasing;
   }
 
   private async listen(baseUrl: string | undefined, characterId?: string, models?: ModelChoiceValue): Promise<void> {
@@ -324,6 +348,7 @@ export class Conversation {
 
   async stop(): Promise<void> {
     this.handsFree = false;
+    this.ptt.clear();
     this.stopMicFeed?.();
     this.stopMicFeed = null;
     this.engine.stop();

@@ -95,7 +95,12 @@ async function status(): Promise<OffscreenStatus> {
     startedAt,
     crossOriginIsolated: globalThis.crossOriginIsolated === true,
     gpu: await gpuInfo,
-    mic: { capturing: mic.capturing, sampleRate: mic.sampleRate, ...(mic.lastError ? { error: mic.lastError } : {}) },
+    mic: {
+      capturing: mic.capturing,
+      sampleRate: mic.sampleRate,
+      live: liveTracks('audio'),
+      ...(mic.lastError ? { error: mic.lastError } : {}),
+    },
     camera: { live: liveTracks('video') },
     tts: voices.backendStatus(),
   };
@@ -191,3 +196,15 @@ function connect(): void {
   );
 }
 connect();
+
+// What is capturing is reported as soon as it changes, so the toolbar badge (background) follows within a check.
+const CAPTURE_CHECK_MS = 200;
+let lastCapture = '';
+setInterval(() => {
+  const now = `${mic.capturing}|${liveTracks('audio')}|${liveTracks('video')}`;
+  if (now === lastCapture) return;
+  lastCapture = now;
+  void status()
+    .then((s) => chrome.runtime.sendMessage(eventMessage('event/offscreen-status', { status: s })))
+    .catch(() => undefined);
+}, CAPTURE_CHECK_MS);

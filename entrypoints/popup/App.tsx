@@ -9,6 +9,11 @@ export function PopupApp() {
   const mic = usePermission('microphone');
   const camera = usePermission('camera');
   const [openError, setOpenError] = useState<string | null>(null);
+  // The microphone and the camera turn on only while a side panel is open (core/lifecycle/listening-lease.ts); with
+  // none, a switch that is off cannot be turned on here (switching off always works).
+  const panelOpen = status?.panelOpen === true;
+  const handsFree = settings?.handsFree ?? false;
+  const vision = settings?.visionEnabled ?? false;
 
   // The popup click is the user gesture that chrome.sidePanel.open requires; the service worker cannot do this.
   const openPanel = async () => {
@@ -40,8 +45,8 @@ export function PopupApp() {
         <input
           type="checkbox"
           role="switch"
-          checked={settings?.handsFree ?? false}
-          disabled={!settings}
+          checked={handsFree}
+          disabled={!settings || (!handsFree && !panelOpen)}
           onChange={(e) => void update({ handsFree: (e.target as HTMLInputElement).checked })}
           data-testid="handsfree-toggle"
         />
@@ -54,12 +59,17 @@ export function PopupApp() {
         <input
           type="checkbox"
           role="switch"
-          checked={settings?.visionEnabled ?? false}
-          disabled={!settings}
+          checked={vision}
+          disabled={!settings || (!vision && !panelOpen)}
           onChange={(e) => void update({ visionEnabled: (e.target as HTMLInputElement).checked })}
           data-testid="vision-toggle"
         />
       </label>
+      {settings && !panelOpen && (
+        <p class="muted small" data-testid="needs-panel">
+          Listening and the camera work only while the side panel is open.
+        </p>
+      )}
       {error && <p role="alert">Could not save: {error}</p>}
       <PermissionNotice device="microphone" state={mic} />
       {settings?.visionEnabled && <PermissionNotice device="camera" state={camera} />}

@@ -4,7 +4,7 @@
 # test build of the extension pinned to the real-size hub that bench/gpu-browser/gpu-hub.ts writes (seeded, so the GPU
 # machine writes the same bytes again and the driver checks the manifest hash), and the fake microphone's WAV
 # (espeak-ng is not on the GPU machine). Node itself comes from the stage-bench kit (scripts/bench/build-gpu-kit.sh).
-# Needs: npm ci, espeak-ng and sox, ~2.5 GB free in /tmp. Builds the test build (npm run build) first: the bench drives its test hooks.
+# Needs: npm ci, espeak-ng and sox, ~2.5 GB free in /tmp. Builds the test build (npm run build:test) first: the bench drives its test hooks.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 KIT=bench/out/browser-kit
@@ -13,7 +13,7 @@ rm -rf "$KIT" && mkdir -p "$STAGE/node_modules"
 HUB=$(mktemp -d)
 trap 'rm -rf "$HUB"' EXIT
 npx jiti bench/gpu-browser/gpu-hub.ts "$HUB" --manifest-out "$KIT/gpu-manifest.json"
-npm run build >/dev/null
+npm run build:test >/dev/null
 EXT=$(npx jiti bench/gpu-browser/build-extension.ts "$KIT/gpu-manifest.json")
 cp -a "$EXT" "$STAGE/chrome-mv3"
 npx jiti bench/gpu-browser/build-extension.ts "$KIT/gpu-manifest.json" --hash > "$STAGE/gpu-manifest.sha256"

@@ -8,7 +8,7 @@ import { repoKey, writeFixtureHub, type FixtureLayoutOptions } from '../fixtures
 import { buildFileUrl } from '../../core/weights/registry';
 import { fileByRole, manifestBundles } from '../../core/weights/manifest';
 import type { WeightsManifest } from '../../core/weights/manifest';
-import { buildExtensionFor } from './fixture-build';
+import { buildExtensionFor, type FixtureBuildKind } from './fixture-build';
 
 export interface FixtureHub {
   hub: HubServer;
@@ -48,7 +48,7 @@ export function transfers(log: readonly HubLogEntry[], file: PinnedFixture): Hub
  */
 export async function startFixtureHub(
   faults: (repos: FixtureHub['repos']) => Record<string, HubFault> = () => ({}),
-  options: FixtureLayoutOptions = {},
+  options: FixtureLayoutOptions & { build?: FixtureBuildKind } = {},
 ): Promise<FixtureHub> {
   const root = mkdtempSync(join(tmpdir(), 'sidetalk-hub-'));
   const layout = await writeFixtureHub(root, options);
@@ -60,7 +60,7 @@ export async function startFixtureHub(
     vision: VISION_MODEL.repo,
   };
   const hub = await startHubServer({ ...layout.hubOptions, faults: faults(repos) });
-  const extensionDir = await buildExtensionFor(layout.manifest);
+  const extensionDir = await buildExtensionFor(layout.manifest, options.build);
   return {
     hub,
     root,

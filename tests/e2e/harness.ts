@@ -3,7 +3,10 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-export const EXTENSION_DIR = resolve('.output/chrome-mv3');
+/** The test build (`npm run build:test`): what the e2e tests, the room tests and the benches load by default. */
+export const EXTENSION_DIR = resolve('.output/test/chrome-mv3');
+/** The release build (`npm run build`): what the README tells users to load. */
+export const RELEASE_EXTENSION_DIR = resolve('.output/chrome-mv3');
 export const ARTIFACTS_DIR = resolve('tests/artifacts');
 const CHROMIUM = process.env.SIDETALK_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -14,7 +17,7 @@ export interface LaunchOptions {
   cameraY4m?: string;
   /** false to leave media permission at 'prompt' (exercises the grant flow). */
   autoGrantMedia?: boolean;
-  /** A test build (tests/e2e/fixture-build.ts) pinning fixture weights; the product build by default. */
+  /** A build to load: a fixture build (tests/e2e/fixture-build.ts), the release; the test build by default. */
   extensionDir?: string;
   /**
    * 'done' (default): the profile has finished the first-run welcome, so the panel opens on the conversation.
@@ -46,7 +49,8 @@ export interface ExtensionSession {
 export async function launchExtension(options: LaunchOptions = {}): Promise<ExtensionSession> {
   const extensionDir = options.extensionDir ?? EXTENSION_DIR;
   if (!existsSync(join(extensionDir, 'manifest.json'))) {
-    throw new Error(`No built extension at ${extensionDir}: run "npm run build" first.`);
+    const script = extensionDir === RELEASE_EXTENSION_DIR ? 'npm run build' : 'npm run build:test';
+    throw new Error(`No built extension at ${extensionDir}: run "${script}" first.`);
   }
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y --no-install-recommends chromium`);

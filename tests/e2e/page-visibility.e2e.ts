@@ -1,4 +1,4 @@
-// "What the user sees is what is quoted" (docs/tools.md): the BUILT page extractor (.output/chrome-mv3/extract.js,
+// "What the user sees is what is quoted" (docs/tools.md): the BUILT page extractor (.output/test/chrome-mv3/extract.js,
 // the file the background injects) runs in real headless Chromium, where computed styles and layout exist, on a
 // page with each way of hiding text next to visible controls; its result goes through the real prompt builder. It
 // needs a browser, so it lives in the e2e config (npm test runs it after the build). linkedom has no computed styles:
@@ -166,7 +166,7 @@ function expectOnlyVisible(quoted: string): void {
 }
 
 beforeAll(async () => {
-  if (!existsSync(EXTRACTOR)) throw new Error(`No built extractor at ${EXTRACTOR}: run "npm run build" first.`);
+  if (!existsSync(EXTRACTOR)) throw new Error(`No built extractor at ${EXTRACTOR}: run "npm run build:test" first.`);
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install -y chromium`);
   extractor = readFileSync(EXTRACTOR, 'utf8');
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });

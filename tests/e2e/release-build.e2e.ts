@@ -1,17 +1,26 @@
 /**
- * The release build (`npm run build:release`, SIDETALK_RELEASE=1) has none of the test hooks: no debug panel, no fault
- * injection, no probes, no scripted model stand-in, no tool endpoint override (docs/security.md, "Test hooks and the
- * release build"). Both builds are made here from the same sources into their own folders; every marker must be in
- * the test build (so a marker that no longer names anything fails here, not silently) and absent from the release
- * build. Then the release build runs in Chromium and refuses the hooks as unknown requests.
+ * The release build (`npm run build`, what the README tells users to load from .output/chrome-mv3) has none of the
+ * test hooks: no debug panel, no fault injection, no probes, no scripted model stand-in, no tool endpoint override
+ * (docs/security.md, "Test hooks and the release build"). `npm run test:e2e` makes both builds from the same sources
+ * before this runs; every marker must be in the test build (`npm run build:test`, so a marker that no longer names
+ * anything fails here, not silently) and absent from the release build. Then the release build runs in Chromium and
+ * refuses the hooks as unknown requests, and a release build with a fixture weights manifest is refused outright.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Reply } from '../../core/protocol';
-import { launchExtension, poll, request, sendFromPage, type ExtensionSession } from './harness';
+import {
+  EXTENSION_DIR,
+  launchExtension,
+  poll,
+  RELEASE_EXTENSION_DIR,
+  request,
+  sendFromPage,
+  type ExtensionSession,
+} from './harness';
 
 /** Strings only the test hooks contain: request names, page hooks, UI of the debug panel, the endpoint override. */
 const MARKERS = [
@@ -38,15 +47,6 @@ const MARKERS = [
 const root = mkdtempSync(join(tmpdir(), 'sidetalk-builds-'));
 let session: ExtensionSession | undefined;
 
-function build(name: string, release: boolean): string {
-  const outDir = join(root, name);
-  execFileSync(resolve('node_modules/.bin/wxt'), ['build'], {
-    env: { ...process.env, SIDETALK_OUT_DIR: outDir, SIDETALK_RELEASE: release ? '1' : '', SIDETALK_WEIGHTS_MANIFEST: '' },
-    stdio: 'pipe',
-  });
-  return join(outDir, 'chrome-mv3');
-}
-
 /** Which markers appear in any text file of a build (scripts, pages, the manifest). */
 function markersIn(dir: string): string[] {
   const found = new Set<string>();
@@ -58,12 +58,15 @@ function markersIn(dir: string): string[] {
   return MARKERS.filter((m) => found.has(m));
 }
 
-let testBuild = '';
-let releaseBuild = '';
+const testBuild = EXTENSION_DIR;
+const releaseBuild = RELEASE_EXTENSION_DIR;
 
 beforeAll(() => {
-  testBuild = build('test', false);
-  releaseBuild = build('release', true);
+  for (const [dir, script] of [
+    [testBuild, 'npm run build:test'],
+    [releaseBuild, 'npm run build'],
+  ] as const)
+    if (!existsSync(join(dir, 'manifest.json'))) throw new Error(`No build at ${dir}: run "${script}" first.`);
 });
 
 afterAll(async () => {
@@ -78,6 +81,29 @@ describe('the release build', () => {
 
   it('the release build has none of them', () => {
     expect(markersIn(releaseBuild)).toEqual([]);
+  });
+
+  it('the release build is the product: its name is Sidetalk and it pins models/manifest.json', () => {
+    const manifest = JSON.parse(readFileSync(join(releaseBuild, 'manifest.json'), 'utf8')) as { name: string };
+    expect(manifest.name).toBe('Sidetalk');
+  });
+
+  it('refuses a fixture weights manifest, with SIDETALK_BUILD unset or unknown (fails closed)', () => {
+    const fixture = join(root, 'fixture-manifest.json');
+    writeFileSync(fixture, readFileSync(resolve('models/manifest.json')));
+    for (const kind of [undefined, '', 'release', 'tests', 'TEST']) {
+      const env: Record<string, string | undefined> = {
+        ...process.env,
+        SIDETALK_WEIGHTS_MANIFEST: fixture,
+        SIDETALK_OUT_DIR: join(root, 'refused'),
+      };
+      if (kind === undefined) delete env.SIDETALK_BUILD;
+      else env.SIDETALK_BUILD = kind;
+      const run = spawnSync(resolve('node_modules/.bin/wxt'), ['build'], { env, encoding: 'utf8' });
+      expect(run.status, `SIDETALK_BUILD=${kind}`).not.toBe(0);
+      expect(`${run.stdout}${run.stderr}`).toMatch(/refuses a fixture weights manifest/);
+      expect(existsSync(join(root, 'refused', 'chrome-mv3', 'manifest.json'))).toBe(false);
+    }
   });
 
   it('runs, and refuses the test hooks as requests it does not know', async () => {

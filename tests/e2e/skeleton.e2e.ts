@@ -112,6 +112,8 @@ describe('built extension in headless Chromium', () => {
   });
 
   it('round-trips the popup vision toggle through the background to session storage and back', async () => {
+    // The popup turns vision on only while a side panel is open (core/lifecycle/listening-lease.ts).
+    const panel = await session.openPage('sidepanel.html');
     const popup = await session.openPage('popup.html');
     const toggle = popup.getByTestId('vision-toggle');
     await poll(
@@ -138,6 +140,7 @@ describe('built extension in headless Chromium', () => {
       (s) => (s as { media?: { visionEnabled?: boolean } }).media?.visionEnabled === false,
     );
     await popup.close();
+    await panel.close();
   });
 
   it('opens the real side panel from the popup button (a user gesture)', async () => {
