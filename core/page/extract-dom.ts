@@ -6,7 +6,7 @@
 // styles; each path then leaves those nodes out. The URL loses its query and fragment (core/page/url.ts).
 import { Readability } from '@mozilla/readability';
 import { editableRoots, selectionInEditable } from './selection-guard';
-import type { ExtractionKind, PageExtraction } from './types';
+import { MAX_PAGE_TEXT_CHARS, type ExtractionKind, type PageExtraction } from './types';
 import { pageUrlForPrompt } from './url';
 import { findInvisible, hiddenByAttributes, NOT_PAGE_TEXT } from './visibility';
 
@@ -14,11 +14,6 @@ import { findInvisible, hiddenByAttributes, NOT_PAGE_TEXT } from './visibility';
  * Limits of the injected extractor. Constants, not tunables: this code runs inside the user's tab, where no changed
  * value can be delivered. The background's own "page is empty" check (core/page/access.ts) is a tunable.
  */
-/**
- * Extracted text cap inside the page: 250,000 words at 8 characters a word (docs/tools.md, "Whole pages"). The
- * executeScript result is then at most about 4 MB, structured-cloned once per page question.
- */
-const MAX_EXTRACT_CHARS = 2_000_000;
 /** Selections shorter than this are ignored (a stray click-drag). */
 const MIN_SELECTION_CHARS = 2;
 /** A Readability article with fewer non-space characters than this is not used (the plain text is). */
@@ -218,7 +213,7 @@ function cap(text: string, maxChars: number): { text: string; truncated: boolean
 export function extractPage(doc: Document, options: ExtractOptions = {}): PageExtraction {
   // A document in design mode is an editing surface as a whole: nothing of it is read.
   const designMode = (doc.designMode ?? '').toLowerCase() === 'on';
-  const maxChars = options.maxChars ?? MAX_EXTRACT_CHARS;
+  const maxChars = options.maxChars ?? MAX_PAGE_TEXT_CHARS;
   const url = pageUrlForPrompt(doc.location?.href ?? doc.URL ?? '');
   const base = {
     title: (doc.title ?? '').trim(),

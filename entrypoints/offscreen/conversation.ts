@@ -21,8 +21,7 @@ import type { TranscriptScript } from '../../core/conversation/scripted-transcri
 import { VisionService } from './vision';
 import { PageSimilarity } from './page-similarity';
 import { PageIndexCache } from '../../core/page/page-index';
-import { PAGE_MESSAGES } from '../../core/page/access';
-import { readPdf } from './pdf-reader';
+import { pageOfReply } from './pdf-reader';
 import { systemClock } from '../../core/tools/clock';
 import { SentenceSpeaker } from './sentence-speaker';
 import { PushToTalkHold } from '../../core/lifecycle/push-to-talk-hold';
@@ -390,13 +389,6 @@ export class Conversation {
     // Time for the background to fetch a large PDF as well (docs/tools.md, "PDFs").
     const reply = await sendRequest(send, 'page/read', {}, 60_000);
     if (!reply.ok) return { ok: false, message: "I couldn't read this page." };
-    if ('pdf' in reply.data) {
-      const pdf = reply.data.pdf;
-      return readPdf(pdf).catch((err: unknown) => {
-        console.warn('[sidetalk] pdf.js could not read the PDF:', err);
-        return { ok: false, message: PAGE_MESSAGES.pdf };
-      });
-    }
-    return reply.data;
+    return pageOfReply(reply.data);
   }
 }

@@ -4,9 +4,7 @@
 import type { PageRead } from '../../core/conversation/responder';
 import { PAGE_MESSAGES } from '../../core/page/access';
 import { pageTextFromItems, pdfPageText, type PdfTextItem } from '../../core/page/pdf-text';
-
-/** The same cap as the extractor in the tab (core/page/extract-dom.ts): 250,000 words at 8 characters a word. */
-const MAX_TEXT_CHARS = 2_000_000;
+import { MAX_PAGE_TEXT_CHARS } from '../../core/page/types';
 
 function fromBase64(data: string): Uint8Array {
   const raw = atob(data);
@@ -25,7 +23,23 @@ function pdfjs(): Promise<typeof import('pdfjs-dist')> {
   return library;
 }
 
-export async function readPdf(pdf: { title: string; url: string; data: string }): Promise<PageRead> {
+/** The page a `page/read` reply stands for: the tab's text as it came, or a PDF's bytes read here. */
+export function pageOfReply(data: PageRead | { pdf: PdfBytes }): Promise<PageRead> {
+  if (!('pdf' in data)) return Promise.resolve(data);
+  return readPdf(data.pdf).catch((err: unknown) => {
+    console.warn('[sidetalk] pdf.js could not read the PDF:', err);
+    return { ok: false, message: PAGE_MESSAGES.pdf };
+  });
+}
+
+interface PdfBytes {
+  title: string;
+  url: string;
+  /** The file, base64. */
+  data: string;
+}
+
+async function readPdf(pdf: PdfBytes): Promise<PageRead> {
   const lib = await pdfjs();
   // No eval (the extension's CSP forbids it), no font faces (only the text is wanted), errors only in the console.
   const doc = await lib.getDocument({
@@ -37,7 +51,7 @@ export async function readPdf(pdf: { title: string; url: string; data: string })
   try {
     const pages: string[] = [];
     let chars = 0;
-    for (let n = 1; n <= doc.numPages && chars < MAX_TEXT_CHARS; n++) {
+    for (let n = 1; n <= doc.numPages && chars < MAX_PAGE_TEXT_CHARS; n++) {
       const page = await doc.getPage(n);
       const content = await page.getTextContent();
       const items: PdfTextItem[] = content.items.flatMap((item) =>
@@ -70,9 +84,9 @@ export async function readPdf(pdf: { title: string; url: string; data: string })
         url: pdf.url,
         lang: '',
         selection: '',
-        text: text.slice(0, MAX_TEXT_CHARS),
+        text: text.slice(0, MAX_PAGE_TEXT_CHARS),
         kind: 'pdf',
-        truncated: text.length > MAX_TEXT_CHARS || pages.length < doc.numPages,
+        truncated: text.length > MAX_PAGE_TEXT_CHARS || pages.length < doc.numPages,
       },
     };
   } finally {

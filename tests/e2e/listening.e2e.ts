@@ -99,6 +99,17 @@ afterAll(async () => {
   await fixtures?.close();
 });
 
+/** Holds Space for push-to-talk once the orb takes it, and waits for the microphone to be live. */
+async function holdSpace(panel: Page): Promise<void> {
+  await poll(
+    () => panel.getByTestId('orb').isEnabled(),
+    (on) => on,
+  );
+  await panel.locator('main').click({ position: { x: 5, y: 5 } }); // focus outside the text box
+  await panel.keyboard.down('Space');
+  await waitForCapture((c) => !!c?.mic, 150_000, panel);
+}
+
 describe('listening ends with the panel', () => {
   it('closing the last side panel stops hands-free and the camera within 1 s, and the badge clears', async () => {
     const panel = await openPanel();
@@ -151,13 +162,7 @@ describe('listening ends with the panel', () => {
   it('a push-to-talk hold is released when the window loses focus', async () => {
     const panel = await openPanel();
     await poll(() => capture(panel), nothingLive);
-    await poll(
-      () => panel.getByTestId('orb').isEnabled(),
-      (on) => on,
-    );
-    await panel.locator('main').click({ position: { x: 5, y: 5 } }); // focus outside the text box
-    await panel.keyboard.down('Space');
-    await waitForCapture((c) => !!c?.mic, 150_000, panel);
+    await holdSpace(panel);
     expect(await badge()).toBe('MIC');
     // The window loses focus (another window took it): the key-up will never arrive here.
     await panel.evaluate(() => window.dispatchEvent(new Event('blur')));
@@ -199,13 +204,7 @@ describe('listening ends with the panel', () => {
       (s) => !s.handsFree,
     );
     await sendFromPage(panel, request('settings/set', 'background', { patch: { mirrorBaseUrl: mirror } }));
-    await poll(
-      () => panel.getByTestId('orb').isEnabled(),
-      (on) => on,
-    );
-    await panel.locator('main').click({ position: { x: 5, y: 5 } }); // focus outside the text box
-    await panel.keyboard.down('Space');
-    await waitForCapture((c) => !!c?.mic, 150_000, panel);
+    await holdSpace(panel);
     await panel.keyboard.up('Space');
     expect(nothingLive(await waitForCapture(nothingLive, 5_000, panel))).toBe(true);
   }, 240_000);

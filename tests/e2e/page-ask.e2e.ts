@@ -13,9 +13,9 @@ import { PAGE_OPEN } from '../../core/page/prompt';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
 import { LATE_FACT, pageHtml, wholePage } from '../fixtures/retrieval/whole-page';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
+import { pageTurns } from './page-turns';
 import {
   downloadModels,
-  engineMarks,
   clickToolbarButton,
   launchExtension,
   poll,
@@ -43,37 +43,7 @@ const SELECT_HTML = `<!doctype html><html lang="en"><head><title>Council minutes
 <div id="editor" contenteditable="true"><p>my unsent reply 5521 about the harbour wall</p></div>
 </article></main></body></html>`;
 
-async function must(type: string, target: string, payload: unknown): Promise<void> {
-  const r = await sendFromPage<Reply<unknown>>(panel, request(type, target, payload));
-  if (!r.ok) throw new Error(r.error.message);
-}
-
-async function say(text: string): Promise<void> {
-  await panel.getByTestId('composer').fill(text);
-  await panel.getByRole('button', { name: 'Send' }).click();
-}
-
-/** Says `text` and returns the assistant's lines from this turn once its page task was delivered. */
-async function ask(text: string, until: (lines: string[]) => boolean): Promise<string[]> {
-  const marksBefore = (await engineMarks(panel)).length;
-  const before = await panel.locator('.line.assistant').count();
-  await say(text);
-  await poll(
-    async () => (await engineMarks(panel)).slice(marksBefore).map((m) => m.name),
-    (names) => names.includes('background-delivered'),
-    180_000,
-    250,
-  );
-  return poll(async () => (await panel.locator('.line.assistant').allInnerTexts()).slice(before), until, 30_000);
-}
-
-async function lastPagePrompt(): Promise<string> {
-  const log = await sendFromPage<Reply<{ prompt: string }[]>>(panel, request('debug/llm-log', 'offscreen'));
-  if (!log.ok) throw new Error(log.error.message);
-  const prompt = log.data.map((e) => e.prompt).findLast((p) => p.includes(PAGE_OPEN));
-  if (!prompt) throw new Error('no page prompt in the model log');
-  return prompt.slice(prompt.lastIndexOf(PAGE_OPEN));
-}
+const { must, ask, lastPagePrompt } = pageTurns(() => panel, 180_000);
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });

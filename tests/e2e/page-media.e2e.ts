@@ -10,22 +10,12 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import type { Reply } from '../../core/protocol';
-import { PAGE_OPEN } from '../../core/page/prompt';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
 import { PDF_FACT, reportPdf, scannedPdf } from '../fixtures/pdf/report';
 import { timedTextResponse, VIDEO_FACT, VIDEO_ID, watchPageHtml } from '../fixtures/youtube/watch-page';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
-import {
-  clickToolbarButton,
-  downloadModels,
-  engineMarks,
-  launchExtension,
-  poll,
-  request,
-  sendFromPage,
-  type ExtensionSession,
-} from './harness';
+import { pageTurns } from './page-turns';
+import { clickToolbarButton, downloadModels, launchExtension, poll, type ExtensionSession } from './harness';
 
 let session: ExtensionSession;
 let fixtures: FixtureHub;
@@ -63,33 +53,7 @@ function serve(): Promise<void> {
   );
 }
 
-async function must(type: string, target: string, payload: unknown): Promise<void> {
-  const r = await sendFromPage<Reply<unknown>>(panel, request(type, target, payload));
-  if (!r.ok) throw new Error(r.error.message);
-}
-
-/** Says `text` and returns the assistant's lines from this turn once its page task was delivered. */
-async function ask(text: string, until: (lines: string[]) => boolean): Promise<string[]> {
-  const marksBefore = (await engineMarks(panel)).length;
-  const before = await panel.locator('.line.assistant').count();
-  await panel.getByTestId('composer').fill(text);
-  await panel.getByRole('button', { name: 'Send' }).click();
-  await poll(
-    async () => (await engineMarks(panel)).slice(marksBefore).map((m) => m.name),
-    (names) => names.includes('background-delivered'),
-    120_000,
-    250,
-  );
-  return poll(async () => (await panel.locator('.line.assistant').allInnerTexts()).slice(before), until, 30_000);
-}
-
-async function lastPagePrompt(): Promise<string> {
-  const log = await sendFromPage<Reply<{ prompt: string }[]>>(panel, request('debug/llm-log', 'offscreen'));
-  if (!log.ok) throw new Error(log.error.message);
-  const prompt = log.data.map((e) => e.prompt).findLast((p) => p.includes(PAGE_OPEN));
-  if (!prompt) throw new Error('no page prompt in the model log');
-  return prompt.slice(prompt.lastIndexOf(PAGE_OPEN));
-}
+const { must, ask, lastPagePrompt } = pageTurns(() => panel, 120_000);
 
 /** Opens `url` in a new tab and clicks Sidetalk's toolbar button there (the click grants activeTab). */
 async function openAndGrant(url: string): Promise<Page> {
