@@ -36,6 +36,8 @@ const OUT = arg('out');
 const EXTENSION = arg('extension');
 const HUB_ROOT = arg('hub', '/root/gpu-hub');
 const MIC = arg('mic');
+/** The fake microphone's least silence after each question (write-mic.ts --gap; 0: the script's own 2–6 s). */
+const MIC_GAP_S = Number(arg('mic-gap', '0'));
 /** 'auto' is the product's default (WebGPU where there is one); 'wasm' only for a dry run without a GPU. */
 const BACKEND = arg('backend', 'auto');
 /** A voice answer's length: random weights never sample the end token, so every reply would run to the 256-token cap. */
@@ -73,6 +75,47 @@ function gpuMemoryMiB(): number | null {
 function stats(values: number[]): { n: number; p50: number | null; p90: number | null; max: number | null } {
   const s = [...values].sort((a, b) => a - b);
   return { n: s.length, p50: percentile(s, 50), p90: percentile(s, 90), max: s.length ? s[s.length - 1]! : null };
+}
+
+type Reply<T> = { ok: true; data: T } | { ok: false; error: unknown };
+type LlmProbe = { backend: string; error: string | null; firstPieceMs: number | null; pieceAtMs: number[]; totalMs: number };
+type AsrProbe = { backend: string; error: string | null; text: string | null; ms: number };
+
+/**
+ * The models' own pace on the device the product chose, apart from any turn: the LLM answering three questions (the
+ * first pays for whatever the warm-up left), the recogniser on a 3 s clip three times, and the voice's self-test verdict.
+ * Per LLM answer: request → first piece, and the median interval between later pieces (a piece is a token or a few).
+ */
+async function modelProbes(panel: Page) {
+  const llm: LlmProbe[] = [];
+  for (const [question] of MIC_SCRIPT.slice(0, 3)) {
+    const r = await sendFromPage<Reply<LlmProbe>>(panel, request('debug/llm-probe', 'offscreen', { question }));
+    if (!r.ok) throw new Error(`debug/llm-probe: ${JSON.stringify(r.error)}`);
+    llm.push(r.data);
+  }
+  const asr: AsrProbe[] = [];
+  for (let i = 0; i < 3; i++) {
+    const r = await sendFromPage<Reply<AsrProbe>>(panel, request('debug/asr-probe', 'offscreen', { seconds: 3, toneHz: 220 }));
+    if (!r.ok) throw new Error(`debug/asr-probe: ${JSON.stringify(r.error)}`);
+    asr.push(r.data);
+  }
+  const verdicts = await sendFromPage<Reply<unknown>>(panel, request('tts/verdicts', 'background', {}));
+  const gaps = (at: number[]) => at.slice(1).map((t, i) => t - at[i]!);
+  const summary = {
+    llmBackend: llm[0]?.backend,
+    llmErrors: llm.map((p) => p.error).filter(Boolean),
+    llmFirstPieceMs: llm.map((p) => p.firstPieceMs),
+    llmPieces: llm.map((p) => p.pieceAtMs.length),
+    llmMsPerPieceP50: llm.map((p) =>
+      percentile(
+        [...gaps(p.pieceAtMs)].sort((a, b) => a - b),
+        50,
+      ),
+    ),
+    asrMs: asr.map((p) => p.ms),
+    asrErrors: asr.map((p) => p.error).filter(Boolean),
+  };
+  return { summary, llm, asr, ttsVerdicts: verdicts.ok ? verdicts.data : verdicts.error };
 }
 
 async function main(): Promise<void> {
@@ -150,6 +193,8 @@ async function main(): Promise<void> {
       (await sendFromPage<{ ok: boolean; data?: unknown }>(panel, request('debug/gpu-stats', 'offscreen'))).data;
     const statsLoaded = await gpuStats();
     console.error(`model worker: ${JSON.stringify(statsLoaded)}`);
+    const probes = await modelProbes(panel);
+    console.error(`probes: ${JSON.stringify(probes.summary)}`);
     const memoryLoaded = gpuMemoryMiB();
     await poll(
       () => trace(panel),
@@ -215,10 +260,11 @@ async function main(): Promise<void> {
       status: status.data,
       statusAfter: statusAfter.data,
       modelWorker: { afterLoad: statsLoaded, afterTurns: statsAfter },
+      probes,
       models: hub.models,
       phases,
       tunables: SETS,
-      mic: `${MIC_SCRIPT.length} espeak-ng questions with 2–6 s gaps, looped; transcripts reported as the script's questions by the scripted recogniser stand-in (debug/asr-script) while the real-size recogniser runs`,
+      mic: `${MIC_SCRIPT.length} espeak-ng questions with ${MIC_GAP_S ? `≥ ${MIC_GAP_S} s` : '2–6 s'} gaps, looped; transcripts reported as the script's questions by the scripted recogniser stand-in (debug/asr-script) while the real-size recogniser runs`,
       turnsHeard: turns.length,
       interrupted: new Set(marks.filter((s) => s.name === 'interrupted').map((s) => s.turnId)).size,
       panelClock: final.clocks,
@@ -226,7 +272,7 @@ async function main(): Promise<void> {
       measured:
         'end to end in the browser: every hop and total of the waterfall (engine marks, offscreen and panel stamps on one clock); modeled: nothing',
     };
-    const md = `${markdown(summary, meta).replace(/^# .*/, '# What the user hears in Chromium on a hardware GPU (built extension, real-size random-weight graphs)')}\n\nAvatar frame interval (panel requestAnimationFrame): ${JSON.stringify(frameStats)} ms; GPU memory MiB: ${JSON.stringify(summary.gpuMemoryMiB)}\n`;
+    const md = `${markdown(summary, meta).replace(/^# .*/, '# What the user hears in Chromium on a hardware GPU (built extension, real-size random-weight graphs)')}\n\nAvatar frame interval (panel requestAnimationFrame): ${JSON.stringify(frameStats)} ms; GPU memory MiB: ${JSON.stringify(summary.gpuMemoryMiB)}\n\nModel probes before the turns (debug/llm-probe, debug/asr-probe; the voice's self-test verdicts): ${JSON.stringify(probes.summary)}; ${JSON.stringify(probes.ttsVerdicts)}\n`;
     console.log(md);
     writeFileSync(`${OUT}.json`, `${JSON.stringify({ meta, ...summary, turns, trace: final }, null, 1)}\n`);
     writeFileSync(`${OUT}.md`, md);

@@ -76,6 +76,24 @@ export function testHookRequests() {
         turn: z.object({ probability: z.number().nullable(), error: z.string().nullable() }).optional(),
       }),
     },
+    /**
+     * Runs the LLM in the model worker on a fixed question and times every text piece it streams, as a turn would
+     * (benches: the model's own speed on the device the product chose, apart from the turn around it). Refused unless
+     * the debug panel is on.
+     */
+    'debug/llm-probe': {
+      target: 'offscreen',
+      payload: z.object({ question: z.string().min(1).max(2000) }).strict(),
+      result: z.object({
+        backend: z.enum(['webgpu', 'wasm']),
+        error: z.string().nullable(),
+        /** Request → first piece (prefill and the first decode step, with the worker hop). */
+        firstPieceMs: z.number().nullable(),
+        /** Every piece after the request, in ms since it (a piece is one token or a few). */
+        pieceAtMs: z.array(z.number()),
+        totalMs: z.number(),
+      }),
+    },
     /** Fault injection for reliability tests; refused unless the user turned the debug panel on. */
     'debug/fault': {
       target: 'offscreen',

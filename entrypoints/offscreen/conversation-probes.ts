@@ -14,6 +14,14 @@ export interface AsrProbeResult {
   turn?: { probability: number | null; error: string | null };
 }
 
+export interface LlmProbeResult {
+  backend: 'webgpu' | 'wasm';
+  error: string | null;
+  firstPieceMs: number | null;
+  pieceAtMs: number[];
+  totalMs: number;
+}
+
 export interface ConversationProbeDeps {
   models: ModelWorkerClient;
   mic: MicCapture;
@@ -66,6 +74,30 @@ export class ConversationProbes {
       ...heard,
       ms: Math.round(performance.now() - t0),
       ...(asked ? { turn: asked } : {}),
+    };
+  }
+
+  /**
+   * One answer of the LLM in the model worker to `question` (no history, no tools), with the time of every piece it
+   * streams: the model's own pace on the device the product chose, apart from a turn. Nothing of it is kept.
+   */
+  async llm(question: string): Promise<LlmProbeResult> {
+    await this.deps.ready();
+    const t0 = performance.now();
+    const pieceAtMs: number[] = [];
+    let error: string | null = null;
+    try {
+      for await (const piece of this.deps.models.generate([{ role: 'user', content: question }], AbortSignal.timeout(120_000)))
+        if (piece.length > 0) pieceAtMs.push(Math.round((performance.now() - t0) * 10) / 10);
+    } catch (err) {
+      error = err instanceof Error ? err.message : String(err);
+    }
+    return {
+      backend: this.deps.models.backend ?? ('wasm' as const),
+      error,
+      firstPieceMs: pieceAtMs[0] ?? null,
+      pieceAtMs,
+      totalMs: Math.round(performance.now() - t0),
     };
   }
 

@@ -38,6 +38,7 @@ type TestHookHandlers = Pick<
   | 'debug/gpu-stats'
   | 'debug/fault'
   | 'debug/asr-probe'
+  | 'debug/llm-probe'
   | 'conversation/marks'
   | 'debug/gate-frames'
   | 'debug/turn-trace'
@@ -108,6 +109,12 @@ export function testHookHandlers(deps: TestHookDeps): TestHookHandlers {
       const pcm = new Float32Array(Math.round(seconds * 16_000));
       if (toneHz !== null) for (let i = 0; i < pcm.length; i++) pcm[i] = 0.3 * Math.sin((2 * Math.PI * toneHz * i) / 16_000);
       return conversation.probes.asr(pcm, withTurnCheck ?? false);
+    },
+    'debug/llm-probe': async ({ question }) => {
+      await requireDebugPanel('The language model probe');
+      const conversation = deps.conversation();
+      if (!conversation) throw new Error('no conversation is running');
+      return conversation.probes.llm(question);
     },
     'debug/fault': async ({ fault }) => {
       await requireDebugPanel('Fault injection');

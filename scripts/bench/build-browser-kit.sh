@@ -21,5 +21,7 @@ npx rolldown -c bench/gpu-browser/rolldown.config.mjs >/dev/null
 cp -a node_modules/playwright-core "$STAGE/node_modules/"
 WAV=$(npx jiti bench/gpu-browser/write-mic.ts)
 cp "$WAV" "$STAGE/mic.wav"
+# Questions at least 12 s apart, so a reply on a slower adapter finishes before the next question (--mic-gap 12).
+cp "$(npx jiti bench/gpu-browser/write-mic.ts --gap 12)" "$STAGE/mic-gap12.wav"
 tar cf - -C "$STAGE" . | xz -6 -T2 > "$KIT/kit.tar.xz"
 du -sh "$STAGE"/* "$KIT/kit.tar.xz"

@@ -95,4 +95,23 @@ describe('speech recognition on WebGPU', () => {
     });
     await panel.getByTestId('orb').click();
   });
+
+  it('the language model probe times the pieces of an answer streamed from WebGPU (what the GPU bench reads)', async () => {
+    await panel.getByTestId('orb').click();
+    type LlmProbe = { backend: string; error: string | null; firstPieceMs: number | null; pieceAtMs: number[]; totalMs: number };
+    const llm = await poll(
+      () => sendFromPage<Reply<LlmProbe>>(panel, request('debug/llm-probe', 'offscreen', { question: 'What is a tide?' })),
+      (r) => r.ok && !/not loaded/.test(r.data.error ?? ''),
+      90_000,
+      1000,
+    );
+    console.log(`[llm] webgpu: ${JSON.stringify(llm)}`);
+    expect(llm).toMatchObject({ ok: true, data: { backend: 'webgpu', error: null } });
+    const at = llm.ok ? llm.data.pieceAtMs : [];
+    expect(at.length).toBeGreaterThan(1);
+    expect(llm.ok && llm.data.firstPieceMs).toBe(at[0]);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    expect(llm.ok && llm.data.totalMs).toBeGreaterThanOrEqual(at[at.length - 1]!);
+    await panel.getByTestId('orb').click();
+  });
 });

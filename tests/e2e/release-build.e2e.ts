@@ -30,6 +30,7 @@ const MARKERS = [
   'debug/llm-log',
   'debug/tunables-live',
   'debug/gpu-stats',
+  'debug/llm-probe',
   'conversation/marks',
   'debug/turn-trace',
   'debug/gate-frames',
