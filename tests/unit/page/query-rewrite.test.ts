@@ -89,6 +89,7 @@ describe('parseRewrite: a keyword list, or nothing', () => {
 
   it('a sentence (an answer instead of keywords) gives no keywords', () => {
     expect(parseRewrite('The guarantee is valid for two years after you buy the router.')).toEqual([]);
+    expect(parseRewrite('It lasts two years')).toEqual([]);
   });
 
   it('tool-call-like output gives no keywords, even with plausible words in it', () => {
@@ -102,10 +103,13 @@ describe('parseRewrite: a keyword list, or nothing', () => {
     const got = parseRewrite(many);
     expect(got).toHaveLength(pageTunables.rewriteMaxKeywords);
     expect(got[0]).toBe('term0');
-    // A long reply of long items: the item cut at the character cap is dropped, not kept half.
-    const long = Array.from({ length: 40 }, (_, i) => `longkeyword${i}x`).join(', ');
-    const cut = parseRewrite(long.slice(0, pageTunables.rewriteMaxChars + 3));
-    expect(cut.every((k) => long.split(', ').includes(k))).toBe(true);
+    // Fewer, longer items: the one cut at the character cap is dropped, not kept half.
+    const items = Array.from({ length: 7 }, (_, i) => `keyword${i} ${'q'.repeat(20)}`);
+    const reply = items.join(', ');
+    expect(reply.length).toBeGreaterThan(pageTunables.rewriteMaxChars);
+    const whole = items.filter((_, i) => items.slice(0, i + 1).join(', ').length <= pageTunables.rewriteMaxChars);
+    expect(whole.length).toBeLessThan(items.length);
+    expect(parseRewrite(reply)).toEqual(whole);
     expect(parseRewrite(`${'a'.repeat(60)}, warranty`)).toEqual(['warranty']);
   });
 });
