@@ -19,8 +19,8 @@ export function rewriteMessages(question: string): ChatMessage[] {
       role: 'system',
       content: [
         REWRITE_MARK,
-        `Reply with one line: at most ${keywords} keywords or short phrases, separated by commas: the question's`,
-        'important words, then synonyms and related words the page might use instead.',
+        `Reply with one line: at most ${keywords} words or short phrases, separated by commas, that the page might use`,
+        "instead of the question's own words: synonyms and closely related terms.",
         'No sentences, no explanations, no numbering, no answer to the question.',
       ].join('\n'),
     },
