@@ -1,12 +1,12 @@
 /**
  * Lexical retrieval with and without the question rewrite (core/page/query-rewrite.ts; docs/benchmarks.md, "Page
- * retrieval"), the rewriter being the SCRIPTED STAND-IN of stand-in-rewriter.ts (GloVe neighbours of the question's
- * words), NOT the real LLM. The rewrite runs through the product's rewriteQuery (prompt, parse, merge) with a cap that
+ * retrieval"), the rewriter being one of two SCRIPTED STAND-INS made from the questions' own words, NOT the real LLM:
+ * GloVe neighbours (stand-in-rewriter.ts) and WordNet synonyms (wordnet-replies.json, make-wordnet-replies.ts). The rewrite runs through the product's rewriteQuery (prompt, parse, merge) with a cap that
  * never passes. Recall of the answer sentences at the prompt budget and in the top 1 / 3 chunks, per question kind, on
  * the retrieval set's pages and on whole pages of 15k / 60k / 250k words (the set's page last, as whole-page.ts).
  *   npx jiti bench/retrieval/run.ts --rewrite [--out bench/results/<name>]
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import type { SearchQuery } from '../../core/page/bm25';
 import { chunkPage, type Chunk } from '../../core/page/chunking';
@@ -17,7 +17,7 @@ import { retrievePassages } from '../../core/page/retrieval';
 import { pageTunables } from '../../core/tunables';
 import { RETRIEVAL_PAGES, type Question } from '../../tests/fixtures/retrieval/pages';
 import { pageEndingWith } from '../../tests/fixtures/retrieval/whole-page';
-import { standInRewriter } from './stand-in-rewriter';
+import { gloveReplies, scriptedRewriter } from './stand-in-rewriter';
 
 const KINDS: Question['kind'][] = ['words', 'paraphrase', 'two-sections'];
 const SIZES = [15_000, 60_000, 250_000];
@@ -27,12 +27,15 @@ const instant = { now: () => performance.now(), sleep: () => Promise.resolve() }
 const noCap = { now: () => 0, sleep: () => new Promise<void>(() => undefined) };
 
 type Scores = { budget: number; top1: number; top3: number };
+/** The question as asked, and each stand-in's rewrite of it. */
+type Variant = 'asked' | 'glove' | 'wordnet';
+type Scored = { q: Question } & Record<Variant, Scores>;
 export interface RewriteRow {
   page: string;
   words: number;
   chunks: number;
-  /** kind → recall without and with the rewrite, and the number of questions. */
-  recall: Record<string, { questions: number; plain: Scores; rewritten: Scores }>;
+  /** kind → recall without and with each stand-in's rewrite, and the number of questions. */
+  recall: Record<string, { questions: number } & Record<Variant, Scores>>;
 }
 
 const recallOf = (q: Question, chosen: { text: string }[]) => {
@@ -50,43 +53,58 @@ function score(q: Question, chunks: Chunk[], query: SearchQuery, index?: PageInd
 
 const mean = (xs: number[]) => Math.round((xs.reduce((a, x) => a + x, 0) / Math.max(1, xs.length)) * 1000) / 1000;
 
-function summarise(page: string, words: number, chunks: number, rows: { q: Question; plain: Scores; rewritten: Scores }[]) {
+function summarise(page: string, words: number, chunks: number, rows: Scored[]): RewriteRow {
   const recall: RewriteRow['recall'] = {};
   for (const kind of KINDS) {
     const of = rows.filter((r) => r.q.kind === kind);
-    const avg = (pick: (r: (typeof of)[number]) => Scores): Scores => ({
-      budget: mean(of.map((r) => pick(r).budget)),
-      top1: mean(of.map((r) => pick(r).top1)),
-      top3: mean(of.map((r) => pick(r).top3)),
+    const avg = (v: Variant): Scores => ({
+      budget: mean(of.map((r) => r[v].budget)),
+      top1: mean(of.map((r) => r[v].top1)),
+      top3: mean(of.map((r) => r[v].top3)),
     });
-    recall[kind] = { questions: of.length, plain: avg((r) => r.plain), rewritten: avg((r) => r.rewritten) };
+    recall[kind] = { questions: of.length, asked: avg('asked'), glove: avg('glove'), wordnet: avg('wordnet') };
   }
   return { page, words, chunks, recall };
 }
 
-export async function measureRewrite(): Promise<{ replies: Record<string, string>; rows: RewriteRow[] }> {
-  const rewriter = standInRewriter(RETRIEVAL_PAGES.flatMap((p) => p.questions.map((q) => q.question)));
+export async function measureRewrite(): Promise<{ replies: Record<string, Record<string, string>>; rows: RewriteRow[] }> {
+  const questions = RETRIEVAL_PAGES.flatMap((p) => p.questions.map((q) => q.question));
+  const replies = {
+    glove: gloveReplies(questions),
+    wordnet: (JSON.parse(readFileSync('bench/retrieval/wordnet-replies.json', 'utf8')) as { replies: Record<string, string> })
+      .replies,
+  };
   const signal = new AbortController().signal;
-  const queries = new Map<string, SearchQuery>();
-  for (const page of RETRIEVAL_PAGES)
-    for (const q of page.questions)
-      queries.set(q.question, await rewriteQuery(q.question, signal, { generate: rewriter.generate, clock: noCap }));
+  const queries = new Map<string, Record<Variant, SearchQuery>>();
+  for (const q of questions) {
+    const rewritten = async (r: Record<string, string>) =>
+      rewriteQuery(q, signal, { generate: scriptedRewriter(r), clock: noCap });
+    queries.set(q, { asked: q, glove: await rewritten(replies.glove), wordnet: await rewritten(replies.wordnet) });
+  }
+  const scored = (q: Question, chunks: Chunk[], index?: PageIndex): Scored => {
+    const qs = queries.get(q.question)!;
+    return {
+      q,
+      asked: score(q, chunks, qs.asked, index),
+      glove: score(q, chunks, qs.glove, index),
+      wordnet: score(q, chunks, qs.wordnet, index),
+    };
+  };
   const rows: RewriteRow[] = [];
   // The set's own pages (~11,800 words), chunked as the prompt builder chunks a page without an index.
-  const setRows: { q: Question; plain: Scores; rewritten: Scores }[] = [];
+  const setRows: Scored[] = [];
   let setWords = 0;
   let setChunks = 0;
   for (const page of RETRIEVAL_PAGES) {
     const { chunks } = chunkPage(page.text);
     setWords += page.text.split(/\s+/).length / RETRIEVAL_PAGES.length;
     setChunks += chunks.length / RETRIEVAL_PAGES.length;
-    for (const q of page.questions)
-      setRows.push({ q, plain: score(q, chunks, q.question), rewritten: score(q, chunks, queries.get(q.question)!) });
+    for (const q of page.questions) setRows.push(scored(q, chunks));
   }
   rows.push(summarise('retrieval set', Math.round(setWords), Math.round(setChunks), setRows));
   // Whole pages through the standing index (core/page/page-index.ts), as the offscreen document searches them.
   for (const size of SIZES) {
-    const sized: { q: Question; plain: Scores; rewritten: Scores }[] = [];
+    const sized: Scored[] = [];
     let words = 0;
     let chunks = 0;
     for (const [p, target] of RETRIEVAL_PAGES.entries()) {
@@ -95,30 +113,25 @@ export async function measureRewrite(): Promise<{ replies: Record<string, string
       await index.ready;
       words += page.words / RETRIEVAL_PAGES.length;
       chunks += index.chunks.length / RETRIEVAL_PAGES.length;
-      for (const q of target.questions)
-        sized.push({
-          q,
-          plain: score(q, index.chunks, q.question, index),
-          rewritten: score(q, index.chunks, queries.get(q.question)!, index),
-        });
+      for (const q of target.questions) sized.push(scored(q, index.chunks, index));
     }
     rows.push(summarise(`whole page ${size.toLocaleString('en-US')}`, Math.round(words), Math.round(chunks), sized));
   }
-  return { replies: rewriter.replies, rows };
+  return { replies, rows };
 }
 
 export function rewriteMarkdown(rows: RewriteRow[]): string {
   const pct = (x: number) => `${Math.round(x * 100)} %`;
   const cell = (s: Scores) => `${pct(s.budget)} / ${pct(s.top1)} / ${pct(s.top3)}`;
   return [
-    `Lexical recall without → with the question rewrite; rewriter: SCRIPTED STAND-IN (GloVe neighbours of the question's words, bench/retrieval/stand-in-rewriter.ts), NOT the real LLM. Each cell: at the prompt budget (${pageTunables.contextTokens} tokens) / top 1 chunk / top 3 chunks. Added stems weigh ${pageTunables.rewriteTermWeight}, at most ${pageTunables.rewriteMaxAddedTerms}; ${os.cpus().length} cores, Node ${process.versions.node}.`,
+    `Lexical recall without and with the question rewrite. The rewriters are SCRIPTED STAND-INS, NOT the real LLM: GloVe neighbours / WordNet synonyms of the question's own words (bench/retrieval/stand-in-rewriter.ts, make-wordnet-replies.ts). Each cell: at the prompt budget (${pageTunables.contextTokens} tokens) / top 1 chunk / top 3 chunks. Added stems weigh ${pageTunables.rewriteTermWeight}, at most ${pageTunables.rewriteMaxAddedTerms}; ${os.cpus().length} cores, Node ${process.versions.node}.`,
     '',
-    '| page | words | chunks | kind | n | without rewrite | with stand-in rewrite |',
-    '|---|---|---|---|---|---|---|',
+    '| page | words | chunks | kind | n | as asked | GloVe stand-in rewrite | WordNet stand-in rewrite |',
+    '|---|---|---|---|---|---|---|---|',
     ...rows.flatMap((r) =>
       KINDS.map((k) => {
         const x = r.recall[k]!;
-        return `| ${r.page} | ${r.words.toLocaleString('en-US')} | ${r.chunks} | ${k} | ${x.questions} | ${cell(x.plain)} | ${cell(x.rewritten)} |`;
+        return `| ${r.page} | ${r.words.toLocaleString('en-US')} | ${r.chunks} | ${k} | ${x.questions} | ${cell(x.asked)} | ${cell(x.glove)} | ${cell(x.wordnet)} |`;
       }),
     ),
     '',
@@ -134,7 +147,7 @@ export async function runRewriteBench(out: string | undefined): Promise<void> {
     date: new Date().toISOString(),
     host: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.versions.node },
     rewriter:
-      'scripted stand-in rewriter, not the real LLM: GloVe nearest neighbours of the question words (bench/retrieval/stand-in-rewriter.ts), made from the questions only',
+      'scripted stand-in rewriters, not the real LLM, made from the questions only: glove = GloVe nearest neighbours of the question words (bench/retrieval/stand-in-rewriter.ts); wordnet = WordNet 3.0 synonyms of the question words (bench/retrieval/make-wordnet-replies.ts)',
     tunables: {
       rewriteTermWeight: pageTunables.rewriteTermWeight,
       rewriteMaxKeywords: pageTunables.rewriteMaxKeywords,

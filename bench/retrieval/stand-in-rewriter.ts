@@ -6,6 +6,7 @@
  * first neighbours of every word, then second ones, as one comma-separated line. The replies are served by the
  * product's ScriptedModel and go through the product's parse and merge, as the real LLM's would. GloVe neighbours are
  * related words more than synonyms ("guarantee" → ensure, assure; "kids" → girls, folks), so this is a weak rewriter.
+ * The second stand-in, WordNet synonyms of the question's words, is made by make-wordnet-replies.ts.
  */
 import type { ChatMessage } from '../../core/conversation/chat-message';
 import { ScriptedModel } from '../../core/conversation/scripted-model';
@@ -70,19 +71,17 @@ export function standInReply(question: string): string {
   return reply.join(', ');
 }
 
-/** A ScriptedModel answering each question's rewrite prompt with its stand-in reply. */
-export function standInRewriter(questions: string[]): {
-  replies: Record<string, string>;
-  generate(messages: ChatMessage[]): AsyncIterable<string>;
-} {
-  const replies = Object.fromEntries(questions.map((q) => [q, standInReply(q)]));
-  const model = new ScriptedModel(questions.map((q) => ({ match: `Question: ${q}\n`, reply: replies[q]! })));
-  return {
-    replies,
-    generate(messages) {
-      const stream = model.replyFor(messages);
-      if (!stream) throw new Error('the stand-in has no reply for this prompt');
-      return stream;
-    },
+/** The GloVe stand-in's replies to these questions. */
+export function gloveReplies(questions: string[]): Record<string, string> {
+  return Object.fromEntries(questions.map((q) => [q, standInReply(q)]));
+}
+
+/** The product's ScriptedModel answering each question's rewrite prompt with its scripted reply. */
+export function scriptedRewriter(replies: Record<string, string>): (messages: ChatMessage[]) => AsyncIterable<string> {
+  const model = new ScriptedModel(Object.entries(replies).map(([q, reply]) => ({ match: `Question: ${q}\n`, reply })));
+  return (messages) => {
+    const stream = model.replyFor(messages);
+    if (!stream) throw new Error('the stand-in has no reply for this prompt');
+    return stream;
   };
 }
