@@ -140,6 +140,7 @@ export class Conversation {
       sceneTag: () => this.vision.sceneTag(),
       pageSimilarity: (page, question, signal) => similarity.scores(page, question, signal),
       pageIndex: (text, signal) => pageIndexes.indexFor(text, signal),
+      rewriteQuery: (question, signal) => rewriteQuery(question, signal, { generate, clock: systemClock }),
     });
     this.engine = new DuplexEngine({
       clock: { now: () => performance.now(), date: () => new Date() },
