@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../../core/conversation/chat-message';
-import { queryTerms, searchTerms } from '../../../core/page/bm25';
+import { Bm25Index, queryTerms, searchTerms } from '../../../core/page/bm25';
+import { LexicalIndex } from '../../../core/page/lexical-index';
 import { mergeQuery, parseRewrite, REWRITE_MARK, rewriteMessages, rewriteQuery } from '../../../core/page/query-rewrite';
 import type { Clock } from '../../../core/tools/types';
 import { pageTunables } from '../../../core/tunables';
@@ -133,6 +134,38 @@ describe('mergeQuery: the question first, added stems lighter, bounded', () => {
   it('nothing new to add: the question as asked', () => {
     expect(mergeQuery(QUESTION, [])).toBe(QUESTION);
     expect(mergeQuery(QUESTION, ['guarantee', 'valid'])).toBe(QUESTION);
+  });
+});
+
+describe('weighted stems in BM25 (both indexes)', () => {
+  const texts = ['the warranty lasts two years', 'coverage expires after purchase', 'the kettle boils water fast'];
+  const lexical = new LexicalIndex();
+  texts.forEach((t) => lexical.add(t));
+  const bm25 = new Bm25Index(texts);
+  const [warranty, coverage] = [searchTerms('warranty')[0]!, searchTerms('coverage')[0]!];
+
+  it("a stem's part of the score scales with its weight; a plain question weighs each stem 1", () => {
+    const full = lexical.scores('warranty').get(0)!;
+    expect(full).toBeGreaterThan(0);
+    expect(lexical.scores(new Map([[warranty, 0.5]])).get(0)).toBeCloseTo(full / 2, 10);
+    expect(bm25.scores(new Map([[warranty, 0.5]]))[0]).toBeCloseTo(full / 2, 10);
+    expect(bm25.scores('warranty coverage')).toEqual(
+      bm25.scores(
+        new Map([
+          [warranty, 1],
+          [coverage, 1],
+        ]),
+      ),
+    );
+  });
+
+  it("a question's own stem outranks an added one of the same rarity", () => {
+    const merged = new Map([
+      [coverage, 1],
+      [warranty, pageTunables.rewriteTermWeight],
+    ]);
+    const scores = lexical.scores(merged);
+    expect(scores.get(1)!).toBeGreaterThan(scores.get(0)!);
   });
 });
 
