@@ -5,6 +5,8 @@
  * with an all-MiniLM-L6-v2-shaped graph on WASM here (index-time.ts); WebGPU rows come from the GPU machine.
  *   npx jiti bench/retrieval/run.ts [--threads 1,2] [--gpu a.json,b.json --gpu-host "<label>"] [--out bench/results/<name>]
  *   npx jiti bench/retrieval/run.ts --gpu-kit     writes bench/out/gpu-kit/retrieval-{index.mjs,batches.json}
+ *   npx jiti bench/retrieval/run.ts --rewrite [--out <base>]   lexical recall with the question rewrite (rewrite.ts;
+ *     the rewriter is a scripted stand-in, not the real LLM)
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { measureIndexTime, type IndexTimeResult } from './index-time';
 import { tokenizedPage } from './tokenize-page';
 import { fixtureEmbedder, KINDS, measureRecall, MODES, type RecallResult } from './recall';
 import { measureWholePages, wholePageMarkdown } from './whole-page';
+import { runRewriteBench } from './rewrite';
 import { pageTunables } from '../../core/tunables';
 
 const arg = (name: string) => {
@@ -49,6 +52,10 @@ function markdown(recall: RecallResult, index: IndexRow[]): string {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--rewrite')) {
+    await runRewriteBench(arg('--out'));
+    process.exit(0);
+  }
   if (process.argv.includes('--gpu-kit')) {
     writeFileSync('bench/out/gpu-kit/retrieval-batches.json', JSON.stringify(await tokenizedPage()));
     execFileSync(

@@ -3,6 +3,7 @@
 // native tool calls. Page text is quoted data in a tool-less prompt, so it can never trigger a tool.
 import type { BackgroundTask, HistoryMessage as EngineMessage, UserTurn } from '../engine/types';
 import type { PageExtraction } from '../page/types';
+import type { SearchQuery } from '../page/bm25';
 import type { DenseScores } from '../page/dense';
 import type { PageIndex } from '../page/page-index';
 import { buildPagePrompt, neutralizeUntrusted } from '../page/prompt';
@@ -42,6 +43,11 @@ export interface ResponderDeps {
    * it the page is chunked and searched for each question.
    */
   pageIndex?(text: string, signal: AbortSignal): Promise<PageIndex>;
+  /**
+   * The lexical query for a page question when there are no dense scores (core/page/query-rewrite.ts): the question
+   * with the LLM's keywords and synonyms, or the question itself. Never asked when the embeddings answered.
+   */
+  rewriteQuery?(question: string, signal: AbortSignal): Promise<SearchQuery>;
 }
 
 /** Tools that answer in well under a second run inline; the rest get a holding line. */
@@ -204,14 +210,19 @@ export function createResponder(deps: ResponderDeps) {
             const read = await deps.readPage(signal);
             if (!read.ok) return read.message;
             deps.onCard(null);
-            const [dense, index] = await Promise.all([
+            const similar: Promise<DenseScores | null> =
               route.mode === 'question' && deps.pageSimilarity
                 ? deps.pageSimilarity(read.page, route.question, signal).catch(() => null)
-                : null,
-              deps.pageIndex?.(read.page.text, signal),
-            ]);
+                : Promise.resolve(null);
+            // Lexical only (no embeddings, or too slow): the LLM's keywords widen the search, while the index waits.
+            const query = similar.then((dense) =>
+              route.mode === 'question' && !dense && deps.rewriteQuery
+                ? deps.rewriteQuery(route.question, signal).catch(() => route.question)
+                : route.question,
+            );
+            const [dense, index, searchQuery] = await Promise.all([similar, deps.pageIndex?.(read.page.text, signal), query]);
             const prompt = withDenseScores(dense, () =>
-              buildPagePrompt({ page: read.page, question: route.question, mode: route.mode, index }),
+              buildPagePrompt({ page: read.page, question: route.question, searchQuery, mode: route.mode, index }),
             );
             // No tools here: page text is untrusted and must not be able to call one.
             const answer = (prompt.notice ? `${prompt.notice} ` : '') + (await untrustedAnswer(prompt, signal));

@@ -18,6 +18,17 @@ export function searchTerms(text: string): string[] {
     .map(stemWord);
 }
 
+/** Search stems with a weight each: a question's own stems weigh 1, words added for it less (core/page/query-rewrite.ts). */
+export type WeightedTerms = ReadonlyMap<string, number>;
+
+/** What lexical retrieval searches for: the user's words, or weighted stems made from them. */
+export type SearchQuery = string | WeightedTerms;
+
+/** The stems of a query and their weights; a plain question's distinct stems each weigh 1. */
+export function queryTerms(query: SearchQuery): WeightedTerms {
+  return typeof query === 'string' ? new Map(searchTerms(query).map((t) => [t, 1])) : query;
+}
+
 export class Bm25Index {
   private readonly docs: Map<string, number>[];
   private readonly lengths: number[];
@@ -39,17 +50,18 @@ export class Bm25Index {
     this.avgLength = this.lengths.reduce((a, n) => a + n, 0) / Math.max(1, this.lengths.length) || 1;
   }
 
-  scores(query: string): number[] {
-    const terms = [...new Set(searchTerms(query))];
+  scores(query: SearchQuery): number[] {
+    const terms = queryTerms(query);
     const n = this.docs.length;
     return this.docs.map((tf, i) => {
       let s = 0;
-      for (const term of terms) {
+      for (const [term, weight] of terms) {
         const f = tf.get(term);
         if (!f) continue;
         const df = this.df.get(term) ?? 0;
         const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-        s += (idf * f * (this.k1 + 1)) / (f + this.k1 * (1 - this.b + (this.b * (this.lengths[i] ?? 0)) / this.avgLength));
+        s +=
+          (weight * idf * f * (this.k1 + 1)) / (f + this.k1 * (1 - this.b + (this.b * (this.lengths[i] ?? 0)) / this.avgLength));
       }
       return s;
     });

@@ -3,7 +3,7 @@
 // scores, are added, because BM25 scores and cosines live on unrelated scales. A chunk absent from a ranking (no query
 // term, or not embedded) gets nothing from it. With no dense scores this is exactly the lexical ranking.
 import { pageTunables } from '../tunables';
-import { Bm25Index } from './bm25';
+import { Bm25Index, type SearchQuery } from './bm25';
 import type { Chunk } from './chunking';
 import type { DenseScores } from './dense';
 import { chunkSearchText, type LexicalScores } from './lexical-index';
@@ -38,7 +38,7 @@ function byScore(entries: { c: Chunk; s: number }[]): Chunk[] {
 
 export function rankChunks(
   chunks: Chunk[],
-  question: string,
+  question: SearchQuery,
   dense: DenseScores | null = null,
   weights: FusionWeights = defaultFusion(),
   /** BM25 scores by position in `chunks` from an index already built over them (core/page/lexical-index.ts). */

@@ -3,7 +3,7 @@
 // little at any page size; the corpus statistics (chunk count, mean length, document frequency) are those of the
 // chunks added so far, so scores over a finished index equal Bm25Index's over the same texts (core/page/bm25.ts).
 import { pageTunables } from '../tunables';
-import { searchTerms } from './bm25';
+import { queryTerms, searchTerms, type SearchQuery } from './bm25';
 import type { Chunk } from './chunking';
 
 /** The text BM25 sees for a chunk: its heading path twice, then its text, so a section's title weighs like body words. */
@@ -53,12 +53,13 @@ export class LexicalIndex {
     this.totalLength += length;
   }
 
-  scores(query: string): LexicalScores {
+  /** BM25 of each chunk holding a query term; a weighted query scales each term's part by its weight. */
+  scores(query: SearchQuery): LexicalScores {
     const out: LexicalScores = new Map();
     const n = this.lengths.length;
     if (!n) return out;
     const avgLength = this.totalLength / n || 1;
-    for (const term of new Set(searchTerms(query))) {
+    for (const [term, weight] of queryTerms(query)) {
       const list = this.postings.get(term);
       if (!list) continue;
       const df = list.length / 2;
@@ -67,7 +68,7 @@ export class LexicalIndex {
         const position = list[i]!;
         const f = list[i + 1]!;
         const norm = 1 - this.b + (this.b * this.lengths[position]!) / avgLength;
-        out.set(position, (out.get(position) ?? 0) + (idf * f * (this.k1 + 1)) / (f + this.k1 * norm));
+        out.set(position, (out.get(position) ?? 0) + (weight * idf * f * (this.k1 + 1)) / (f + this.k1 * norm));
       }
     }
     return out;

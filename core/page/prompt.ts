@@ -3,6 +3,7 @@
 // tool-call markers is neutralised first, so a page cannot close the quote or fake a tool call.
 // Page turns are generated without tools (`allowTools: false`).
 import { pageTunables } from '../tunables';
+import type { SearchQuery } from './bm25';
 import { chunkPage } from './chunking';
 import type { PageIndex } from './page-index';
 import { retrievePassages, selectForSummary, type Selection } from './retrieval';
@@ -72,6 +73,8 @@ export interface PagePromptInput {
   page: PageExtraction;
   /** The user's own words. */
   question: string;
+  /** What lexical retrieval searches for, when not the question itself (core/page/query-rewrite.ts). */
+  searchQuery?: SearchQuery;
   mode: 'summary' | 'question';
   budgetTokens?: number;
   countTokens?: TokenCounter;
@@ -159,10 +162,11 @@ export function buildPagePrompt(input: PagePromptInput): PagePrompt {
   const isSelection = page.kind === 'selection';
   const { index } = input;
   const chunked = index ? { chunks: index.chunks, truncated: index.truncated } : chunkPage(page.text, { countTokens: count });
+  const query = input.searchQuery ?? input.question;
   const selection =
     input.mode === 'summary'
       ? selectForSummary(chunked.chunks, budget)
-      : retrievePassages(chunked.chunks, input.question, budget, undefined, undefined, index?.lexical.scores(input.question));
+      : retrievePassages(chunked.chunks, query, budget, undefined, undefined, index?.lexical.scores(query));
 
   const quoted = selection.chunks
     .map((c, i, all) => {

@@ -3,6 +3,7 @@
 //    (core/page/fusion.ts), best first until the budget is full;
 //  - summary:  a representative spread — the first chunk of every section, then second chunks, and so on.
 // Chosen chunks are returned in page order so the quoted text reads naturally.
+import type { SearchQuery } from './bm25';
 import type { Chunk } from './chunking';
 import type { DenseScores } from './dense';
 import { defaultFusion, rankChunks, type FusionWeights } from './fusion';
@@ -64,7 +65,8 @@ export function withDenseScores<T>(dense: DenseScores | null, build: () => T): T
 
 export function retrievePassages(
   chunks: Chunk[],
-  question: string,
+  /** The question, or weighted stems made from it (core/page/query-rewrite.ts). */
+  question: SearchQuery,
   budgetTokens: number,
   dense: DenseScores | null = ambientDense,
   weights: FusionWeights = defaultFusion(),

@@ -101,6 +101,18 @@ export const pageTunables = registerTunables(
     captionSectionSeconds: 30,
     /** A page answer's sources card lists the sections of this many best-matching quoted chunks (in page order). */
     maxSources: 5,
+    /**
+     * Without the embedding model, a page question is first rewritten by the LLM into keywords and synonyms
+     * (core/page/query-rewrite.ts); past this wait the question is searched as asked (docs/tools.md, "Page questions").
+     */
+    rewriteCapMs: 1_500,
+    /** The rewrite's reply is read up to this many characters (about 8 keywords), then the generation is stopped. */
+    rewriteMaxChars: 200,
+    /** Keywords kept from a rewrite, and new search stems they may add to the question's own. */
+    rewriteMaxKeywords: 8,
+    rewriteMaxAddedTerms: 10,
+    /** Weight of an added stem in BM25; the question's own stems weigh 1 (hence at most 1). */
+    rewriteTermWeight: 0.5,
   },
   {
     minReadableChars: { min: 0, integer: true },
@@ -125,5 +137,10 @@ export const pageTunables = registerTunables(
     maxPdfBytes: { min: 1_024, max: 40 * 1024 * 1024, integer: true },
     captionSectionSeconds: { min: 5, max: 600, integer: true },
     maxSources: { min: 1, max: 12, integer: true },
+    rewriteCapMs: { min: 0, max: 30_000, integer: true },
+    rewriteMaxChars: { min: 20, max: 2_000, integer: true },
+    rewriteMaxKeywords: { min: 0, max: 32, integer: true },
+    rewriteMaxAddedTerms: { min: 0, max: 64, integer: true },
+    rewriteTermWeight: { min: 0, max: 1 },
   },
 );

@@ -4,7 +4,8 @@ import { loadVadWeights } from './vad-weights';
 import { feedEngine } from './mic-feed';
 import { buildPersonaPrompt, greetingFor } from '../../core/characters/persona-prompt';
 import type { Character } from '../../core/characters/character';
-import { createResponder, type PageRead } from '../../core/conversation/responder';
+import { createResponder, type PageRead, type ResponderDeps } from '../../core/conversation/responder';
+import { rewriteQuery } from '../../core/page/query-rewrite';
 import { DuplexEngine } from '../../core/engine/duplex-engine';
 import { FactMemory } from '../../core/memory/fact-memory';
 import { eventMessage, sendRequest, type AudioSink, type GpuInfo, type ModelChoiceValue } from '../../core/protocol';
@@ -123,13 +124,14 @@ export class Conversation {
     });
     // Page indexes are built here in short slices (core/page/page-index.ts) and kept for the next question.
     const pageIndexes = new PageIndexCache(systemClock);
+    const generate: ResponderDeps['generate'] = (messages, signal, tools) =>
+      options.llm.generate(messages, signal, tools, {
+        local: (m, s, t) => this.reportFailures(this.models.generate(m, s, t)),
+        runTool: (call, s) => this.runTool(call, s),
+        onCard: (card) => emit(eventMessage('event/card', { card: card as unknown as Record<string, unknown> | null })),
+      });
     const responder = createResponder({
-      generate: (messages, signal, tools) =>
-        options.llm.generate(messages, signal, tools, {
-          local: (m, s, t) => this.reportFailures(this.models.generate(m, s, t)),
-          runTool: (call, s) => this.runTool(call, s),
-          onCard: (card) => emit(eventMessage('event/card', { card: card as unknown as Record<string, unknown> | null })),
-        }),
+      generate,
       runTool: (call, signal) => this.runTool(call, signal),
       readPage: () => this.readPage(),
       systemPrompt: () => buildPersonaPrompt(this.character, { toolsAvailable: true }),
@@ -138,6 +140,7 @@ export class Conversation {
       sceneTag: () => this.vision.sceneTag(),
       pageSimilarity: (page, question, signal) => similarity.scores(page, question, signal),
       pageIndex: (text, signal) => pageIndexes.indexFor(text, signal),
+      rewriteQuery: (question, signal) => rewriteQuery(question, signal, { generate, clock: systemClock }),
     });
     this.engine = new DuplexEngine({
       clock: { now: () => performance.now(), date: () => new Date() },

@@ -3,13 +3,15 @@
 // reached the model is what is asserted.
 // Breaks that turned these red: page.maxIndexedTokens back to 60,000 (the second answer is "I only read the first
 // part"), the selection guard removed from the extractor (the contenteditable selection is read), the highlight never
-// attached (the view scrolls, no highlight appears).
+// attached (the view scrolls, no highlight appears), the question rewrite not wired in the offscreen document (no
+// keyword prompt in the model log).
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Reply } from '../../core/protocol';
 import { PAGE_OPEN } from '../../core/page/prompt';
+import { REWRITE_MARK } from '../../core/page/query-rewrite';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
 import { LATE_FACT, pageHtml, wholePage } from '../fixtures/retrieval/whole-page';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
@@ -88,6 +90,13 @@ describe('ask about any page (built extension)', () => {
     const early = await ask(question, (lines) => lines.some((l) => l.includes('does not say')));
     expect(early.join('\n')).toMatch(/I've read about \d+ % of this long page so far/);
     expect(await lastPagePrompt()).not.toContain(LATE_FACT.sentence);
+    // No embedding bundle here: the LLM was first asked for keywords (core/page/query-rewrite.ts). The scripted
+    // model's reply to that prompt is a sentence, not a keyword list, so the page was searched as asked.
+    const log = await sendFromPage<Reply<{ prompt: string; text: string }[]>>(panel, request('debug/llm-log', 'offscreen'));
+    if (!log.ok) throw new Error(log.error.message);
+    const rewrite = log.data.findLast((e) => e.prompt.includes(REWRITE_MARK));
+    expect(rewrite?.prompt).toContain('heron');
+    expect(rewrite?.prompt).not.toContain(PAGE_OPEN);
 
     // With time for the whole index (built in the background since the first question), the last 5 % is found.
     await must('tunables/set', 'background', { path: 'page.indexWaitMs', value: 120_000 });
