@@ -130,6 +130,14 @@ export class Conversation {
         runTool: (call, s) => this.runTool(call, s),
         onCard: (card) => emit(eventMessage('event/card', { card: card as unknown as Record<string, unknown> | null })),
       });
+    // The in-browser model on the CPU decodes about a second a token (docs/tools.md, "The question rewrite"): no keyword
+    // would arrive inside the rewrite's cap, so on WASM it is not asked and the question goes to search at once.
+    const rewriteGenerate: ResponderDeps['generate'] = (messages, signal, tools) =>
+      options.llm.generate(messages, signal, tools, {
+        local: (m, s, t) => (this.models.backend === 'webgpu' ? this.reportFailures(this.models.generate(m, s, t)) : noPieces()),
+        runTool: (call, s) => this.runTool(call, s),
+        onCard: () => undefined,
+      });
     const responder = createResponder({
       generate,
       runTool: (call, signal) => this.runTool(call, signal),
@@ -140,7 +148,7 @@ export class Conversation {
       sceneTag: () => this.vision.sceneTag(),
       pageSimilarity: (page, question, signal) => similarity.scores(page, question, signal),
       pageIndex: (text, signal) => pageIndexes.indexFor(text, signal),
-      rewriteQuery: (question, signal) => rewriteQuery(question, signal, { generate, clock: systemClock }),
+      rewriteQuery: (question, signal) => rewriteQuery(question, signal, { generate: rewriteGenerate, clock: systemClock }),
     });
     this.engine = new DuplexEngine({
       clock: { now: () => performance.now(), date: () => new Date() },
@@ -395,3 +403,6 @@ export class Conversation {
     return pageOfReply(reply.data);
   }
 }
+
+/** An answer with no pieces: the rewrite falls back to the question as asked. */
+async function* noPieces(): AsyncGenerator<string> {}
