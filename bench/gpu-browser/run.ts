@@ -82,7 +82,7 @@ type LlmProbe = { backend: string; error: string | null; firstPieceMs: number | 
 type AsrProbe = { backend: string; error: string | null; text: string | null; ms: number };
 
 /**
- * The models' own pace on the device the product chose, apart from any turn: the LLM answering three questions (the
+ * The models' own pace on the device the product chose, after the turns with listening off: the LLM answering three questions (the
  * first pays for whatever the warm-up left), the recogniser on a 3 s clip three times, and the voice's self-test verdict.
  * Per LLM answer: request → first piece, and the median interval between later pieces (a piece is a token or a few).
  */
@@ -193,8 +193,6 @@ async function main(): Promise<void> {
       (await sendFromPage<{ ok: boolean; data?: unknown }>(panel, request('debug/gpu-stats', 'offscreen'))).data;
     const statsLoaded = await gpuStats();
     console.error(`model worker: ${JSON.stringify(statsLoaded)}`);
-    const probes = await modelProbes(panel);
-    console.error(`probes: ${JSON.stringify(probes.summary)}`);
     const memoryLoaded = gpuMemoryMiB();
     await poll(
       () => trace(panel),
@@ -232,6 +230,9 @@ async function main(): Promise<void> {
     });
     clearInterval(rearm);
     await panel.getByTestId('orb').click();
+    // The models alone, once listening has stopped (the probes need the conversation the turns started).
+    const probes = await modelProbes(panel).catch((e: unknown) => ({ summary: { error: String(e) }, ttsVerdicts: null }));
+    console.error(`probes: ${JSON.stringify(probes.summary)}`);
     const memoryAfter = gpuMemoryMiB();
     const statsAfter = await gpuStats();
     const statusAfter = await sendFromPage<{ ok: boolean; data?: unknown }>(panel, request('status/get', 'background'));
@@ -272,7 +273,7 @@ async function main(): Promise<void> {
       measured:
         'end to end in the browser: every hop and total of the waterfall (engine marks, offscreen and panel stamps on one clock); modeled: nothing',
     };
-    const md = `${markdown(summary, meta).replace(/^# .*/, '# What the user hears in Chromium on a hardware GPU (built extension, real-size random-weight graphs)')}\n\nAvatar frame interval (panel requestAnimationFrame): ${JSON.stringify(frameStats)} ms; GPU memory MiB: ${JSON.stringify(summary.gpuMemoryMiB)}\n\nModel probes before the turns (debug/llm-probe, debug/asr-probe; the voice's self-test verdicts): ${JSON.stringify(probes.summary)}; ${JSON.stringify(probes.ttsVerdicts)}\n`;
+    const md = `${markdown(summary, meta).replace(/^# .*/, '# What the user hears in Chromium on a hardware GPU (built extension, real-size random-weight graphs)')}\n\nAvatar frame interval (panel requestAnimationFrame): ${JSON.stringify(frameStats)} ms; GPU memory MiB: ${JSON.stringify(summary.gpuMemoryMiB)}\n\nModel probes before the turns after the turns, listening off (debug/llm-probe, debug/asr-probe; the voice's self-test verdicts): ${JSON.stringify(probes.summary)}; ${JSON.stringify(probes.ttsVerdicts)}\n`;
     console.log(md);
     writeFileSync(`${OUT}.json`, `${JSON.stringify({ meta, ...summary, turns, trace: final }, null, 1)}\n`);
     writeFileSync(`${OUT}.md`, md);
