@@ -1,0 +1,15 @@
+import { useRef } from 'preact/hooks';
+import type { AppStatus, GpuInfo, Settings } from '../../core/protocol';
+import type { DeviceFacts } from '../../core/weights';
+
+/**
+ * What the default set depends on (core/weights/default-set.ts): the offscreen document's WebGPU adapter and the
+ * compute setting; null until both are known. The adapter is kept once seen, so a status without the offscreen
+ * document (it restarts) does not shrink the plan in the middle of a download.
+ */
+export function useDeviceFacts(status: AppStatus | null, settings: Settings | null): DeviceFacts | null {
+  const gpu = useRef<GpuInfo | null>(null);
+  if (status?.offscreen) gpu.current = status.offscreen.gpu;
+  if (!settings || !gpu.current) return null;
+  return { gpu: gpu.current, computeBackend: settings.computeBackend };
+}
