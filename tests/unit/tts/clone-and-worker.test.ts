@@ -146,8 +146,16 @@ describe('TTS worker host (message protocol)', () => {
     expect(evs[1]).toMatchObject({ type: 'loaded', backend: 'wasm', cpuReason: 'the GPU failed the voice self-test (silent)' });
     const key = (evs[0] as Extract<TtsWorkerEvent, { type: 'verdict' }>).key;
     evs.length = 0;
-    await gpuHost.handle({ type: 'load', requestId: 'load', files, backend: 'auto', verdicts: { [key]: { pass: false, at: 1 } } });
-    expect(evs).toEqual([expect.objectContaining({ type: 'loaded', backend: 'wasm', cpuReason: expect.stringMatching(/earlier/) })]);
+    await gpuHost.handle({
+      type: 'load',
+      requestId: 'load',
+      files,
+      backend: 'auto',
+      verdicts: { [key]: { pass: false, at: 1 } },
+    });
+    expect(evs).toEqual([
+      expect.objectContaining({ type: 'loaded', backend: 'wasm', cpuReason: expect.stringMatching(/earlier/) }),
+    ]);
     evs.length = 0;
     await gpuHost.handle({ type: 'load', requestId: 'load', files, backend: 'auto', verdicts: { [key]: { pass: true, at: 1 } } });
     expect(evs).toHaveLength(1); // cached verdict: no test, straight to WebGPU

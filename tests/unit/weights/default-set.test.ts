@@ -8,7 +8,15 @@ import { downloadPlan, planProgress } from '../../../core/ux/onboarding';
 import { defaultSet, defaultSetBytes, gpuRunsModels, hardwareGpu, type DeviceFacts } from '../../../core/weights/default-set';
 import { parseWeightsManifest } from '../../../core/weights/manifest';
 import { MemoryByteStore, WeightsService, type ModelBundle, type WeightsSnapshot } from '../../../core/weights';
-import { ASR_BUNDLES, EMBED_BUNDLE, LLM_BUNDLE, MODEL_BUNDLES, TTS_BUNDLE, TTS_GPU_BUNDLE, TURN_BUNDLE } from '../../../models/registry';
+import {
+  ASR_BUNDLES,
+  EMBED_BUNDLE,
+  LLM_BUNDLE,
+  MODEL_BUNDLES,
+  TTS_BUNDLE,
+  TTS_GPU_BUNDLE,
+  TURN_BUNDLE,
+} from '../../../models/registry';
 import manifestJson from '../../../models/manifest.json';
 import { startHubServer, type HubServer } from '../../fixtures/hub/server';
 
