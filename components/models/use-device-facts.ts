@@ -1,4 +1,4 @@
-import { useRef } from 'preact/hooks';
+import { useMemo, useRef } from 'preact/hooks';
 import type { AppStatus, GpuInfo, Settings } from '../../core/protocol';
 import type { DeviceFacts } from '../../core/weights';
 
@@ -10,6 +10,8 @@ import type { DeviceFacts } from '../../core/weights';
 export function useDeviceFacts(status: AppStatus | null, settings: Settings | null): DeviceFacts | null {
   const gpu = useRef<GpuInfo | null>(null);
   if (status?.offscreen) gpu.current = status.offscreen.gpu;
-  if (!settings || !gpu.current) return null;
-  return { gpu: gpu.current, computeBackend: settings.computeBackend };
+  const known = gpu.current;
+  const computeBackend = settings?.computeBackend ?? null;
+  // One object while the facts stay the same, so the plans built from it are not rebuilt on every render.
+  return useMemo(() => (known && computeBackend ? { gpu: known, computeBackend } : null), [known, computeBackend]);
 }
