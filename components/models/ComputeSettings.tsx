@@ -11,9 +11,10 @@ interface Props {
 function voiceLine(voice: NonNullable<OffscreenStatus['tts']>): string {
   if (voice.backend === 'webgpu') return 'The voice runs on the GPU (WebGPU, passed this device’s self-test).';
   const threads = `${voice.threads} CPU thread${voice.threads === 1 ? '' : 's'}`;
-  return voice.reason
-    ? `The voice moved to the CPU (${threads}): the GPU gave bad audio (${voice.reason}).`
-    : `The voice runs on the CPU (${threads}).`;
+  if (voice.reason) return `The voice moved to the CPU (${threads}): the GPU gave bad audio (${voice.reason}).`;
+  // Nothing more to download: the CPU voice is part of every default set (docs/models.md § First download).
+  if (voice.gpuRefused) return `The voice runs on the CPU (${threads}): ${voice.gpuRefused}.`;
+  return `The voice runs on the CPU (${threads}).`;
 }
 
 const LANGUAGES: [string, string][] = [

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Settings } from '../../core/protocol';
-import { defaultDownloadBytes, type ModelBundle } from '../../core/weights';
+import { defaultSet, defaultSetBytes, type DeviceFacts, type ModelBundle } from '../../core/weights';
 import { toUserError } from '../../core/ux/user-errors';
 import { request } from '../ui/runtime';
 import { formatBytes, formatEta, formatSpeed, percent } from './format';
@@ -8,11 +8,15 @@ import { useWeights } from './use-weights';
 
 interface Props {
   catalog: ModelBundle[];
+  /** This computer's GPU and compute setting (core/weights/default-set.ts); null while unknown (the CPU set). */
+  device: DeviceFacts | null;
   settings: Settings | null;
   onMirrorSave: (url: string) => Promise<void>;
 }
 
-export function ModelsPanel({ catalog, settings, onMirrorSave }: Props) {
+const CPU_ONLY: DeviceFacts = { gpu: null, computeBackend: 'wasm' };
+
+export function ModelsPanel({ catalog, device, settings, onMirrorSave }: Props) {
   const [snapshot, progress] = useWeights();
   const [error, setError] = useState<string | null>(null);
   const [mirror, setMirror] = useState(settings?.mirrorBaseUrl ?? '');
@@ -26,9 +30,9 @@ export function ModelsPanel({ catalog, settings, onMirrorSave }: Props) {
   const stateOf = (id: string) => snapshot?.bundles.find((b) => b.id === id);
   const missing = catalog.filter((b) => stateOf(b.id)?.status !== 'complete').map((b) => b.id);
   const usage = snapshot?.bundles.reduce((s, b) => s + b.bytesStored, 0) ?? 0;
-  const defaults = catalog.filter((b) => b.default);
+  const defaults = defaultSet(catalog, device ?? CPU_ONLY);
   const defaultsMissing = defaults.filter((b) => stateOf(b.id)?.status !== 'complete').map((b) => b.id);
-  const defaultBytes = defaultDownloadBytes(catalog);
+  const defaultBytes = defaultSetBytes(catalog, device ?? CPU_ONLY);
 
   return (
     <section class="models" aria-labelledby="models-heading" data-testid="models-panel">
@@ -45,7 +49,7 @@ export function ModelsPanel({ catalog, settings, onMirrorSave }: Props) {
         <button
           type="button"
           class="button primary"
-          disabled={defaultsMissing.length === 0}
+          disabled={defaultsMissing.length === 0 || device === null}
           onClick={() => run(request('weights/download', { bundleIds: defaultsMissing }))}
           data-testid="download-defaults"
         >
@@ -66,7 +70,7 @@ export function ModelsPanel({ catalog, settings, onMirrorSave }: Props) {
                 <strong>{bundle.label}</strong>
                 <span class="muted small">
                   {bundle.task.toUpperCase()} · {bundle.license}
-                  {bundle.default ? '' : ' · optional'}
+                  {defaults.includes(bundle) ? '' : ' · optional'}
                 </span>
               </div>
               <div

@@ -7,7 +7,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { EngineState } from '../../core/engine/types';
 import type { PermissionStateName } from '../../core/protocol';
-import type { ModelBundle } from '../../core/weights';
+import type { DeviceFacts, ModelBundle } from '../../core/weights';
 import { downloadPlan, onboardingStep, planProgress, type GreetingState, type OnboardingStep } from '../../core/ux/onboarding';
 import { useWeights } from '../models/use-weights';
 import { openPermissionsPage, request } from '../ui/runtime';
@@ -16,6 +16,8 @@ import './onboarding.css';
 
 interface Props {
   catalog: ModelBundle[];
+  /** This computer's GPU and compute setting (the default set depends on them); null while still asked. */
+  device: DeviceFacts | null;
   mic: PermissionStateName;
   /** The engine's state: the greeting counts as spoken once the engine says it is speaking it. */
   engine: EngineState;
@@ -32,8 +34,11 @@ const STEPS: { id: OnboardingStep; label: string }[] = [
   { id: 'greeting', label: 'Hello' },
 ];
 
-export function Onboarding({ catalog, mic, engine, onDone, onClose }: Props) {
-  const plan = useMemo(() => downloadPlan(catalog), [catalog]);
+/** Until the device is known the plan is the CPU set, and the welcome's button waits (WelcomeStep `checking`). */
+const CPU_ONLY: DeviceFacts = { gpu: null, computeBackend: 'wasm' };
+
+export function Onboarding({ catalog, device, mic, engine, onDone, onClose }: Props) {
+  const plan = useMemo(() => downloadPlan(catalog, device ?? CPU_ONLY), [catalog, device]);
   const [snapshot, live] = useWeights();
   const progress = planProgress(plan, snapshot, live);
   const [begun, setBegun] = useState(false);
@@ -111,7 +116,7 @@ export function Onboarding({ catalog, mic, engine, onDone, onClose }: Props) {
           ))}
         </ol>
       )}
-      {step === 'welcome' && <WelcomeStep plan={plan} onStart={start} onSkip={skip} />}
+      {step === 'welcome' && <WelcomeStep plan={plan} checking={device === null} onStart={start} onSkip={skip} />}
       {step === 'download' && (
         <DownloadStep
           plan={plan}

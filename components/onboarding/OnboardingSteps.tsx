@@ -15,8 +15,16 @@ function StepHeading({ children }: { children: ComponentChildren }) {
   );
 }
 
-export function WelcomeStep({ plan, onStart, onSkip }: { plan: DownloadPlan; onStart(): void; onSkip(): void }) {
-  const total = formatMegabytes(plan.totalBytes);
+interface WelcomeProps {
+  plan: DownloadPlan;
+  /** This computer's GPU is not known yet: the set (and its total) may still change, so nothing starts. */
+  checking: boolean;
+  onStart(): void;
+  onSkip(): void;
+}
+
+export function WelcomeStep({ plan, checking, onStart, onSkip }: WelcomeProps) {
+  const total = checking ? 'checking this computer…' : formatMegabytes(plan.totalBytes);
   return (
     <>
       <StepHeading>Welcome to Sidetalk</StepHeading>
@@ -35,12 +43,12 @@ export function WelcomeStep({ plan, onStart, onSkip }: { plan: DownloadPlan; onS
           </li>
         ))}
       </ul>
-      <p data-testid="onboarding-total" data-bytes={plan.totalBytes}>
+      <p data-testid="onboarding-total" data-bytes={checking ? undefined : plan.totalBytes}>
         Total: <strong>{total}</strong>
       </p>
       <div class="onboarding-actions">
-        <button type="button" class="button primary" onClick={onStart} data-testid="onboarding-start">
-          Download and set up ({total})
+        <button type="button" class="button primary" disabled={checking} onClick={onStart} data-testid="onboarding-start">
+          {checking ? 'Checking this computer…' : `Download and set up (${total})`}
         </button>
         <button type="button" class="button" onClick={onSkip} data-testid="onboarding-skip">
           Not now

@@ -9,6 +9,7 @@
 import { engineTunables as T } from '../tunables';
 import { FRAME_MS } from './audio-frames';
 import type { GpuInfo } from '../protocol';
+import { hardwareGpu } from '../weights/default-set';
 import type { Transcript } from './types';
 
 /**
@@ -20,8 +21,7 @@ export function draftsAffordable(
   backend: 'webgpu' | 'wasm' | null,
   gpu: Pick<GpuInfo, 'isFallbackAdapter' | 'architecture'> | null,
 ): boolean {
-  if (backend !== 'webgpu' || !gpu) return false;
-  return !gpu.isFallbackAdapter && !/swiftshader/i.test(gpu.architecture);
+  return backend === 'webgpu' && !!gpu && hardwareGpu({ available: true, ...gpu });
 }
 
 type Draft = readonly number[] | undefined;

@@ -28,9 +28,17 @@ export const OffscreenStatusSchema = z.object({
   }),
   /** Live capture tracks of this document, counted from the streams themselves (the truth behind the camera light). */
   camera: z.object({ live: z.number().int().nonnegative() }).optional(),
-  /** Where the voice (Pocket TTS) runs, once loaded; `reason` says why it left WebGPU mid-session. */
+  /**
+   * Where the voice (Pocket TTS) runs, once loaded; `reason` says why it left WebGPU mid-session, `gpuRefused` why a
+   * load that could use the GPU voice stayed on the CPU (a failed self-test: docs/tts.md § The GPU voice).
+   */
   tts: z
-    .object({ backend: z.enum(['wasm', 'webgpu']), threads: z.number().int().positive(), reason: z.string().max(200).optional() })
+    .object({
+      backend: z.enum(['wasm', 'webgpu']),
+      threads: z.number().int().positive(),
+      reason: z.string().max(200).optional(),
+      gpuRefused: z.string().max(200).optional(),
+    })
     .nullable()
     .optional(),
 });

@@ -3,6 +3,7 @@
  * the user is on. Every number comes from the pinned weights manifest and the weights snapshot, never from here.
  */
 import type { PermissionStateName } from '../protocol/status';
+import { defaultSet, type DeviceFacts } from '../weights/default-set';
 import { bundleTotalBytes } from '../weights/registry';
 import type { WeightsSnapshot } from '../weights/state';
 import type { DownloadProgress, ModelBundle } from '../weights/types';
@@ -19,11 +20,18 @@ export interface DownloadPlan {
   totalBytes: number;
 }
 
-/** The default set (`default: true` in the manifest): what a new user needs to hold a spoken conversation. */
-export function downloadPlan(catalog: readonly ModelBundle[]): DownloadPlan {
-  const items = catalog
-    .filter((b) => b.default)
-    .map((b) => ({ id: b.id, label: b.label, license: b.license, bytes: bundleTotalBytes(b) }));
+/**
+ * The default set for this device (core/weights/default-set.ts): what a new user needs to hold a spoken conversation,
+ * plus the GPU voice and page search by meaning where a hardware GPU runs the models. The total is every byte the
+ * download of these bundles fetches.
+ */
+export function downloadPlan(catalog: readonly ModelBundle[], device: DeviceFacts): DownloadPlan {
+  const items = defaultSet(catalog, device).map((b) => ({
+    id: b.id,
+    label: b.label,
+    license: b.license,
+    bytes: bundleTotalBytes(b),
+  }));
   return { items, totalBytes: items.reduce((s, i) => s + i.bytes, 0) };
 }
 

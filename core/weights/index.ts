@@ -10,3 +10,4 @@ export { sha256OfChunks, StreamingSha256 } from './sha256';
 export { ProgressMeter } from './progress';
 export * from './resolve';
 export * from './service';
+export * from './default-set';

@@ -45,6 +45,8 @@ const bundleSchema = z.object({
   backends: z.array(z.enum(['webgpu', 'wasm'])).min(1),
   license: z.string().min(1),
   default: z.boolean(),
+  /** Also part of the default set where a hardware GPU runs the models (core/weights/default-set.ts). */
+  gpuDefault: z.boolean().optional(),
   files: z.array(fileSchema).min(1),
 });
 
@@ -74,6 +76,8 @@ export function parseWeightsManifest(json: unknown): WeightsManifest {
   for (const b of m.bundles) {
     if (bundleIds.has(b.id)) throw new ManifestError(`bundle ${b.id} is listed twice`);
     bundleIds.add(b.id);
+    if (b.gpuDefault && b.default) throw new ManifestError(`bundle ${b.id} is default everywhere and on GPUs only`);
+    if (b.gpuDefault && !b.backends.includes('webgpu')) throw new ManifestError(`bundle ${b.id} is a GPU default without WebGPU`);
     const roles = new Set<string>();
     for (const f of b.files) {
       if (!m.repos[f.repo]) throw new ManifestError(`${b.id}/${f.role}: unknown repo key ${f.repo}`);
@@ -105,6 +109,7 @@ export function manifestBundles(m: WeightsManifest): ModelBundle[] {
     backends: [...b.backends],
     license: b.license,
     default: b.default,
+    ...(b.gpuDefault ? { gpuDefault: true } : {}),
     files: b.files.map((f): BundleFile => ({
       role: f.role,
       repo: hubRepo(m, f.repo),

@@ -42,6 +42,11 @@ export interface ModelBundle {
   license: string;
   /** Part of the set a new user downloads to hold a spoken conversation. */
   default: boolean;
+  /**
+   * Part of that set too, but only where a hardware GPU runs the models (the GPU voice, page search by meaning):
+   * `defaultSet` in core/weights/default-set.ts decides it for the device.
+   */
+  gpuDefault?: boolean;
 }
 
 export type FileStatus = 'complete' | 'partial' | 'missing';

@@ -58,6 +58,8 @@ export class TtsClient {
   onBackendChange: (() => void) | null = null;
   /** Why the voice left WebGPU mid-session, if it did. */
   backendReason: string | null = null;
+  /** Why a load that could use the GPU voice stayed on the CPU (no adapter, or a failed self-test). */
+  gpuRefused: string | null = null;
 
   /** WASM threads of the current worker's sessions (from its `loaded` report). */
   threads: number | null = null;
@@ -194,6 +196,7 @@ export class TtsClient {
         this.backend = event.backend;
         this.threads = event.threads;
         this.backendReason = null;
+        this.gpuRefused = event.cpuReason ?? null;
         this.onBackendChange?.();
         this.voices = event.voices;
         this.bundleId = event.bundleId;

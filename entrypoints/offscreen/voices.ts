@@ -82,12 +82,13 @@ export class VoiceService {
   }
 
   /** Where the voice runs now, for the status line (null before the voice model is loaded). */
-  backendStatus(): { backend: 'wasm' | 'webgpu'; threads: number; reason?: string } | null {
+  backendStatus(): { backend: 'wasm' | 'webgpu'; threads: number; reason?: string; gpuRefused?: string } | null {
     if (!this.tts.backend) return null;
     return {
       backend: this.tts.backend,
       threads: this.tts.threads ?? 1,
       ...(this.tts.backendReason ? { reason: this.tts.backendReason } : {}),
+      ...(this.tts.gpuRefused ? { gpuRefused: this.tts.gpuRefused } : {}),
     };
   }
 

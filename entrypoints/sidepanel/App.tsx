@@ -21,6 +21,7 @@ import { PermissionNotice } from '../../components/ui/PermissionNotice';
 import { StatusLine } from '../../components/ui/StatusLine';
 import { openPermissionsPage, request, useAppStatus, usePermission, useSettings } from '../../components/ui/runtime';
 import { useWeights } from '../../components/models/use-weights';
+import { useDeviceFacts } from '../../components/models/use-device-facts';
 import { Onboarding } from '../../components/onboarding/Onboarding';
 import { ASR_BUNDLES, LLM_BUNDLE, MODEL_BUNDLES, TTS_BUNDLE } from '../../models/registry';
 import { modelsReadiness, statusLine } from '../../core/ux/status-line';
@@ -37,6 +38,7 @@ export function SidePanelApp() {
   const mic = usePermission('microphone');
   const [conversation, notices] = useConversation();
   const [weights] = useWeights();
+  const device = useDeviceFacts(status, settings);
   const [settingsOpen, setSettingsOpen] = useState(false);
   // The welcome shows on a profile that has not finished it (decided once the settings arrive), or when Settings
   // reopens it; finishing it sets the persisted flag (docs/onboarding.md).
@@ -141,6 +143,7 @@ export function SidePanelApp() {
               <>
                 <ModelsPanel
                   catalog={MODEL_BUNDLES}
+                  device={device}
                   settings={settings}
                   onMirrorSave={(url) => updateSettings({ mirrorBaseUrl: url.trim() })}
                 />
@@ -199,6 +202,7 @@ export function SidePanelApp() {
       {welcome === true && (
         <Onboarding
           catalog={MODEL_BUNDLES}
+          device={device}
           mic={mic}
           engine={conversation.state}
           onDone={() => void updateSettings({ onboardingDone: true })}

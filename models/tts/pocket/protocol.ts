@@ -80,6 +80,8 @@ export type TtsWorkerEvent =
       sampleRate: number;
       voices: VoiceInfo[];
       threads: number;
+      /** Asked for 'auto' and staying on WASM: why (no adapter in the worker, or the self-test failed, now or before). */
+      cpuReason?: string;
     }
   | { type: 'verdict'; key: string; verdict: CachedVerdict }
   | {

@@ -70,3 +70,10 @@ export async function decideBackend(args: {
   );
   return { backend: verdict.pass ? 'webgpu' : 'wasm', source: 'tested', verdict };
 }
+
+/** Why an 'auto' load stayed on WASM, as the voice status says it (docs/tts.md § The GPU voice). */
+export function cpuReasonOf(decision: BackendDecision): string {
+  if (decision.source === 'no-webgpu') return 'no WebGPU adapter for the voice';
+  if (decision.source === 'cached') return 'the GPU failed the voice self-test earlier';
+  return `the GPU failed the voice self-test (${decision.verdict?.pass === false ? decision.verdict.reason : 'unknown'})`;
+}

@@ -10,7 +10,7 @@ import { synthesize } from './generator';
 import { PocketModel, type BundleFiles, type LoadOptions, type Voice } from './model';
 import type { OrtLike } from './ort-types';
 import { ttsWorkerRequestSchema, type PostEvent, type TtsErrorCode, type VoiceInfo } from './protocol';
-import { decideBackend, runSelfTest } from './self-test-runner';
+import { cpuReasonOf, decideBackend, runSelfTest } from './self-test-runner';
 import { applyOverrides, snapshotTunables } from '../../../core/tunables';
 
 export interface WorkerHostDeps {
@@ -117,6 +117,7 @@ export class PocketWorkerHost {
       this.verdictKey = null;
       const wasm = await PocketModel.load({ ...base, backend: 'wasm' });
       let chosen = wasm;
+      let cpuReason: string | undefined;
       if (backend !== 'wasm') {
         const adapter = (await this.deps.adapterIdentity?.()) ?? null;
         const cache: VerdictCache = {
@@ -137,7 +138,10 @@ export class PocketWorkerHost {
           chosen = gpu ?? (await PocketModel.load({ ...base, backend: 'webgpu' }));
           await wasm.release();
           this.verdictKey = adapter ? selfTestCacheKey(adapter, wasm.bundleId) : null;
-        } else await (gpu as PocketModel | null)?.release();
+        } else {
+          await (gpu as PocketModel | null)?.release();
+          cpuReason = 'source' in decision ? cpuReasonOf(decision) : undefined;
+        }
       }
       this.model = chosen;
       this.deps.post({
@@ -148,6 +152,7 @@ export class PocketWorkerHost {
         sampleRate: chosen.bundle.sample_rate,
         voices: [...chosen.voices.values()].map(info),
         threads: wasmEnv?.numThreads ?? 1,
+        ...(cpuReason ? { cpuReason } : {}),
       });
     } catch (e) {
       this.error('load-failed', (e as Error).message, requestId);

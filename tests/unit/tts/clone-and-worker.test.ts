@@ -142,12 +142,25 @@ describe('TTS worker host (message protocol)', () => {
     });
     await gpuHost.handle({ type: 'load', requestId: 'load', files, backend: 'auto' });
     expect(evs[0]).toMatchObject({ type: 'verdict', verdict: { pass: false, reason: 'silent' } });
-    expect(evs[1]).toMatchObject({ type: 'loaded', backend: 'wasm' });
+    // The voice status says why the GPU voice was not taken (docs/tts.md § The GPU voice).
+    expect(evs[1]).toMatchObject({ type: 'loaded', backend: 'wasm', cpuReason: 'the GPU failed the voice self-test (silent)' });
     const key = (evs[0] as Extract<TtsWorkerEvent, { type: 'verdict' }>).key;
+    evs.length = 0;
+    await gpuHost.handle({
+      type: 'load',
+      requestId: 'load',
+      files,
+      backend: 'auto',
+      verdicts: { [key]: { pass: false, at: 1 } },
+    });
+    expect(evs).toEqual([
+      expect.objectContaining({ type: 'loaded', backend: 'wasm', cpuReason: expect.stringMatching(/earlier/) }),
+    ]);
     evs.length = 0;
     await gpuHost.handle({ type: 'load', requestId: 'load', files, backend: 'auto', verdicts: { [key]: { pass: true, at: 1 } } });
     expect(evs).toHaveLength(1); // cached verdict: no test, straight to WebGPU
     expect(evs[0]).toMatchObject({ type: 'loaded', backend: 'webgpu' });
+    expect(evs[0]).not.toHaveProperty('cpuReason');
   });
 
   it('a WebGPU decoder that passes the self-test but turns NaN mid-sentence: switch to WASM, gap-free audio, failing verdict stored', async () => {

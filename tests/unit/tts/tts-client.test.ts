@@ -95,4 +95,17 @@ describe('TtsClient (offscreen face of the voice worker)', () => {
       ['k1', false],
     ]);
   });
+
+  it('keeps why a load stayed on the CPU (a failed self-test), and forgets it at the next load', async () => {
+    const client = new TtsClient(() => new FakeWorker<TtsWorkerEvent>());
+    const first = client.load({});
+    const w = made()[0]!;
+    w.reply('load', { ...loaded(2), cpuReason: 'the GPU failed the voice self-test (silent)' });
+    await first;
+    expect([client.backend, client.gpuRefused]).toEqual(['wasm', 'the GPU failed the voice self-test (silent)']);
+    const second = client.load({});
+    w.reply('load', { ...loaded(2), backend: 'webgpu' });
+    await second;
+    expect([client.backend, client.gpuRefused]).toEqual(['webgpu', null]);
+  });
 });

@@ -6,7 +6,12 @@ import type { WeightsSnapshot } from '../../../core/weights/state';
 import { MODEL_BUNDLES } from '../../../models/registry';
 import { DEFAULT_SETTINGS, migratedSettings } from '../../../core/protocol/settings';
 
-const plan = downloadPlan(MODEL_BUNDLES);
+/** A machine without a hardware GPU (the e2e browser's SwiftShader is one): the manifest's `default` bundles. */
+const CPU_DEVICE = {
+  gpu: { available: true, isFallbackAdapter: true, architecture: 'swiftshader' },
+  computeBackend: 'auto',
+} as const;
+const plan = downloadPlan(MODEL_BUNDLES, CPU_DEVICE);
 
 function snapshot(stored: Record<string, number>, extra: Partial<WeightsSnapshot> = {}): WeightsSnapshot {
   return {
