@@ -3,6 +3,8 @@
  * product's clients take (models/workers/worker-client.ts), in this process instead of a Worker thread: messages go
  * both ways on the next macrotask, as a worker's would, so a reply never runs inside the call that asked for it.
  * Nothing is cloned or transferred: both ends are the product's own code and leave the buffers they send alone.
+ * Tunables messages are not delivered: in one process the host already reads the document's own registry
+ * (core/tunables), and applying them there would tell the clients' listeners, which send them again, without end.
  */
 import type { WorkerLike } from '../../models/workers/worker-client';
 
@@ -12,6 +14,7 @@ export function inProcessWorker(
   const worker: WorkerLike = {
     onmessage: null,
     postMessage(message) {
+      if ((message as { type?: unknown }).type === 'tunables') return;
       setImmediate(() => void host.handle(message));
     },
     terminate() {

@@ -21,7 +21,10 @@ export type PipelineModels = Record<'llm' | 'asr' | 'turn', string>;
 
 export async function writePipelineHub(root: string, shape: PipelineShape): Promise<PipelineModels> {
   const full = shape === 'full';
-  const llm = await writeLlmRepo(root, full ? LFM2_1_2B : LFM2_TINY, LLM_MODEL.dtype as LlmDtype);
+  // The tiny LLM takes the persona prompt too: with the fixture's tokenizer (about a token per character) it is
+  // ~2,800 tokens, past the tiny shape's 512 positions.
+  const llmShape = full ? LFM2_1_2B : { ...LFM2_TINY, maxPositions: 8192 };
+  const llm = await writeLlmRepo(root, llmShape, LLM_MODEL.dtype as LlmDtype);
   await wordlikeTokenizer(join(root, LLM_MODEL.repo, 'tokenizer.json'));
   const asr = await writeMoonshineHub(root, full ? MOONSHINE_BASE : MOONSHINE_TINY);
   const turn = buildSmartTurnGraph({ ...(full ? SMART_TURN_FULL : SMART_TURN_FIXTURE), headBias: TURN_HEAD_BIAS });

@@ -111,3 +111,51 @@ export class WavMic {
     for (const l of this.listeners) l(frame);
   }
 }
+
+/**
+ * Cache Storage as the model worker finds it with nothing downloaded: every look-up misses and nothing is kept, so
+ * each file comes over HTTP from the local hub (models/pinned-hub.ts and transformers.js read the weights cache
+ * first; Node has none).
+ */
+export function installEmptyCaches(): void {
+  const g = globalThis as { caches?: unknown };
+  g.caches ??= {
+    open: async () => ({ match: async () => undefined, put: async () => undefined }),
+    match: async () => undefined,
+  };
+}
+
+/**
+ * One retry for a request the local hub's server reset: while a model's session is created the event loop can stay
+ * blocked past the server's keep-alive timeout, and Node's fetch then reuses the socket the server has closed.
+ */
+export function installFetchRetry(): void {
+  const g = globalThis as { fetch: typeof fetch; __sidetalkFetchRetry?: boolean };
+  if (g.__sidetalkFetchRetry) return;
+  g.__sidetalkFetchRetry = true;
+  const inner = g.fetch.bind(globalThis);
+  g.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    try {
+      return await inner(input, init);
+    } catch (error) {
+      if ((error as { cause?: { code?: string } }).cause?.code !== 'ECONNRESET') throw error;
+      return inner(input, init);
+    }
+  }) as typeof fetch;
+}
+
+/**
+ * Every model run first lets the event loop turn once. The product runs the models in two workers, off the thread that
+ * feeds the microphone; here they share it, and on WASM a loop of runs (a sentence of speech, a reply's tokens)
+ * settles each run as a microtask and would hold the microphone's timers until it ends.
+ */
+export function yieldBeforeRuns(InferenceSession: { prototype: object }): void {
+  const proto = InferenceSession.prototype as { run: (...args: unknown[]) => Promise<unknown>; __yields?: true };
+  if (proto.__yields) return;
+  const run = proto.run;
+  proto.run = async function (this: unknown, ...args: unknown[]) {
+    await new Promise((resolve) => setImmediate(resolve));
+    return run.apply(this, args);
+  };
+  proto.__yields = true;
+}

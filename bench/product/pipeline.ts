@@ -30,12 +30,11 @@ import { SentenceSpeaker } from '../../entrypoints/offscreen/sentence-speaker';
 import { TtsClient, type TtsFrame } from '../../entrypoints/offscreen/tts-client';
 import type { VoiceService } from '../../entrypoints/offscreen/voices';
 import { inProcessWorker } from './in-process-worker';
-import { NodeAudioSink, WavMic } from './pipeline-io';
+import { installEmptyCaches, installFetchRetry, NodeAudioSink, WavMic, yieldBeforeRuns } from './pipeline-io';
 import { writePipelineHub, type PipelineModels, type PipelineShape } from './pipeline-hub';
 import type { Stamp } from './pipeline-waterfall';
 import { pocketBundleFiles } from './pocket-files';
 import { serveLocalHub } from './local-hub';
-import { POCKET_FULL, POCKET_TINY } from '../stages/pocket-graphs';
 
 export interface PipelineOptions {
   device: 'webgpu' | 'wasm';
@@ -87,6 +86,9 @@ export async function assemblePipeline(o: PipelineOptions): Promise<Pipeline> {
         }),
     ),
   );
+  installEmptyCaches();
+  installFetchRetry();
+  yieldBeforeRuns(ort.InferenceSession as unknown as { prototype: object });
   const ready = await client.init(String(ort.env.wasm.wasmPaths));
   const t1 = performance.now();
   const loadedOn = await client.load(env.remoteHost, 'moonshine', ['asr', 'llm', 'turn'], o.device);
@@ -111,7 +113,8 @@ export async function assemblePipeline(o: PipelineOptions): Promise<Pipeline> {
     ),
   );
   const gpuVoice = o.device === 'webgpu' && o.ttsBackend !== 'wasm';
-  const pocket = pocketBundleFiles(gpuVoice ? ['int8', 'fp32'] : ['int8'], o.shape === 'full' ? POCKET_FULL : POCKET_TINY);
+  // Pocket is full-size in both shapes: the fixture's voices are the real model's states (pocket-files.ts).
+  const pocket = pocketBundleFiles(gpuVoice ? ['int8', 'fp32'] : ['int8']);
   const t2 = performance.now();
   // The worker takes bytes as well as URLs (models/tts/pocket/worker-host.ts); the client's type names the URLs.
   const ttsFiles = Object.fromEntries(pocket.files) as unknown as Record<string, string>;
@@ -184,6 +187,7 @@ export async function assemblePipeline(o: PipelineOptions): Promise<Pipeline> {
   engine.on((event) => {
     if (event.type !== 'turn') return;
     stamps.push({ name: event.stage, turnId: event.turnId, at: event.at });
+    if (process.env.SIDETALK_PIPELINE_DEBUG) o.log(`${Math.round(performance.now())} ${event.turnId} ${event.stage} at ${Math.round(event.at)}`);
     noteTurnEvent(event, audio);
   });
 
@@ -195,7 +199,7 @@ export async function assemblePipeline(o: PipelineOptions): Promise<Pipeline> {
     ],
     meta: {
       models,
-      tts: `Pocket TTS ${o.shape === 'full' ? 'full' : 'tiny'} shape, ${gpuVoice ? 'int8 + fp32' : 'int8'}, fixture bundle around it`,
+      tts: `Pocket TTS full shape (both --shape values), ${gpuVoice ? 'int8 + fp32' : 'int8'}, fixture bundle around it`,
       asrBackend: client.backend,
       ttsBackend: tts.backend,
       ttsBackendReason: tts.backendReason,

@@ -14,12 +14,12 @@ import { join } from 'node:path';
 import { GENERATED_DIR, makeScriptWav } from '../../tests/fixtures/audio/make-wav';
 
 export const PIPELINE_QUESTIONS = [
-  'Tell me something about the sea.',
+  'What do you think about the sea?',
   'What should I cook tonight?',
   'Give me a word that rhymes with orange.',
   'Can you suggest a name for my cat?',
   'How do I make good coffee at home?',
-  'Tell me a short story about a dragon.',
+  'Make up a short story about a dragon.',
   'Recommend a good book for a long train ride.',
   'Why do cats purr?',
 ];
