@@ -66,7 +66,12 @@ async function main(): Promise<void> {
   const deadline = performance.now() + 30_000;
   const settled = () => {
     const rows = turnRows(pipeline.stamps());
-    const ended = new Set(pipeline.stamps().filter((s) => ['done', 'failed', 'interrupted'].includes(s.name)).map((s) => s.turnId));
+    const ended = new Set(
+      pipeline
+        .stamps()
+        .filter((s) => ['done', 'failed', 'interrupted'].includes(s.name))
+        .map((s) => s.turnId),
+    );
     return rows.every((r) => r.complete || ended.has(r.turnId));
   };
   while (!settled() && performance.now() < deadline) await new Promise((r) => setTimeout(r, 100));
@@ -78,7 +83,8 @@ async function main(): Promise<void> {
     atS: Math.round((r.endOfSpeechAt - playStart) / 100) / 10,
     ...r,
     llm: stamps.some((s) => s.turnId === r.turnId && s.name === 'llm-start'),
-    bargeIn: stamps.some((s) => s.turnId === r.turnId && s.name === 'barge-in'),
+    // The next question talked over this reply and cut it (its first audio was measured before that).
+    cutByBargeIn: stamps.some((s) => s.turnId === r.turnId && s.name === 'barge-in'),
     outcome: stamps.find((s) => s.turnId === r.turnId && ['done', 'failed', 'interrupted'].includes(s.name))?.name ?? null,
   }));
   for (const r of rows) log(`turn ${r.turnId} at ${r.atS} s: ${JSON.stringify(r.after)} → ${r.endOfSpeechToAudio} ms`);

@@ -58,7 +58,7 @@ export interface Pipeline {
   script: TranscriptScript;
   /**
    * One pass of each model before the microphone opens (a transcription with and without a draft, an end-of-turn
-   * question, a sentence of speech), so the first turn does not pay the kernels' and shaders' set-up alone.
+   * question, a reply to "Hello.", a sentence of speech), so the first turn does not pay the kernels' and shaders' set-up alone.
    */
   warmUp(clip: Float32Array): Promise<number>;
   meta: Record<string, unknown>;
@@ -147,7 +147,12 @@ export async function assemblePipeline(o: PipelineOptions): Promise<Pipeline> {
     stopPreview: () => undefined,
   } as unknown as VoiceService;
   const character = BUILT_IN_CHARACTERS[0]!;
-  const speaker = new SentenceSpeaker(voices, audio, () => character, (m) => o.log(`voice failure: ${m}`));
+  const speaker = new SentenceSpeaker(
+    voices,
+    audio,
+    () => character,
+    (m) => o.log(`voice failure: ${m}`),
+  );
   const responder = createResponder({
     generate: (messages, signal, tools) => client.generate(messages, signal, tools),
     runTool: async (call) => ({ ok: false, tool: call.name, kind: 'offline', speech: 'That service is offline.' }),
@@ -157,7 +162,9 @@ export async function assemblePipeline(o: PipelineOptions): Promise<Pipeline> {
   });
   const script = new TranscriptScript();
   const adapter = ort.ortAdapter;
-  const gpuInfo = adapter ? { isFallbackAdapter: adapter.isFallbackAdapter ?? false, architecture: adapter.architecture ?? '' } : null;
+  const gpuInfo = adapter
+    ? { isFallbackAdapter: adapter.isFallbackAdapter ?? false, architecture: adapter.architecture ?? '' }
+    : null;
   const memory = new FactMemory();
   memory.enabled = false;
   const engine = new DuplexEngine({
@@ -187,16 +194,14 @@ export async function assemblePipeline(o: PipelineOptions): Promise<Pipeline> {
   engine.on((event) => {
     if (event.type !== 'turn') return;
     stamps.push({ name: event.stage, turnId: event.turnId, at: event.at });
-    if (process.env.SIDETALK_PIPELINE_DEBUG) o.log(`${Math.round(performance.now())} ${event.turnId} ${event.stage} at ${Math.round(event.at)}`);
+    if (process.env.SIDETALK_PIPELINE_DEBUG)
+      o.log(`${Math.round(performance.now())} ${event.turnId} ${event.stage} at ${Math.round(event.at)}`);
     noteTurnEvent(event, audio);
   });
 
   return {
     script,
-    stamps: () => [
-      ...stamps,
-      ...[...audio.firstAudio].map(([turnId, at]) => ({ name: 'audio-ready', turnId, at })),
-    ],
+    stamps: () => [...stamps, ...[...audio.firstAudio].map(([turnId, at]) => ({ name: 'audio-ready', turnId, at }))],
     meta: {
       models,
       tts: `Pocket TTS full shape (both --shape values), ${gpuVoice ? 'int8 + fp32' : 'int8'}, fixture bundle around it`,
@@ -214,6 +219,9 @@ export async function assemblePipeline(o: PipelineOptions): Promise<Pipeline> {
       const first = await client.transcribe(clip, signal, 'en');
       await client.transcribe(clip, signal, 'en', first.ids.slice(0, Math.max(0, first.ids.length - 2)));
       await client.endOfTurn(clip, signal);
+      // A reply through the responder: the persona prompt's prefill lands in the LLM's prefix cache, as after a first turn.
+      const turn = { turnId: 'warm-up', text: 'Hello.', history: [], memory: [], localTime: '', backgroundBusy: false };
+      for await (const _piece of responder.respond(turn, signal));
       await tts.speak('Hello there, this is a warm-up.', voices.pickVoice(character.voice.voiceId), signal, () => undefined);
       return Math.round(performance.now() - t);
     },
