@@ -15,8 +15,10 @@
  * Environment: SIDETALK_ORT_DIST, SIDETALK_WEBGPU_MODULE, SIDETALK_THREADS (ort-shim.ts), SIDETALK_POCKET_FIXTURE
  * (pocket-files.ts), SIDETALK_PIPELINE_MIC (the folder write-pipeline-mic.ts wrote; default bench/out/gpu-kit/pipeline).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { ortAdapter, ortVersion } from './ort-shim';
 import { readWav } from '../../tests/fixtures/audio/make-audio';
 import { assemblePipeline } from './pipeline';
@@ -33,7 +35,9 @@ const log = (line: string) => console.error(`[pipeline] ${line}`);
 async function main(): Promise<void> {
   const mic = JSON.parse(readFileSync(join(micDir, 'mic.json'), 'utf8')) as { gapS: number; questions: MicQuestion[] };
   const questions = mic.questions.slice(0, Number(args.get('turns') ?? mic.questions.length));
-  const wav = readWav(join(micDir, 'mic.wav'));
+  const plain = join(tmpdir(), `sidetalk-pipeline-mic-${process.pid}.wav`);
+  writeFileSync(plain, gunzipSync(readFileSync(join(micDir, 'mic.wav.gz'))));
+  const wav = readWav(plain);
   if (wav.sampleRate !== 16_000) throw new Error(`mic.wav is ${wav.sampleRate} Hz, not 16 kHz`);
   const samples = wav.samples.subarray(0, Math.round(questions.at(-1)!.endS * 16_000));
   const pipeline = await assemblePipeline({

@@ -1,7 +1,7 @@
 /**
  * Writes what the pipeline bench (pipeline-loop.ts) feeds its microphone from, into a folder that travels in the GPU
  * kit (espeak-ng is not on the GPU machine): the scripted questions (espeak-ng + sox, tests/fixtures/audio/make-wav.ts)
- * as one 16 kHz mono 16-bit WAV, each question followed by `--gap` seconds of silence; `mic.json` with each
+ * as one 16 kHz mono 16-bit WAV (mic.wav.gz), each question followed by `--gap` seconds of silence; `mic.json` with each
  * question's text and where its part of the file starts and ends; and the Silero VAD weights the product ships (the
  * npm package's silero_vad_v5.onnx, as wxt.config.ts copies it).
  *   npx jiti bench/product/write-pipeline-mic.ts [dir] [--gap 8]
@@ -9,7 +9,8 @@
  * by the router, core/tools/router.ts, and would skip the LLM).
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { GENERATED_DIR, makeScriptWav } from '../../tests/fixtures/audio/make-wav';
 
@@ -44,7 +45,11 @@ if (process.argv[1]?.endsWith('write-pipeline-mic.ts')) {
     PIPELINE_QUESTIONS.map((q) => [q, gap] as const),
     LEAD_S,
   );
-  execFileSync('sox', [wav, '-r', '16000', '-c', '1', '-b', '16', join(dir, 'mic.wav')]);
+  // Gzipped (mostly silence: 2.6 MB → 0.7 MB of the kit's carry).
+  const plain = join(dir, 'mic.wav');
+  execFileSync('sox', [wav, '-r', '16000', '-c', '1', '-b', '16', plain]);
+  writeFileSync(`${plain}.gz`, gzipSync(readFileSync(plain), { level: 9 }));
+  rmSync(plain);
   let at = 0;
   const questions: MicQuestion[] = PIPELINE_QUESTIONS.map((text, k) => {
     const part = join(GENERATED_DIR, `${name}-${k}.wav`);
