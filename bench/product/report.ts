@@ -83,7 +83,8 @@ const md = [
   '',
   '| step | runtime | product loop ms | session.run ms | loop / run | runs |',
   '|---|---|---|---|---|---|',
-  ...results.map(row),
+  // The pipeline bench has no loop/run split: its per-turn rows and percentiles stay in its own JSON.
+  ...results.filter((r) => r.bench !== 'product-pipeline-loop').map(row),
   '',
   'Medians over the rounds after the first (which pays kernel and shader set-up). "session.run ms" is the time inside the',
   "model's own `session.run` calls made by the product's loop in the same steps; the ratio is the loop's overhead.",

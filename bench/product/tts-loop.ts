@@ -12,15 +12,13 @@
  *   node product-tts-loop.mjs [--device webgpu|wasm] [--rounds 4] [--out f.json]
  * Environment: SIDETALK_ORT_DIST, SIDETALK_WEBGPU_MODULE, SIDETALK_THREADS (bench/product/ort-shim.ts).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import * as ort from './ort-shim';
 import { PocketModel } from '../../models/tts/pocket/model';
 import { synthesize } from '../../models/tts/pocket/generator';
 import type { OrtLike } from '../../models/tts/pocket/ort-types';
 import { mediansAfterFirst, parseArgs, r1, ratio, report, runMs, timeRuns, type TimedCall } from './loop-timing';
 import { probePrefill } from './tts-prefill-probe';
-import { buildFlowLmFlow, buildFlowLmMain, buildMimiDecoder, mimiManifestOf, POCKET_FULL } from '../stages/pocket-graphs';
+import { pocketBundleFiles } from './pocket-files';
 
 const args = parseArgs();
 const device = (args.get('device') ?? 'webgpu') as 'webgpu' | 'wasm';
@@ -28,24 +26,6 @@ const rounds = Number(args.get('rounds') ?? 4);
 const TEXT = 'The lighthouse keeper climbed the stairs every evening before dark.';
 /** Frames per text chunk: EOS never fires on random weights, so each chunk runs to this limit. */
 const FRAMES = 48;
-
-function bundleFiles(): { files: Map<string, Uint8Array>; buildMs: number } {
-  const t0 = performance.now();
-  const dtype = device === 'webgpu' ? 'fp32' : 'int8';
-  const role = device === 'webgpu' ? 'fp32' : 'int8';
-  const dir = process.env.SIDETALK_POCKET_FIXTURE ?? 'bench/out/gpu-kit/pocket-fixture';
-  const files = new Map<string, Uint8Array>(
-    readdirSync(dir).map((role) => [role, new Uint8Array(readFileSync(join(dir, role)))]),
-  );
-  const mimi = buildMimiDecoder(POCKET_FULL, dtype);
-  const bundle = JSON.parse(new TextDecoder().decode(files.get('bundle_json'))) as Record<string, unknown>;
-  bundle.mimi_state_manifest = mimiManifestOf(mimi);
-  files.set('bundle_json', new TextEncoder().encode(JSON.stringify(bundle)));
-  files.set(`flow_lm_main.${role}`, buildFlowLmMain(POCKET_FULL, dtype).onnx);
-  files.set(`flow_lm_flow.${role}`, buildFlowLmFlow(POCKET_FULL, dtype).onnx);
-  files.set(`mimi_decoder.${role}`, mimi.onnx);
-  return { files, buildMs: performance.now() - t0 };
-}
 
 interface Round {
   frames: number;
@@ -106,7 +86,7 @@ async function measure(model: PocketModel): Promise<Round[]> {
 const KEYS = ['loopMsPerFrame', 'runMsPerFrame', 'loopOverRun', 'firstAudioMs', 'firstAudioRunMs', 'timesRealtime'] as const;
 
 async function main(): Promise<void> {
-  const { files, buildMs } = bundleFiles();
+  const { files, buildMs } = pocketBundleFiles([device === 'webgpu' ? 'fp32' : 'int8']);
   const t0 = performance.now();
   const model = await PocketModel.load({ ort: ort as unknown as OrtLike, files, backend: device });
   const loadMs = performance.now() - t0;

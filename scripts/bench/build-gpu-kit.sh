@@ -7,6 +7,7 @@
 #   gpu-bench.mjs   bench/stages/run.ts bundled with rolldown (onnx-proto + protobufjs inside)
 #   product-*.mjs   the product-loop benches (bench/product/rolldown.config.mjs; run by scripts/bench/product-run.sh)
 #   pocket-fixture/ the small files of the fixture Pocket TTS bundle the TTS loop bench wraps its graphs in
+#   pipeline/       the pipeline bench's microphone (16 kHz WAV of espeak-ng questions, mic.json) and Silero weights
 #   gl/*.deb        Vulkan/GL loaders (Debian 12 amd64; device README), unpacked there with dpkg -x
 # Needs: the npm registry and the Debian mirror (apt-get download); xz. `--bundle-only` rebuilds gpu-bench.mjs alone.
 set -euo pipefail
@@ -16,6 +17,7 @@ if [ "${1:-}" = "--bundle-only" ]; then   # after editing bench/stages: rebuild 
   npx rolldown bench/stages/run.ts --platform node --format esm --no-codeSplitting -o "$KIT/gpu-bench.mjs" >/dev/null
   npx rolldown -c bench/product/rolldown.config.mjs >/dev/null
   npx jiti bench/product/write-pocket-fixture.ts "$KIT/pocket-fixture"
+  npx jiti bench/product/write-pipeline-mic.ts "$KIT/pipeline"
   exit 0
 fi
 WORK=$(mktemp -d)
@@ -37,6 +39,7 @@ tar cf - -C "$WORK/stage" . | xz -9 -T2 > "$KIT/kit.tar.xz"
 npx rolldown bench/stages/run.ts --platform node --format esm --no-codeSplitting -o "$KIT/gpu-bench.mjs" >/dev/null
 npx rolldown -c bench/product/rolldown.config.mjs >/dev/null
 npx jiti bench/product/write-pocket-fixture.ts "$KIT/pocket-fixture"
+npx jiti bench/product/write-pipeline-mic.ts "$KIT/pipeline"
 
 o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
 mkdir -p /tmp/amd64/partial

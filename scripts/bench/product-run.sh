@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Runs the product-loop benches (bench/product/) on the GPU machine (device `run`, carry ["bench/out/gpu-kit"]);
 # results go to $OUT. Each bench runs on WebGPU (dawn.node), then on WASM; arguments after the script go to each.
-#   [BENCH=llm-loop|tts-loop|asr-loop] [DEVICES='webgpu wasm'] (asr-loop also takes webgpu-all) bash scripts/bench/product-run.sh [--tokens 64] [--rounds 4]
+#   [BENCH=llm-loop|tts-loop|asr-loop|pipeline-loop] [DEVICES='webgpu wasm'] (asr-loop also takes webgpu-all) bash scripts/bench/product-run.sh [--tokens 64] [--rounds 4]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/bench/gpu-setup.sh
 cp "$KIT"/product-*.mjs /tmp/kit/
-export SIDETALK_ORT_DIST=/tmp/kit/ort SIDETALK_THREADS=${SIDETALK_THREADS:-4} SIDETALK_POCKET_FIXTURE=$KIT/pocket-fixture
+export SIDETALK_ORT_DIST=/tmp/kit/ort SIDETALK_THREADS=${SIDETALK_THREADS:-4} SIDETALK_POCKET_FIXTURE=$KIT/pocket-fixture \
+  SIDETALK_PIPELINE_MIC=$KIT/pipeline
 rc=0
 for bench in /tmp/kit/product-${BENCH:-*}.mjs; do
   name=$(basename "$bench" .mjs)
