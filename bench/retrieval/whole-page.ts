@@ -185,10 +185,44 @@ export function wholePageMarkdown(rows: WholePageRow[]): string {
   ].join('\n');
 }
 
+/** One measured embedding index run (bench/retrieval/run.ts, its JSON's `index` rows). */
+export interface MeasuredIndexRow {
+  machine: string;
+  ep: string;
+  format?: string;
+  threads: number;
+  perChunkMs: number;
+}
+
+/**
+ * Embedding index time per whole-page size, DERIVED (not run at these sizes): each size's chunk count times a measured
+ * run's time per chunk. The batches are the same size at every page size, so the time grows with the chunk count.
+ * Only fp32 rows: the product pins the fp32 export (docs/models.md).
+ */
+export function derivedEmbeddingIndex(rows: WholePageRow[], measured: MeasuredIndexRow[]): string {
+  const runs = measured.filter((m) => (m.format ?? 'float') === 'float');
+  const s = (ms: number) => (ms < 60_000 ? `${round(ms / 1000)} s` : `${round(ms / 60_000)} min`);
+  return [
+    'Embedding index per size, DERIVED from measured time per chunk (chunks × ms per chunk; not run at these sizes):',
+    '',
+    `| run | ms per chunk | ${rows.map((r) => `${r.words.toLocaleString('en-US')} words (${r.chunks} chunks)`).join(' | ')} |`,
+    `|---|---|${rows.map(() => '---').join('|')}|`,
+    ...runs.map(
+      (m) =>
+        `| ${m.machine}, ${m.ep}, ${m.threads} thread${m.threads > 1 ? 's' : ''} | ${m.perChunkMs} | ${rows.map((r) => s(r.chunks * m.perChunkMs)).join(' | ')} |`,
+    ),
+    '',
+  ].join('\n');
+}
+
 if (process.argv[1]?.endsWith('whole-page.ts')) {
   void measureWholePages().then(async (rows) => {
     const memory = await measureMemory();
-    const md = `${wholePageMarkdown(rows)}\nWide vocabulary (memory bound): ${memory.words.toLocaleString('en-US')} words, ${memory.chars.toLocaleString('en-US')} characters, ${memory.chunks} chunks, ${memory.terms.toLocaleString('en-US')} distinct terms: ${memory.heapMB} MB of heap held with the text.\n`;
+    const from = process.argv.indexOf('--index-from');
+    const measured =
+      from >= 0 ? (JSON.parse(readFileSync(process.argv[from + 1]!, 'utf8')) as { index: MeasuredIndexRow[] }).index : [];
+    const derived = measured.length ? `\n${derivedEmbeddingIndex(rows, measured)}` : '';
+    const md = `${wholePageMarkdown(rows)}\nWide vocabulary (memory bound): ${memory.words.toLocaleString('en-US')} words, ${memory.chars.toLocaleString('en-US')} characters, ${memory.chunks} chunks, ${memory.terms.toLocaleString('en-US')} distinct terms: ${memory.heapMB} MB of heap held with the text.\n${derived}`;
     process.stdout.write(md);
     const i = process.argv.indexOf('--out');
     if (i >= 0) {
