@@ -121,3 +121,15 @@ export async function rewriteQuery(question: string, signal: AbortSignal, deps: 
     signal.removeEventListener('abort', onAbort);
   }
 }
+
+/**
+ * The in-browser model's answer to the rewrite prompt: asked only when it runs on WebGPU. On WASM it decodes about a
+ * second a token (docs/tools.md, "The question rewrite"), so no keyword could arrive inside `page.rewriteCapMs`: it is
+ * not run at all and the empty answer sends the question to search as asked, at once.
+ */
+export function localRewriteAnswer(backend: 'webgpu' | 'wasm' | null, run: () => AsyncIterable<string>): AsyncIterable<string> {
+  return backend === 'webgpu' ? run() : noPieces();
+}
+
+/** An answer with no pieces. */
+async function* noPieces(): AsyncGenerator<string> {}

@@ -5,7 +5,7 @@ import { feedEngine } from './mic-feed';
 import { buildPersonaPrompt, greetingFor } from '../../core/characters/persona-prompt';
 import type { Character } from '../../core/characters/character';
 import { createResponder, type PageRead, type ResponderDeps } from '../../core/conversation/responder';
-import { rewriteQuery } from '../../core/page/query-rewrite';
+import { localRewriteAnswer, rewriteQuery } from '../../core/page/query-rewrite';
 import { DuplexEngine } from '../../core/engine/duplex-engine';
 import { FactMemory } from '../../core/memory/fact-memory';
 import { eventMessage, sendRequest, type AudioSink, type GpuInfo, type ModelChoiceValue } from '../../core/protocol';
@@ -130,11 +130,9 @@ export class Conversation {
         runTool: (call, s) => this.runTool(call, s),
         onCard: (card) => emit(eventMessage('event/card', { card: card as unknown as Record<string, unknown> | null })),
       });
-    // The in-browser model on the CPU decodes about a second a token (docs/tools.md, "The question rewrite"): no keyword
-    // would arrive inside the rewrite's cap, so on WASM it is not asked and the question goes to search at once.
     const rewriteGenerate: ResponderDeps['generate'] = (messages, signal, tools) =>
       options.llm.generate(messages, signal, tools, {
-        local: (m, s, t) => (this.models.backend === 'webgpu' ? this.reportFailures(this.models.generate(m, s, t)) : noPieces()),
+        local: (m, s, t) => localRewriteAnswer(this.models.backend, () => this.reportFailures(this.models.generate(m, s, t))),
         runTool: (call, s) => this.runTool(call, s),
         onCard: () => undefined,
       });
@@ -403,6 +401,3 @@ export class Conversation {
     return pageOfReply(reply.data);
   }
 }
-
-/** An answer with no pieces: the rewrite falls back to the question as asked. */
-async function* noPieces(): AsyncGenerator<string> {}

@@ -8,7 +8,7 @@ import { createResponder, type LlmMessage, type ResponderDeps } from '../../../c
 import type { UserTurn } from '../../../core/engine/types';
 import { chunkPage } from '../../../core/page/chunking';
 import type { DenseScores } from '../../../core/page/dense';
-import { REWRITE_MARK, rewriteQuery } from '../../../core/page/query-rewrite';
+import { localRewriteAnswer, REWRITE_MARK, rewriteQuery } from '../../../core/page/query-rewrite';
 import type { PageExtraction } from '../../../core/page/types';
 import { fakeClock } from '../tools/fake-clock';
 
@@ -104,5 +104,32 @@ describe('responder: question rewriting on the lexical path only', () => {
     });
     expect(await responder.route(turn(QUESTION))!.run(new AbortController().signal)).toMatch(/ok$/);
     expect(prompts.at(-1)).toBe(plain);
+  });
+});
+
+describe('the in-browser model and the rewrite prompt', () => {
+  const collect = async (it: AsyncIterable<string>) => {
+    const out: string[] = [];
+    for await (const piece of it) out.push(piece);
+    return out;
+  };
+  async function* pieces(): AsyncGenerator<string> {
+    yield 'harbour, ';
+    yield 'quay';
+  }
+
+  it('runs it on WebGPU and passes its pieces on', async () => {
+    let runs = 0;
+    const got = await collect(localRewriteAnswer('webgpu', () => (runs++, pieces())));
+    expect(got).toEqual(['harbour, ', 'quay']);
+    expect(runs).toBe(1);
+  });
+
+  it('never runs it on WASM or before the backend is known: an empty answer, so the question as asked', async () => {
+    for (const backend of ['wasm', null] as const) {
+      let runs = 0;
+      expect(await collect(localRewriteAnswer(backend, () => (runs++, pieces())))).toEqual([]);
+      expect(runs).toBe(0);
+    }
   });
 });
