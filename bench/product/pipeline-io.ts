@@ -11,20 +11,7 @@ import type { AudioSink, AudioSinkChunk } from '../../core/protocol';
 import { engineTunables } from '../../core/tunables';
 import type { MicFrame, MicFrameListener } from '../../models/audio/mic-capture';
 import { Player } from '../../tests/fixtures/audio/sim-player';
-
-/** Linear resampling to 16 kHz (the player's and the echo matcher's rate); enough for levels and timing. */
-export function to16k(samples: Float32Array, rate: number): Float32Array {
-  if (rate === 16_000) return samples;
-  const out = new Float32Array(Math.floor((samples.length * 16_000) / rate));
-  const step = rate / 16_000;
-  for (let i = 0; i < out.length; i++) {
-    const x = i * step;
-    const j = Math.floor(x);
-    const f = x - j;
-    out[i] = (samples[j] ?? 0) * (1 - f) + (samples[j + 1] ?? samples[j] ?? 0) * f;
-  }
-  return out;
-}
+import { resampleTo16k } from '../../core/engine/reply-audio';
 
 /** The side panel's player as the engine hears from it; `firstAudio` holds each turn's first PCM on `now()`. */
 export class NodeAudioSink implements AudioSink {
@@ -36,7 +23,7 @@ export class NodeAudioSink implements AudioSink {
 
   chunk(turnId: string, chunk: AudioSinkChunk): void {
     if (!this.firstAudio.has(turnId)) this.firstAudio.set(turnId, this.now());
-    this.player.enqueue(to16k(chunk.samples, chunk.sampleRate), turnId);
+    this.player.enqueue(resampleTo16k(chunk.samples, chunk.sampleRate), turnId);
   }
 
   /** How often the microphone feed fell behind real time (mic-feed.ts's watch). */

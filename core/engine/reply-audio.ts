@@ -34,7 +34,7 @@ export class ReplyAudioLog {
       this.replies.set(turnId, reply);
       for (const id of this.replies.keys()) if (this.replies.size > KEEP_REPLIES) this.replies.delete(id);
     }
-    const chunk = resample(samples, sampleRate);
+    const chunk = resampleTo16k(samples, sampleRate);
     reply.chunks.push(chunk);
     reply.samples += chunk.length;
     const keep = this.keepSeconds * RATE;
@@ -85,7 +85,7 @@ export class ReplyAudioLog {
  * Linear interpolation to 16 kHz. What it folds back from above 8 kHz lands above the band the matcher weighs
  * (core/engine/echo-match.ts), so no filter first.
  */
-function resample(x: Float32Array, rate: number): Float32Array {
+export function resampleTo16k(x: Float32Array, rate: number): Float32Array {
   if (rate === RATE) return x.slice();
   const out = new Float32Array(Math.floor((x.length * RATE) / rate));
   const step = rate / RATE;

@@ -4,13 +4,12 @@ import { loadVadWeights } from './vad-weights';
 import { feedEngine } from './mic-feed';
 import { buildPersonaPrompt, greetingFor } from '../../core/characters/persona-prompt';
 import type { Character } from '../../core/characters/character';
-import { createResponder, type PageRead, type ResponderDeps } from '../../core/conversation/responder';
+import { createResponder, type ResponderDeps } from '../../core/conversation/responder';
 import { localRewriteAnswer, rewriteQuery } from '../../core/page/query-rewrite';
 import { DuplexEngine } from '../../core/engine/duplex-engine';
 import { FactMemory } from '../../core/memory/fact-memory';
 import { eventMessage, sendRequest, type AudioSink, type GpuInfo, type ModelChoiceValue } from '../../core/protocol';
 import { endedWithAudioInFlight, levelHeardAt, PLAYBACK_CHANNEL_NAME, PlaybackMessageSchema } from '../../core/protocol/playback';
-import type { ToolCall, ToolResult } from '../../core/tools/types';
 import type { MicCapture } from '../../models/audio/mic-capture';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE, TURN_BUNDLE } from '../../models/registry';
 import { GpuLostError, ModelWorkerClient } from './model-client';
@@ -22,8 +21,9 @@ import type { TranscriptScript } from '../../core/conversation/scripted-transcri
 import { VisionService } from './vision';
 import { PageSimilarity } from './page-similarity';
 import { PageIndexCache } from '../../core/page/page-index';
-import { pageOfReply } from './pdf-reader';
+import { readActivePage, runToolInBackground } from './background-calls';
 import { systemClock } from '../../core/tools/clock';
+import type { RemoteReplyDeps } from '../../core/remote-llm';
 import { SentenceSpeaker } from './sentence-speaker';
 import { PushToTalkHold } from '../../core/lifecycle/push-to-talk-hold';
 import { realTimers } from '../../core/lifecycle/timers';
@@ -124,24 +124,28 @@ export class Conversation {
     });
     // Page indexes are built here in short slices (core/page/page-index.ts) and kept for the next question.
     const pageIndexes = new PageIndexCache(systemClock);
-    const generate: ResponderDeps['generate'] = (messages, signal, tools) =>
-      options.llm.generate(messages, signal, tools, {
-        local: (m, s, t) => this.reportFailures(this.models.generate(m, s, t)),
-        runTool: (call, s) => this.runTool(call, s),
-        onCard: (card) => emit(eventMessage('event/card', { card: card as unknown as Record<string, unknown> | null })),
-      });
-    const rewriteGenerate: ResponderDeps['generate'] = (messages, signal, tools) =>
-      options.llm.generate(messages, signal, tools, {
-        local: (m, s, t) => localRewriteAnswer(this.models.backend, () => this.reportFailures(this.models.generate(m, s, t))),
-        runTool: (call, s) => this.runTool(call, s),
-        onCard: () => undefined,
-      });
+    const emitCard = (card: unknown) =>
+      emit(eventMessage('event/card', { card: card as unknown as Record<string, unknown> | null }));
+    const generateWith =
+      (local: RemoteReplyDeps['local'], onCard: (card: unknown) => void): ResponderDeps['generate'] =>
+      (messages, signal, tools) =>
+        options.llm.generate(messages, signal, tools, {
+          local,
+          runTool: (call, s) => runToolInBackground(send, call, s),
+          onCard,
+        });
+    const generate = generateWith((m, s, t) => this.reportFailures(this.models.generate(m, s, t)), emitCard);
+    // The rewrite offers no tools, so it has no card to show.
+    const rewriteGenerate = generateWith(
+      (m, s, t) => localRewriteAnswer(this.models.backend, () => this.reportFailures(this.models.generate(m, s, t))),
+      () => undefined,
+    );
     const responder = createResponder({
       generate,
-      runTool: (call, signal) => this.runTool(call, signal),
-      readPage: () => this.readPage(),
+      runTool: (call, signal) => runToolInBackground(send, call, signal),
+      readPage: () => readActivePage(send),
       systemPrompt: () => buildPersonaPrompt(this.character, { toolsAvailable: true }),
-      onCard: (card) => emit(eventMessage('event/card', { card: card as unknown as Record<string, unknown> | null })),
+      onCard: emitCard,
       visionAnswer: (text) => this.vision.answerFor(text),
       sceneTag: () => this.vision.sceneTag(),
       pageSimilarity: (page, question, signal) => similarity.scores(page, question, signal),
@@ -384,20 +388,5 @@ export class Conversation {
         notice('error', 'The language model stopped before it finished.');
       throw err;
     }
-  }
-
-  private async runTool(call: ToolCall, signal: AbortSignal): Promise<ToolResult> {
-    const reply = await sendRequest(send, 'tools/run', { call }, 20_000);
-    if (signal.aborted) return { ok: false, tool: call.name, kind: 'cancelled', speech: '' };
-    if (!reply.ok)
-      return { ok: false, tool: call.name, kind: 'offline', speech: "Sorry, I couldn't reach that service right now." };
-    return reply.data as unknown as ToolResult;
-  }
-
-  private async readPage(): Promise<PageRead> {
-    // Time for the background to fetch a large PDF as well (docs/tools.md, "PDFs").
-    const reply = await sendRequest(send, 'page/read', {}, 60_000);
-    if (!reply.ok) return { ok: false, message: "I couldn't read this page." };
-    return pageOfReply(reply.data);
   }
 }

@@ -6,23 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { createResponder, type LlmMessage, type ResponderDeps } from '../../../core/conversation/responder';
 import type { UserTurn } from '../../../core/engine/types';
-import { chunkPage } from '../../../core/page/chunking';
-import type { DenseScores } from '../../../core/page/dense';
-import type { PageExtraction } from '../../../core/page/types';
+import { KETTLE_ANSWER, KETTLE_PAGE, KETTLE_QUESTION, kettleDenseScores } from '../../fixtures/retrieval/kettle-page';
 
-const ANSWER = 'Coverage expires twenty-four months after the date of purchase.';
-const filler = (topic: string) =>
-  Array.from({ length: 100 }, (_, i) => `Remark ${i + 1} on ${topic} says nothing in particular.`).join('\n\n');
-const PAGE: PageExtraction = {
-  title: 'Kettle manual',
-  url: 'https://example.org/kettle',
-  lang: 'en',
-  selection: '',
-  text: `# Kettle manual\n\n${filler('boiling')}\n\n## Cleaning\n\n${filler('cleaning')}\n\n## Guarantee terms\n\n${ANSWER}\n\n${filler('terms')}`,
-  kind: 'article',
-  truncated: false,
-};
-const QUESTION = 'according to this page, how long is my warranty good for?';
+const ANSWER = KETTLE_ANSWER;
+const PAGE = KETTLE_PAGE;
+const QUESTION = KETTLE_QUESTION;
 
 function world(pageSimilarity?: ResponderDeps['pageSimilarity']) {
   const prompts: LlmMessage[][] = [];
@@ -56,8 +44,7 @@ async function pagePrompt(w: ReturnType<typeof world>, text = QUESTION): Promise
 }
 
 /** The similarities a model that understands the question would give: the guarantee chunk first. */
-const understanding = async (page: PageExtraction): Promise<DenseScores> =>
-  new Map(chunkPage(page.text).chunks.map((c) => [c.text, c.text.includes(ANSWER) ? 0.8 : 0.1]));
+const understanding = kettleDenseScores;
 
 describe('responder: page questions with sentence embeddings', () => {
   it('quotes the section the embeddings point to', async () => {
