@@ -16,6 +16,7 @@
  * Unsqueeze(Mul(seq, −1), [0]); `present_conv.i` = Slice(concat, [−L], [max], [2]).
  */
 import { llmAct, type LlmDtype, type LlmGraph, type LlmShape } from './llm-graph';
+import { tensor } from '../../tests/fixtures/onnx/builder';
 import { G, toFloat16, type LinearFormat } from './onnx-graph';
 
 export type Lfm2ExporterStyle = 'liquid-builder' | 'genai-builder';
@@ -35,6 +36,17 @@ export function buildLfm2ExporterGraph(
   const { hidden: H, heads, kvHeads, headDim: D, ff, vocab: V, convL: L } = shape;
   const lin = (x: string, K: number, N: number) => g.linear(x, K, N, fmt);
   const liquid = style === 'liquid-builder';
+  // Small int64 constants: initializers in the liquid builder, `Constant` nodes in the genai builder.
+  const constNodes = new Map<string, string>();
+  const c64 = (values: number[], dims: number[] = [values.length]): string => {
+    if (liquid) return g.i64(values, dims);
+    const key = `${dims.join(',')}|${values.join(',')}`;
+    const hit = constNodes.get(key);
+    if (hit) return hit;
+    const out = g.op('Constant', [], { value: tensor(`const_${constNodes.size}`, 'int64', dims, values) });
+    constNodes.set(key, out);
+    return out;
+  };
 
   g.input('input_ids', 'int64', ['batch_size', 'sequence_length']);
   g.input('attention_mask', 'int64', ['batch_size', 'total_sequence_length']);
@@ -42,10 +54,10 @@ export function buildLfm2ExporterGraph(
   g.output('logits', 'float32', ['batch_size', 'sequence_length', V]);
 
   // The lengths GroupQueryAttention takes, from the mask (both exporters).
-  const seqlensK = g.op('Cast', [g.op('Sub', [g.op('ReduceSum', ['attention_mask', g.i64([1])], { keepdims: 0 }), g.i64([1])])], {
+  const seqlensK = g.op('Cast', [g.op('Sub', [g.op('ReduceSum', ['attention_mask', c64([1])], { keepdims: 0 }), c64([1])])], {
     to: 6,
   });
-  const totalSeq = g.op('Cast', [g.op('Gather', [g.op('Shape', ['attention_mask']), g.i64([1], [])], { axis: 0 })], { to: 6 });
+  const totalSeq = g.op('Cast', [g.op('Gather', [g.op('Shape', ['attention_mask']), c64([1], [])], { axis: 0 })], { to: 6 });
   const [cosCache, sinCache] = rotaryCaches(g, shape);
 
   const table = g.randn([V, H], 1);
@@ -70,16 +82,16 @@ export function buildLfm2ExporterGraph(
       g.input(`past_conv.${i}`, act, ['batch_size', H, L]);
       g.output(`present_conv.${i}`, act, ['batch_size', H, L]);
       const proj = g.transpose(lin(normed, H, 3 * H), [0, 2, 1]); // [B, 3H, S]
-      const [b, c, x] = g.opN('Split', [proj, g.i64([H, H, H])], 3, { axis: 1 });
+      const [b, c, x] = g.opN('Split', [proj, c64([H, H, H])], 3, { axis: 1 });
       const bx = g.op('Mul', [b!, x!]);
       const convIn = g.op('Concat', [`past_conv.${i}`, bx], { axis: 2 });
       const w = g.randn([H, 1, L], 1 / Math.sqrt(L));
       const conv = g.op('Conv', [convIn, w], liquid ? { kernel_shape: [L], group: H } : { kernel_shape: [L], pads: [0, 0], group: H });
       // Sequence length: liquid reads axis 2 of b·x [B, H, S]; genai axis 1 of the layer's input [B, S, H].
-      const seq = liquid ? g.op('Gather', [g.op('Shape', [bx]), g.i64([2], [])], { axis: 0 }) : g.op('Gather', [g.op('Shape', [normed]), g.i64([1], [])], { axis: 0 });
-      const start = g.op('Unsqueeze', [g.op('Mul', [seq, g.i64([-1], [])]), g.i64([0])]);
-      const convOut = g.op('Slice', [conv, start, g.i64([INT64_MAX]), g.i64([2])]);
-      g.op('Slice', [convIn, g.i64([-L]), g.i64([INT64_MAX]), g.i64([2])], {}, `present_conv.${i}`);
+      const seq = liquid ? g.op('Gather', [g.op('Shape', [bx]), c64([2], [])], { axis: 0 }) : g.op('Gather', [g.op('Shape', [normed]), c64([1], [])], { axis: 0 });
+      const start = g.op('Unsqueeze', [g.op('Mul', [seq, c64([-1], [])]), c64([0])]);
+      const convOut = g.op('Slice', [conv, start, c64([INT64_MAX]), c64([2])]);
+      g.op('Slice', [convIn, c64([-L]), c64([INT64_MAX]), c64([2])], {}, `present_conv.${i}`);
       out = lin(g.transpose(g.op('Mul', [c!, convOut]), [0, 2, 1]), H, H);
     } else {
       const kvDims = ['batch_size', kvHeads, 'past_sequence_length', D];
@@ -92,9 +104,9 @@ export function buildLfm2ExporterGraph(
         [q, k, v] = [lin(normed, H, heads * D), lin(normed, H, kvHeads * D), lin(normed, H, kvHeads * D)];
       } else {
         const qkv = lin(normed, H, (heads + 2 * kvHeads) * D);
-        [q, k, v] = g.opN('Split', [qkv, g.i64([heads * D, kvHeads * D, kvHeads * D])], 3, { axis: -1 }) as [string, string, string];
+        [q, k, v] = g.opN('Split', [qkv, c64([heads * D, kvHeads * D, kvHeads * D])], 3, { axis: -1 }) as [string, string, string];
       }
-      const headNorm = (t: string, n: number) => g.reshape(sln(g.reshape(t, [0, -1, D]), D), [0, -1, n * D]);
+      const headNorm = (t: string, n: number) => g.op('Reshape', [sln(g.op('Reshape', [t, c64([0, -1, D])]), D), c64([0, -1, n * D])]);
       q = headNorm(q, heads);
       k = headNorm(k, kvHeads);
       const common = { num_heads: heads, kv_num_heads: kvHeads, scale: { float: 1 / Math.sqrt(D) }, local_window_size: -1, softcap: { float: 0 }, rotary_interleaved: 0 };
