@@ -86,9 +86,15 @@ export function buildLfm2ExporterGraph(
       const bx = g.op('Mul', [b!, x!]);
       const convIn = g.op('Concat', [`past_conv.${i}`, bx], { axis: 2 });
       const w = g.randn([H, 1, L], 1 / Math.sqrt(L));
-      const conv = g.op('Conv', [convIn, w], liquid ? { kernel_shape: [L], group: H } : { kernel_shape: [L], pads: [0, 0], group: H });
+      const conv = g.op(
+        'Conv',
+        [convIn, w],
+        liquid ? { kernel_shape: [L], group: H } : { kernel_shape: [L], pads: [0, 0], group: H },
+      );
       // Sequence length: liquid reads axis 2 of b·x [B, H, S]; genai axis 1 of the layer's input [B, S, H].
-      const seq = liquid ? g.op('Gather', [g.op('Shape', [bx]), c64([2], [])], { axis: 0 }) : g.op('Gather', [g.op('Shape', [normed]), c64([1], [])], { axis: 0 });
+      const seq = liquid
+        ? g.op('Gather', [g.op('Shape', [bx]), c64([2], [])], { axis: 0 })
+        : g.op('Gather', [g.op('Shape', [normed]), c64([1], [])], { axis: 0 });
       const start = g.op('Unsqueeze', [g.op('Mul', [seq, c64([-1], [])]), c64([0])]);
       const convOut = g.op('Slice', [conv, start, c64([INT64_MAX]), c64([2])]);
       g.op('Slice', [convIn, c64([-L]), c64([INT64_MAX]), c64([2])], {}, `present_conv.${i}`);
@@ -104,15 +110,32 @@ export function buildLfm2ExporterGraph(
         [q, k, v] = [lin(normed, H, heads * D), lin(normed, H, kvHeads * D), lin(normed, H, kvHeads * D)];
       } else {
         const qkv = lin(normed, H, (heads + 2 * kvHeads) * D);
-        [q, k, v] = g.opN('Split', [qkv, c64([heads * D, kvHeads * D, kvHeads * D])], 3, { axis: -1 }) as [string, string, string];
+        [q, k, v] = g.opN('Split', [qkv, c64([heads * D, kvHeads * D, kvHeads * D])], 3, { axis: -1 }) as [
+          string,
+          string,
+          string,
+        ];
       }
-      const headNorm = (t: string, n: number) => g.op('Reshape', [sln(g.op('Reshape', [t, c64([0, -1, D])]), D), c64([0, -1, n * D])]);
+      const headNorm = (t: string, n: number) =>
+        g.op('Reshape', [sln(g.op('Reshape', [t, c64([0, -1, D])]), D), c64([0, -1, n * D])]);
       q = headNorm(q, heads);
       k = headNorm(k, kvHeads);
-      const common = { num_heads: heads, kv_num_heads: kvHeads, scale: { float: 1 / Math.sqrt(D) }, local_window_size: -1, softcap: { float: 0 }, rotary_interleaved: 0 };
+      const common = {
+        num_heads: heads,
+        kv_num_heads: kvHeads,
+        scale: { float: 1 / Math.sqrt(D) },
+        local_window_size: -1,
+        softcap: { float: 0 },
+        rotary_interleaved: 0,
+      };
       let gqaIn: string[];
       if (liquid) {
-        const rope = (t: string) => g.ms('RotaryEmbedding', [t, 'position_ids', cosCache, sinCache], { interleaved: 0, num_heads: 0, rotary_embedding_dim: 0 });
+        const rope = (t: string) =>
+          g.ms('RotaryEmbedding', [t, 'position_ids', cosCache, sinCache], {
+            interleaved: 0,
+            num_heads: 0,
+            rotary_embedding_dim: 0,
+          });
         gqaIn = [rope(q), rope(k), v, `past_key_values.${i}.key`, `past_key_values.${i}.value`, seqlensK, totalSeq, '', ''];
       } else {
         gqaIn = [q, k, v, `past_key_values.${i}.key`, `past_key_values.${i}.value`, seqlensK, totalSeq, cosCache, sinCache];
@@ -158,5 +181,8 @@ function rotaryCaches(g: G, shape: LlmShape): [string, string] {
     }
   }
   const bytes = (f: Float32Array) => (g.act === 'float16' ? new Uint8Array(toFloat16(f).buffer) : new Uint8Array(f.buffer));
-  return [g.raw(g.act, [shape.maxPositions, half], bytes(cos), 'cos_cache'), g.raw(g.act, [shape.maxPositions, half], bytes(sin), 'sin_cache')];
+  return [
+    g.raw(g.act, [shape.maxPositions, half], bytes(cos), 'cos_cache'),
+    g.raw(g.act, [shape.maxPositions, half], bytes(sin), 'sin_cache'),
+  ];
 }

@@ -6,7 +6,20 @@
  * AttributeProto name 1, i 3, t 5, ints 8; ValueInfoProto name 1, type 2 → tensor_type 1 → elem_type 1, shape 2 →
  * dim 1 → dim_value 1 | dim_param 2; TensorProto dims 1, data_type 2, int32_data 5, int64_data 7, name 8, raw_data 9.
  */
-import { first, int, ints, msgField, readFields, strField, sub, text, texts, writeFields, intField, type Field } from './onnx-wire';
+import {
+  first,
+  int,
+  ints,
+  msgField,
+  readFields,
+  strField,
+  sub,
+  text,
+  texts,
+  writeFields,
+  intField,
+  type Field,
+} from './onnx-wire';
 
 export const ELEM = { float: 1, int32: 6, int64: 7, float16: 10 } as const;
 
@@ -120,7 +133,11 @@ export function consumers(m: OnnxModel): Map<string, OnnxNode[]> {
 }
 
 /** The integer values of tensor `name` when it is a constant (initializer or `Constant` node), else undefined. */
-export function constInts(m: OnnxModel, prod: Map<string, OnnxNode>, name: string): { dims: number[]; values: number[] } | undefined {
+export function constInts(
+  m: OnnxModel,
+  prod: Map<string, OnnxNode>,
+  name: string,
+): { dims: number[]; values: number[] } | undefined {
   const init = m.initializers.get(name);
   if (init) return tensorInts(init);
   const node = prod.get(name);

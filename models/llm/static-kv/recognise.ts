@@ -78,7 +78,10 @@ function recognise(m: OnnxModel): Lfm2Structure {
 
   // Attention: one GroupQueryAttention per past/present pair, sharing one pair of length tensors.
   const gqas = m.nodes.filter((n) => n.opType === 'GroupQueryAttention');
-  need(gqas.length === attentionLayers.length, `${gqas.length} GroupQueryAttention nodes for ${attentionLayers.length} KV layers`);
+  need(
+    gqas.length === attentionLayers.length,
+    `${gqas.length} GroupQueryAttention nodes for ${attentionLayers.length} KV layers`,
+  );
   let seqlensK = '';
   let total = '';
   let rotary: Lfm2Structure['rotary'] | undefined;
@@ -87,11 +90,20 @@ function recognise(m: OnnxModel): Lfm2Structure {
     const g = gqas.find((n) => n.input[3] === `past_key_values.${layer}.key`);
     need(g && g.domain === 'com.microsoft', `past_key_values.${layer}.key does not feed a com.microsoft GroupQueryAttention`);
     need(g.input[4] === `past_key_values.${layer}.value`, `layer ${layer}: past value is not GQA input 4`);
-    need(g.output[1] === `present.${layer}.key` && g.output[2] === `present.${layer}.value`, `layer ${layer}: GQA outputs are not present.${layer}.*`);
-    need(g.input.slice(GQA_KNOWN_INPUTS).every((i) => !i), `layer ${layer}: GQA uses inputs beyond cos/sin (position_ids, bias, sinks or norm weights)`);
+    need(
+      g.output[1] === `present.${layer}.key` && g.output[2] === `present.${layer}.value`,
+      `layer ${layer}: GQA outputs are not present.${layer}.*`,
+    );
+    need(
+      g.input.slice(GQA_KNOWN_INPUTS).every((i) => !i),
+      `layer ${layer}: GQA uses inputs beyond cos/sin (position_ids, bias, sinks or norm weights)`,
+    );
     need((attrInt(g, 'local_window_size') ?? -1) === -1, `layer ${layer}: GQA has a sliding window`);
     need(!g.attrs.has('kv_cache_bit_width') && !g.attrs.has('k_quant_type'), `layer ${layer}: quantised KV cache`);
-    need(!seqlensK || (g.input[5] === seqlensK && g.input[6] === total), `layer ${layer}: GQA lengths differ from the first layer's`);
+    need(
+      !seqlensK || (g.input[5] === seqlensK && g.input[6] === total),
+      `layer ${layer}: GQA lengths differ from the first layer's`,
+    );
     [seqlensK, total] = [g.input[5]!, g.input[6]!];
     const layerRotary = attrInt(g, 'do_rotary') === 1 ? 'in-attention' : 'rotary-embedding';
     need(!rotary || rotary === layerRotary, 'attention layers place rotary differently');
@@ -102,7 +114,10 @@ function recognise(m: OnnxModel): Lfm2Structure {
     } else {
       for (const qk of [g.input[0]!, g.input[1]!]) {
         const r = only(qk, 'RotaryEmbedding');
-        need(r.domain === 'com.microsoft' && r.input[1] === 'position_ids', `layer ${layer}: RotaryEmbedding not fed by position_ids`);
+        need(
+          r.domain === 'com.microsoft' && r.input[1] === 'position_ids',
+          `layer ${layer}: RotaryEmbedding not fed by position_ids`,
+        );
         rotaryPositions = constRows(m, r.input[2]!);
       }
     }
@@ -113,7 +128,10 @@ function recognise(m: OnnxModel): Lfm2Structure {
   need(attrInt(only(seqlensK, 'Cast'), 'to') === 6, 'seqlens_k is not cast to int32');
   need(sameInts(ints(sub.input[1]!), [1]), 'seqlens_k does not subtract 1');
   const reduce = only(sub.input[0]!, 'ReduceSum');
-  need(reduce.input[0] === 'attention_mask' && (attrInt(reduce, 'keepdims') ?? 1) === 0, 'seqlens_k is not a row sum of attention_mask');
+  need(
+    reduce.input[0] === 'attention_mask' && (attrInt(reduce, 'keepdims') ?? 1) === 0,
+    'seqlens_k is not a row sum of attention_mask',
+  );
   need(sameInts(reduce.input[1] ? ints(reduce.input[1]) : attrInts(reduce, 'axes'), [1]), 'seqlens_k does not sum over axis 1');
   // The project's own bench graph squeezes the length to a scalar after the cast.
   const squeezed = prod.get(total)?.opType === 'Squeeze' ? prod.get(total)!.input[0]! : total;
@@ -124,13 +142,25 @@ function recognise(m: OnnxModel): Lfm2Structure {
   const shape = only(gather.input[0]!, 'Shape');
   need(shape.input[0] === 'attention_mask' && !shape.attrs.has('start'), 'total_sequence_length is not read from attention_mask');
   const maskReaders = cons.get('attention_mask') ?? [];
-  need(maskReaders.every((n) => n === reduce || n === shape), `attention_mask also feeds ${maskReaders.find((n) => n !== reduce && n !== shape)?.opType}`);
-  for (const t of [reduce.output[0]!, sub.output[0]!, shape.output[0]!, gather.output[0]!, ...(squeezed !== total ? [squeezed] : [])]) {
+  need(
+    maskReaders.every((n) => n === reduce || n === shape),
+    `attention_mask also feeds ${maskReaders.find((n) => n !== reduce && n !== shape)?.opType}`,
+  );
+  for (const t of [
+    reduce.output[0]!,
+    sub.output[0]!,
+    shape.output[0]!,
+    gather.output[0]!,
+    ...(squeezed !== total ? [squeezed] : []),
+  ]) {
     need((cons.get(t) ?? []).length === 1, `the mask arithmetic's ${t} has other readers`);
   }
 
   const positionReaders = cons.get('position_ids') ?? [];
-  need(positionReaders.every((n) => n.opType === 'RotaryEmbedding'), 'position_ids feeds something other than RotaryEmbedding');
+  need(
+    positionReaders.every((n) => n.opType === 'RotaryEmbedding'),
+    'position_ids feeds something other than RotaryEmbedding',
+  );
   const hasPositionIds = positionReaders.length > 0;
   const convSlices = convLayers.map((layer) => convSlice(m, prod, cons, ints, layer));
   return {
@@ -158,19 +188,31 @@ function convSlice(
   const at = `conv layer ${layer}`;
   const readers = cons.get(`past_conv.${layer}`) ?? [];
   const concat = readers[0];
-  need(readers.length === 1 && concat?.opType === 'Concat' && concat.input[0] === `past_conv.${layer}`, `${at}: past_conv is not concatenated first`);
-  need([2, -1].includes(attrInt(concat, 'axis') ?? 0) && concat.input.length === 2, `${at}: concat is not along the sequence axis`);
+  need(
+    readers.length === 1 && concat?.opType === 'Concat' && concat.input[0] === `past_conv.${layer}`,
+    `${at}: past_conv is not concatenated first`,
+  );
+  need(
+    [2, -1].includes(attrInt(concat, 'axis') ?? 0) && concat.input.length === 2,
+    `${at}: concat is not along the sequence axis`,
+  );
   const bx = concat.input[1]!;
   const after = cons.get(concat.output[0]!) ?? [];
   const conv = after.find((n) => n.opType === 'Conv');
   const state = after.find((n) => n.opType === 'Slice');
   need(after.length === 2 && conv && state, `${at}: the concat feeds other than one Conv and one Slice`);
   need(state.output[0] === `present_conv.${layer}`, `${at}: present_conv is not the concat's tail`);
-  need((ints(state.input[1]!)?.[0] ?? 0) < 0 && sameInts(ints(state.input[3] ?? ''), [2]), `${at}: present_conv is not a slice of the last positions`);
+  need(
+    (ints(state.input[1]!)?.[0] ?? 0) < 0 && sameInts(ints(state.input[3] ?? ''), [2]),
+    `${at}: present_conv is not a slice of the last positions`,
+  );
   const convReaders = cons.get(conv.output[0]!) ?? [];
   const slice = convReaders[0];
   need(convReaders.length === 1 && slice?.opType === 'Slice', `${at}: the conv output is not sliced`);
-  need(sameInts(ints(slice.input[3] ?? ''), [2]) && (ints(slice.input[2]!)?.[0] ?? 0) >= 2 ** 31 - 1, `${at}: the conv output slice is not "last positions on axis 2"`);
+  need(
+    sameInts(ints(slice.input[3] ?? ''), [2]) && (ints(slice.input[2]!)?.[0] ?? 0) >= 2 ** 31 - 1,
+    `${at}: the conv output slice is not "last positions on axis 2"`,
+  );
   // The start: −(sequence length), read from a Shape.
   let t = slice.input[1]!;
   let n = prod.get(t);
@@ -179,7 +221,10 @@ function convSlice(
     t = n.input[0]!;
     n = prod.get(t);
   }
-  need(n?.opType === 'Neg' || (n?.opType === 'Mul' && sameInts(ints(n.input[1]!), [-1])), `${at}: the slice start is not −(length)`);
+  need(
+    n?.opType === 'Neg' || (n?.opType === 'Mul' && sameInts(ints(n.input[1]!), [-1])),
+    `${at}: the slice start is not −(length)`,
+  );
   const gather = prod.get(n.input[0]!);
   need(gather?.opType === 'Gather' && (attrInt(gather, 'axis') ?? 0) === 0, `${at}: the slice length is not a Gather of a shape`);
   const shape = prod.get(gather.input[0]!);

@@ -26,7 +26,8 @@ export interface StaticKvGraph {
 export type StaticKvRewrite = StaticKvGraph | { ok: false; reason: string };
 
 export function rewriteForStaticKv(plain: Uint8Array, capacity: number): StaticKvRewrite {
-  if (!Number.isInteger(capacity) || capacity < 2) return { ok: false, reason: `KV capacity ${capacity} is not a count of positions` };
+  if (!Number.isInteger(capacity) || capacity < 2)
+    return { ok: false, reason: `KV capacity ${capacity} is not a count of positions` };
   let m: OnnxModel;
   try {
     m = readModel(plain);
@@ -40,7 +41,8 @@ export function rewriteForStaticKv(plain: Uint8Array, capacity: number): StaticK
   }
   const taken = new Set([...m.nodes.flatMap((n) => n.output), ...m.initializers.keys()]);
   for (const name of Object.values(STATIC_INPUTS)) {
-    if (taken.has(name) && name !== s.seqlensK && name !== s.totalSequenceLength) return { ok: false, reason: `the graph already names a tensor "${name}"` };
+    if (taken.has(name) && name !== s.seqlensK && name !== s.totalSequenceLength)
+      return { ok: false, reason: `the graph already names a tensor "${name}"` };
   }
   const before = m.nodes.length;
 

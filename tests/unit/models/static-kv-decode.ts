@@ -28,11 +28,16 @@ function lastRow(t: ort.Tensor): Float32Array {
 }
 
 /** Empty caches in the plain graph's layout. */
-function freshState(session: ort.InferenceSession, dims: { hidden: number; convL: number; kvHeads: number; headDim: number }): Feeds {
+function freshState(
+  session: ort.InferenceSession,
+  dims: { hidden: number; convL: number; kvHeads: number; headDim: number },
+): Feeds {
   const out: Feeds = {};
   for (const name of session.inputNames) {
-    if (name.startsWith('past_conv.')) out[name] = new ort.Tensor('float32', new Float32Array(dims.hidden * dims.convL), [1, dims.hidden, dims.convL]);
-    if (name.startsWith('past_key_values.')) out[name] = new ort.Tensor('float32', new Float32Array(0), [1, dims.kvHeads, 0, dims.headDim]);
+    if (name.startsWith('past_conv.'))
+      out[name] = new ort.Tensor('float32', new Float32Array(dims.hidden * dims.convL), [1, dims.hidden, dims.convL]);
+    if (name.startsWith('past_key_values.'))
+      out[name] = new ort.Tensor('float32', new Float32Array(0), [1, dims.kvHeads, 0, dims.headDim]);
   }
   return out;
 }
@@ -48,7 +53,11 @@ function carry(out: ort.InferenceSession.OnnxValueMapType): Feeds {
 /** Feeds of the plain graph for `ids` at position `pos`, with `total` positions in all. */
 function plainFeeds(session: ort.InferenceSession, ids: number[], pos: number): Feeds {
   const f: Feeds = { input_ids: i64(ids, [1, ids.length]), attention_mask: ones(pos + ids.length) };
-  if (session.inputNames.includes('position_ids')) f.position_ids = i64(ids.map((_, i) => pos + i), [1, ids.length]);
+  if (session.inputNames.includes('position_ids'))
+    f.position_ids = i64(
+      ids.map((_, i) => pos + i),
+      [1, ids.length],
+    );
   if (session.inputNames.includes('num_logits_to_keep')) f.num_logits_to_keep = i64([1], []);
   return f;
 }
@@ -61,7 +70,12 @@ async function prefill(plain: ort.InferenceSession, shape: Shape, prompt: number
   return { token: argmax(lastRow(out.logits as ort.Tensor)), state: carry(out) };
 }
 
-export async function decodePlain(plain: ort.InferenceSession, shape: Shape, prompt: number[], steps: number): Promise<DecodeTrace> {
+export async function decodePlain(
+  plain: ort.InferenceSession,
+  shape: Shape,
+  prompt: number[],
+  steps: number,
+): Promise<DecodeTrace> {
   let { token, state } = await prefill(plain, shape, prompt);
   const trace: DecodeTrace = { tokens: [token], logits: [] };
   for (let t = 0; t < steps; t++) {

@@ -61,7 +61,8 @@ describe('static-KV rewrite: decode equals the plain graph', () => {
     const model = onnx.ModelProto.decode(rewrite.onnx);
     const g = model.graph!;
     expect(g.node!.filter((n) => n.opType === 'Shape')).toHaveLength(0);
-    const dims = (name: string) => g.input!.find((i) => i.name === name)!.type!.tensorType!.shape!.dim!.map((d) => Number(d.dimValue));
+    const dims = (name: string) =>
+      g.input!.find((i) => i.name === name)!.type!.tensorType!.shape!.dim!.map((d) => Number(d.dimValue));
     expect(dims('input_ids')).toEqual([1, 1]);
     expect(dims('past_key_values.1.key')).toEqual([1, LFM2_TINY.kvHeads, CAPACITY, LFM2_TINY.headDim]);
     const out = g.output!.find((o) => o.name === 'present.1.key')!.type!.tensorType!.shape!.dim!.map((d) => Number(d.dimValue));
@@ -83,27 +84,60 @@ const gqa = (g: onnxProto.onnx.IGraphProto) => g.node!.filter((n) => n.opType ==
 describe('static-KV rewrite: graphs it does not recognise', () => {
   const cases: [string, () => Uint8Array, RegExp][] = [
     ['the LLM fixture graph (no GroupQueryAttention)', () => buildLfm2Graph('model_q4.onnx_data').onnx, /GroupQueryAttention/],
-    ['a sliding-window attention layer', () => mutated((g) => {
-      const attr = gqa(g)[0]!.attribute!.find((a) => a.name === 'local_window_size')!;
-      attr.i = 8;
-    }), /sliding window/],
-    ['attention_mask read by another node', () => mutated((g) => {
-      g.node!.push({ opType: 'ReduceMax', input: ['attention_mask'], output: ['mask_max'], name: 'extra' });
-    }), /attention_mask also feeds ReduceMax/],
-    ['a conv slice sized by the hidden axis', () => mutated((g) => {
-      const shapeOfNormed = g.node!.find((n) => n.opType === 'Shape' && n.input![0] !== 'attention_mask')!;
-      const gather = g.node!.find((n) => n.opType === 'Gather' && n.input![0] === shapeOfNormed.output![0])!;
-      g.node!.push({ opType: 'Constant', output: ['axis_two'], attribute: [{ name: 'value', type: 4, t: { dataType: 7, dims: [], int64Data: [2] } }] });
-      gather.input![1] = 'axis_two';
-    }), /not the sequence length/],
-    ['an unknown input (inputs_embeds)', () => mutated((g) => {
-      g.input!.push({ name: 'inputs_embeds', type: { tensorType: { elemType: 1, shape: { dim: [] } } } });
-    }), /unknown graph input "inputs_embeds"/],
-    ['seqlens_k without the −1', () => mutated((g) => {
-      const sub = g.node!.find((n) => n.opType === 'Sub')!;
-      g.node!.push({ opType: 'Constant', output: ['zero'], attribute: [{ name: 'value', type: 4, t: { dataType: 7, dims: [1], int64Data: [0] } }] });
-      sub.input![1] = 'zero';
-    }), /does not subtract 1/],
+    [
+      'a sliding-window attention layer',
+      () =>
+        mutated((g) => {
+          const attr = gqa(g)[0]!.attribute!.find((a) => a.name === 'local_window_size')!;
+          attr.i = 8;
+        }),
+      /sliding window/,
+    ],
+    [
+      'attention_mask read by another node',
+      () =>
+        mutated((g) => {
+          g.node!.push({ opType: 'ReduceMax', input: ['attention_mask'], output: ['mask_max'], name: 'extra' });
+        }),
+      /attention_mask also feeds ReduceMax/,
+    ],
+    [
+      'a conv slice sized by the hidden axis',
+      () =>
+        mutated((g) => {
+          const shapeOfNormed = g.node!.find((n) => n.opType === 'Shape' && n.input![0] !== 'attention_mask')!;
+          const gather = g.node!.find((n) => n.opType === 'Gather' && n.input![0] === shapeOfNormed.output![0])!;
+          g.node!.push({
+            opType: 'Constant',
+            output: ['axis_two'],
+            attribute: [{ name: 'value', type: 4, t: { dataType: 7, dims: [], int64Data: [2] } }],
+          });
+          gather.input![1] = 'axis_two';
+        }),
+      /not the sequence length/,
+    ],
+    [
+      'an unknown input (inputs_embeds)',
+      () =>
+        mutated((g) => {
+          g.input!.push({ name: 'inputs_embeds', type: { tensorType: { elemType: 1, shape: { dim: [] } } } });
+        }),
+      /unknown graph input "inputs_embeds"/,
+    ],
+    [
+      'seqlens_k without the −1',
+      () =>
+        mutated((g) => {
+          const sub = g.node!.find((n) => n.opType === 'Sub')!;
+          g.node!.push({
+            opType: 'Constant',
+            output: ['zero'],
+            attribute: [{ name: 'value', type: 4, t: { dataType: 7, dims: [1], int64Data: [0] } }],
+          });
+          sub.input![1] = 'zero';
+        }),
+      /does not subtract 1/,
+    ],
     ['not an ONNX model', () => Uint8Array.of(0xff, 0xff, 0xff), /not a readable ONNX model/],
   ];
   for (const [what, build, reason] of cases) {
