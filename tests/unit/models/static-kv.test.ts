@@ -9,7 +9,7 @@ import { buildLfm2ExporterGraph, LFM2_EXPORTER_STYLES } from '../../../bench/sta
 import { buildLlmGraph, LFM2_TINY, type LlmShape } from '../../../bench/stages/llm-graph';
 import { rewriteForStaticKv } from '../../../models/llm/static-kv/rewrite';
 import { buildLfm2Graph } from '../../fixtures/models/lfm2-graph';
-import { decodePlain, decodeStatic, maxAbsDiff } from './static-kv-decode';
+import { decodePlain, decodeStatic, maxAbsDiff } from '../../../bench/stages/static-kv-decode';
 
 const { onnx } = onnxProto;
 const STEPS = 64;
@@ -23,8 +23,9 @@ async function compare(graph: Uint8Array, shape: LlmShape) {
   if (!rewrite.ok) throw new Error(`not recognised: ${rewrite.reason}`);
   const plain = await ort.InferenceSession.create(graph);
   const rewritten = await ort.InferenceSession.create(rewrite.onnx);
-  const a = await decodePlain(plain, shape, PROMPT, STEPS);
-  const b = await decodeStatic(plain, rewritten, shape, PROMPT, STEPS, CAPACITY);
+  const dims = { ...shape, act: 'float32' as const };
+  const a = await decodePlain(ort, plain, dims, PROMPT, STEPS);
+  const b = await decodeStatic(ort, plain, rewritten, dims, PROMPT, STEPS, CAPACITY);
   await Promise.all([plain.release(), rewritten.release()]);
   return { rewrite, rewritten, a, b, diff: maxAbsDiff(a.logits, b.logits) };
 }
