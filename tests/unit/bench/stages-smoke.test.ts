@@ -80,6 +80,7 @@ describe('stage benches, smoke mode', () => {
     ])
       expect(md).toContain(heading);
     expect(md).toContain('Not run (not counted as passes): smoke-capture');
+    expect(md).toContain('smoke-capture-genai-builder (genai-builder): 64 greedy steps, same tokens');
   }, 120_000);
 });
 
