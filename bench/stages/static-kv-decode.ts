@@ -24,6 +24,8 @@ export interface DecodeTrace {
   tokens: number[];
   /** Logits of every decode step (the prefill's last row not included). */
   logits: Float32Array[];
+  /** The caches after the last step (in the decoding graph's layout), covering prompt + steps positions. */
+  state: Feeds;
 }
 
 const i64 = (ort: Ort, values: number[], dims: number[]) => new ort.Tensor('int64', BigInt64Array.from(values.map(BigInt)), dims);
@@ -94,11 +96,26 @@ export async function decodePlain(
   steps: number,
   stepMs?: number[],
 ): Promise<DecodeTrace> {
-  let { token, state } = await prefill(ort, plain, shape, prompt);
-  const trace: DecodeTrace = { tokens: [token], logits: [] };
+  const first = await prefill(ort, plain, shape, prompt);
+  return continuePlain(ort, plain, first.state, first.token, prompt.length, steps, stepMs);
+}
+
+/** Greedy steps with the plain graph from `start` (covering `pos` positions), `firstToken` the next one to feed. */
+export async function continuePlain(
+  ort: Ort,
+  plain: Session,
+  start: Feeds,
+  firstToken: number,
+  pos: number,
+  steps: number,
+  stepMs?: number[],
+): Promise<DecodeTrace> {
+  let token = firstToken;
+  let state = start;
+  const trace: DecodeTrace = { tokens: [token], logits: [], state };
   for (let t = 0; t < steps; t++) {
     const t0 = performance.now();
-    const out = (await plain.run({ ...plainFeeds(ort, plain, [token], prompt.length + t), ...state })) as Record<string, Tensor>;
+    const out = (await plain.run({ ...plainFeeds(ort, plain, [token], pos + t), ...state })) as Record<string, Tensor>;
     stepMs?.push(performance.now() - t0);
     const logits = lastRow(out.logits!);
     trace.logits.push(logits);
@@ -106,7 +123,33 @@ export async function decodePlain(
     trace.tokens.push(token);
     state = carry(out);
   }
+  trace.state = state;
   return trace;
+}
+
+/**
+ * Prefills `ids` with the plain graph on top of `state` (covering `pos` positions): a later turn continuing a cached
+ * prefix, as the runtime's prefix cache does. Returns the greedy token after them and the new state.
+ */
+export async function prefillOnTop(ort: Ort, plain: Session, state: Feeds, ids: number[], pos: number) {
+  const out = (await plain.run({ ...plainFeeds(ort, plain, ids, pos), ...state })) as Record<string, Tensor>;
+  return { token: argmax(lastRow(out.logits!)), logits: lastRow(out.logits!), state: carry(out) };
+}
+
+/** The first `length` positions of a [1, h, capacity, d] cache: the plain graph's layout again. */
+export function unpadCache(ort: Ort, t: Tensor, length: number): Tensor {
+  const [, h, capacity, d] = t.dims as [number, number, number, number];
+  const src = t.data as Float32Array | Uint16Array;
+  const out = src instanceof Uint16Array ? new Uint16Array(h * length * d) : new Float32Array(h * length * d);
+  for (let i = 0; i < h; i++) out.set(src.subarray(i * capacity * d, i * capacity * d + length * d), i * length * d);
+  return new ort.Tensor(t.type as 'float32', out as Float32Array, [1, h, length, d]);
+}
+
+/** A static decode's state in the plain graph's layout, covering `length` positions. */
+export function toPlainState(ort: Ort, state: Feeds, length: number): Feeds {
+  return Object.fromEntries(
+    Object.entries(state).map(([k, t]) => [k, k.startsWith('past_key_values.') ? unpadCache(ort, t, length) : t]),
+  );
 }
 
 /** Copies a [1, h, n, d] cache into a zeroed [1, h, capacity, d] buffer of the same dtype. */
@@ -144,7 +187,7 @@ export async function decodeStatic(
   let state: Feeds = Object.fromEntries(
     Object.entries(first.state).map(([k, t]) => [k, k.startsWith('past_key_values.') ? padCache(ort, t, capacity) : t]),
   );
-  const trace: DecodeTrace = { tokens: [token], logits: [] };
+  const trace: DecodeTrace = { tokens: [token], logits: [], state };
   for (let t = 0; t < steps; t++) {
     const t0 = performance.now();
     const out = (await rewritten.run({ ...staticFeeds(ort, rewritten, token, prompt.length + t), ...state })) as Record<
@@ -158,6 +201,7 @@ export async function decodeStatic(
     trace.tokens.push(token);
     state = carry(out);
   }
+  trace.state = state;
   return trace;
 }
 

@@ -9,7 +9,14 @@ import { buildLfm2ExporterGraph, LFM2_EXPORTER_STYLES } from '../../../bench/sta
 import { buildLlmGraph, LFM2_TINY, type LlmShape } from '../../../bench/stages/llm-graph';
 import { rewriteForStaticKv } from '../../../models/llm/static-kv/rewrite';
 import { buildLfm2Graph } from '../../fixtures/models/lfm2-graph';
-import { decodePlain, decodeStatic, maxAbsDiff } from '../../../bench/stages/static-kv-decode';
+import {
+  continuePlain,
+  decodePlain,
+  decodeStatic,
+  maxAbsDiff,
+  prefillOnTop,
+  toPlainState,
+} from '../../../bench/stages/static-kv-decode';
 
 const { onnx } = onnxProto;
 const STEPS = 64;
@@ -55,6 +62,33 @@ describe('static-KV rewrite: decode equals the plain graph', () => {
     expect(b.tokens).toEqual(a.tokens);
     expect(diff).toBeLessThanOrEqual(TOLERANCE);
   });
+
+  for (const style of LFM2_EXPORTER_STYLES) {
+    it(`${style}: a static decode's cache serves the next turn's plain prefill (the prefix cache)`, async () => {
+      const graph = buildLfm2ExporterGraph(LFM2_TINY, style, 'q4').onnx;
+      const rewrite = rewriteForStaticKv(graph, CAPACITY);
+      if (!rewrite.ok) throw new Error(rewrite.reason);
+      const plain = await ort.InferenceSession.create(graph);
+      const rewritten = await ort.InferenceSession.create(rewrite.onnx);
+      const dims = { ...LFM2_TINY, act: 'float32' as const };
+      const turn1 = 16;
+      const next = [11, 12, 13, 14, 15];
+      // Turn 1 decoded plainly or statically; the cache covers the prompt and every fed token (not the last sampled).
+      const a1 = await decodePlain(ort, plain, dims, PROMPT, turn1);
+      const b1 = await decodeStatic(ort, plain, rewritten, dims, PROMPT, turn1, CAPACITY);
+      const covered = PROMPT.length + turn1;
+      // Turn 2: the sampled token and a new user turn prefilled on top of that cache, then 16 plain steps.
+      const ids = [a1.tokens.at(-1)!, ...next];
+      const a2 = await prefillOnTop(ort, plain, a1.state, ids, covered);
+      const b2 = await prefillOnTop(ort, plain, toPlainState(ort, b1.state, covered), ids, covered);
+      expect(Array.from(b2.logits)).toEqual(Array.from(a2.logits));
+      const a3 = await continuePlain(ort, plain, a2.state, a2.token, covered + ids.length, turn1);
+      const b3 = await continuePlain(ort, plain, b2.state, b2.token, covered + ids.length, turn1);
+      expect(b3.tokens).toEqual(a3.tokens);
+      expect(maxAbsDiff(a3.logits, b3.logits)).toBe(0);
+      await Promise.all([plain.release(), rewritten.release()]);
+    });
+  }
 
   it('the rewritten graph keeps no Shape node and fixes every shape the capture needs', () => {
     const rewrite = rewriteForStaticKv(buildLfm2ExporterGraph(LFM2_TINY, 'genai-builder', 'q4').onnx, CAPACITY);
