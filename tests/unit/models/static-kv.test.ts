@@ -25,12 +25,12 @@ const PROMPT = [3, 17, 92, 5, 250, 41, 7];
 /** Same weights, same kernels, same positions: on the CPU EP the logits come out bit-identical (observed 0). */
 const TOLERANCE = 0;
 
-async function compare(graph: Uint8Array, shape: LlmShape) {
+async function compare(graph: Uint8Array, shape: LlmShape, act: 'float32' | 'float16' = 'float32') {
   const rewrite = rewriteForStaticKv(graph, CAPACITY);
   if (!rewrite.ok) throw new Error(`not recognised: ${rewrite.reason}`);
   const plain = await ort.InferenceSession.create(graph);
   const rewritten = await ort.InferenceSession.create(rewrite.onnx);
-  const dims = { ...shape, act: 'float32' as const };
+  const dims = { ...shape, act };
   const a = await decodePlain(ort, plain, dims, PROMPT, STEPS);
   const b = await decodeStatic(ort, plain, rewritten, dims, PROMPT, STEPS, CAPACITY);
   await Promise.all([plain.release(), rewritten.release()]);
@@ -39,9 +39,13 @@ async function compare(graph: Uint8Array, shape: LlmShape) {
 
 describe('static-KV rewrite: decode equals the plain graph', () => {
   for (const style of LFM2_EXPORTER_STYLES) {
-    for (const dtype of ['fp32', 'q4'] as const) {
+    for (const dtype of ['fp32', 'q4', 'q4f16'] as const) {
       it(`${style} ${dtype}: 64 greedy steps, same tokens, logits within ${TOLERANCE}`, async () => {
-        const { rewrite, rewritten, a, b, diff } = await compare(buildLfm2ExporterGraph(LFM2_TINY, style, dtype).onnx, LFM2_TINY);
+        const { rewrite, rewritten, a, b, diff } = await compare(
+          buildLfm2ExporterGraph(LFM2_TINY, style, dtype).onnx,
+          LFM2_TINY,
+          dtype === 'q4f16' ? 'float16' : 'float32',
+        );
         expect(rewrite.structure.rotary).toBe(style === 'liquid-builder' ? 'rotary-embedding' : 'in-attention');
         expect(rewritten.inputNames).not.toContain('attention_mask');
         expect(rewritten.inputNames).toEqual(expect.arrayContaining(['seqlens_k', 'total_sequence_length']));
