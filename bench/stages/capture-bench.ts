@@ -31,6 +31,7 @@ import {
 import { buildLlmGraph, llmAct, llmStateSpecs, presentName, type LlmDtype, type LlmShape } from './llm-graph';
 import { argmax, checkTensor, isValid, now, round, stats } from './measure';
 import { toFloat16 } from './onnx-graph';
+import { buildRewrittenGraph, plainVsRewritten, type ExporterCheckPlan } from './static-kv-bench';
 
 export interface CapturePlan {
   shape: LlmShape;
@@ -43,6 +44,11 @@ export interface CapturePlan {
   accuracyLevel?: number;
   /** Also decode on the WASM EP as a numerical reference for both GPU runs (small graphs only). */
   reference?: boolean;
+  /**
+   * Use a graph in this exporter's structure rewritten by the product's static-KV rewrite (static-kv-bench.ts)
+   * instead of the builder's own static variant, and check it against its plain graph first.
+   */
+  exporter?: ExporterCheckPlan;
 }
 
 /** The few WebGPU calls used here (no @webgpu/types in this project). */
@@ -84,14 +90,29 @@ export async function benchCapture(ctx: BenchContext, plan: CapturePlan): Promis
     metrics: {},
     validity: [],
   };
-  const built = timed(() =>
-    buildLlmGraph(plan.shape, plan.dtype, {
-      external: 'model.onnx_data',
-      accuracyLevel: plan.accuracyLevel,
-      staticCache: plan.capacity,
-    }),
-  );
+  // The product's contract: the rewritten graph's greedy tokens equal the plain graph's (else the job is invalid).
+  let plainMatches = true;
+  const fromExporter = plan.exporter ? buildRewrittenGraph(plan.shape, plan.dtype, plan.exporter.style, plan.capacity) : null;
+  const built = fromExporter
+    ? { value: fromExporter.rewritten, ms: fromExporter.buildMs + fromExporter.rewriteMs }
+    : timed(() =>
+        buildLlmGraph(plan.shape, plan.dtype, {
+          external: 'model.onnx_data',
+          accuracyLevel: plan.accuracyLevel,
+          staticCache: plan.capacity,
+        }),
+      );
   const graph = built.value;
+  if (fromExporter && plan.exporter) {
+    out.variant = `llm-decode-${plan.exporter.style}`;
+    const check = await plainVsRewritten(ctx, plan.shape, plan.dtype, fromExporter, plan.capacity, plan.exporter);
+    out.metrics.plainVsStatic = {
+      ...check,
+      rewriteMs: round(fromExporter.rewriteMs, 1),
+      removedNodes: fromExporter.removedNodes,
+    };
+    plainMatches = check.tokensEqual === true;
+  }
   const states = llmStateSpecs(plan.shape).map((s) => ({
     ...s,
     dims: s.kind === 'kv' ? [1, plan.shape.kvHeads, plan.capacity, plan.shape.headDim] : s.dims,
@@ -148,6 +169,7 @@ export async function benchCapture(ctx: BenchContext, plan: CapturePlan): Promis
         seqlens_k: new ort.Tensor('int32', Int32Array.of(pos), [1]),
         total_sequence_length: new ort.Tensor('int32', Int32Array.of(pos + 1), [1]),
       };
+      if (session.inputNames.includes('position_ids')) feeds.position_ids = i64(ort, [pos], [1, 1]);
       // WebGPU: each state is one GPU buffer bound as both past input and present output (updated in place).
       if (gs) for (const s of gs) feeds[s.spec.name] = s.tensor;
       else Object.assign(feeds, cpuStates);
@@ -177,7 +199,7 @@ export async function benchCapture(ctx: BenchContext, plan: CapturePlan): Promis
         : 'n/a on wasm: enableGraphCapture is a WebGPU EP option (the WASM EP has no command buffers to record)';
     out.skipped = [`graph capture on: ${why}`];
     out.metrics.on = { skipped: why };
-    out.valid = out.validity.every(isValid);
+    out.valid = out.validity.every(isValid) && plainMatches;
     return out;
   }
 
@@ -192,6 +214,7 @@ export async function benchCapture(ctx: BenchContext, plan: CapturePlan): Promis
     const ids = small('int64', 8, [1, 1]);
     const seq = small('int32', 4, [1]);
     const total = small('int32', 4, [1]);
+    const position = small('int64', 8, [1, 1]);
     const logitsOut = small('float32', V * 4, [1, 1, V]);
     const staging = dev.createBuffer({ size: align(V * 4), usage: USAGE.MAP_READ | USAGE.COPY_DST });
     // K/V: one buffer as past and present (GQA writes the new entry in place; capture requires it). Conv states: the
@@ -203,6 +226,7 @@ export async function benchCapture(ctx: BenchContext, plan: CapturePlan): Promis
       input_ids: ids.tensor,
       seqlens_k: seq.tensor,
       total_sequence_length: total.tensor,
+      ...(session.inputNames.includes('position_ids') ? { position_ids: position.tensor } : {}),
       ...Object.fromEntries(gs.map((s) => [s.spec.name, s.tensor])),
     };
     const fetches: Feeds = {
@@ -217,6 +241,7 @@ export async function benchCapture(ctx: BenchContext, plan: CapturePlan): Promis
       dev.queue.writeBuffer(ids.buf, 0, new Uint8Array(BigInt64Array.of(BigInt(tokens[t]!)).buffer));
       dev.queue.writeBuffer(seq.buf, 0, new Uint8Array(Int32Array.of(pos).buffer));
       dev.queue.writeBuffer(total.buf, 0, new Uint8Array(Int32Array.of(pos + 1).buffer));
+      dev.queue.writeBuffer(position.buf, 0, new Uint8Array(BigInt64Array.of(BigInt(pos)).buffer));
       await session.run(feeds, fetches as never);
       const enc = dev.createCommandEncoder();
       for (const c of convOut) enc.copyBufferToBuffer(c.out.buf, 0, c.s.buf, 0, c.s.bytes);
@@ -235,6 +260,7 @@ export async function benchCapture(ctx: BenchContext, plan: CapturePlan): Promis
       ids.buf,
       seq.buf,
       total.buf,
+      position.buf,
       logitsOut.buf,
       staging,
     ])
@@ -276,7 +302,7 @@ export async function benchCapture(ctx: BenchContext, plan: CapturePlan): Promis
     out.metrics.onVsWasm = compare(onRes, refRes);
   }
   // A mismatch makes the job invalid but keeps its numbers in the report (an `error` would hide them).
-  out.valid = out.validity.every(isValid) && onVsOff.firstDivergentStep === null;
+  out.valid = out.validity.every(isValid) && onVsOff.firstDivergentStep === null && plainMatches;
   return out;
 }
 

@@ -140,6 +140,17 @@ export function gpuJobs(): Job[] {
     { id: 'x-webgpu-turn', stage: 'turn', ep: 'webgpu', threads: 4, plan: { shape: SMART_TURN_FULL, calls: 20, warmup: 3 } },
     { id: 'x-webgpu-llm-q4-capture', stage: 'capture', ep: 'webgpu', threads: 4, timeoutS: 100, plan: captureFull('q4') },
     { id: 'x-webgpu-llm-q4f16-capture', stage: 'capture', ep: 'webgpu', threads: 4, timeoutS: 100, plan: captureFull('q4f16') },
+    // Issue 48: both exporters' structures through the product's static-KV rewrite, checked against the plain graph.
+    ...(['liquid-builder', 'genai-builder'] as const).flatMap((style) =>
+      (['q4', 'q4f16'] as const).map((dtype): Job => ({
+        id: `skv-webgpu-llm-${dtype}-capture-${style}`,
+        stage: 'capture',
+        ep: 'webgpu',
+        threads: 4,
+        timeoutS: 240,
+        plan: { ...captureFull(dtype), exporter: { style, promptTokens: 32, steps: 64 } },
+      })),
+    ),
   ];
 }
 
@@ -223,6 +234,20 @@ export function smokeJobs(): Job[] {
       threads: 1,
       plan: { shape: LFM2_TINY, dtype: 'q4', capacity: 64, context: 16, decodeTokens: 4 },
     },
+    ...(['liquid-builder', 'genai-builder'] as const).map((style): Job => ({
+      id: `smoke-capture-${style}`,
+      stage: 'capture',
+      ep: 'wasm',
+      threads: 1,
+      plan: {
+        shape: LFM2_TINY,
+        dtype: 'q4',
+        capacity: 96,
+        context: 16,
+        decodeTokens: 4,
+        exporter: { style, promptTokens: 7, steps: 64 },
+      },
+    })),
   ];
 }
 

@@ -179,6 +179,15 @@ export function renderMarkdown(doc: StagesDoc): string {
     }
     L.push('');
     if (refs.length) L.push(`Against the WASM EP (max rel. diff; first divergent step): ${refs.join(' · ')}`, '');
+    const plainChecks = cap.flatMap((r) => {
+      const c = r.metrics.plainVsStatic as
+        | { style: string; steps: number; tokensEqual: boolean; firstDifferentToken: number | null; maxAbsLogitDiff: number }
+        | undefined;
+      if (!c) return [];
+      const tokens = c.tokensEqual ? 'same tokens' : `tokens differ from step ${c.firstDifferentToken}`;
+      return [`${r.id} (${c.style}): ${c.steps} greedy steps, ${tokens}, max |Δ logit| ${c.maxAbsLogitDiff.toExponential(1)}`];
+    });
+    if (plainChecks.length) L.push(`Static-KV rewrite against its plain graph (same prefill): ${plainChecks.join(' · ')}`, '');
   }
 
   const graphs = new Map<string, { nodes: number; weightBytes: number; sessionMs: number }>();

@@ -54,6 +54,20 @@ describe('stage benches, smoke mode', () => {
     expect(capture.skipped?.[0]).toContain('n/a on wasm');
     expect((capture.metrics.on as { skipped?: string }).skipped).toContain('n/a on wasm');
     expect(capture.metrics.speedup).toBeUndefined();
+    // Both exporters' structures through the product's static-KV rewrite: the same greedy tokens as the plain graph.
+    for (const style of ['liquid-builder', 'genai-builder']) {
+      const r = byId[`smoke-capture-${style}`]!;
+      expect(r.variant).toBe(`llm-decode-${style}`);
+      const check = r.metrics.plainVsStatic as {
+        tokensEqual: boolean;
+        steps: number;
+        maxAbsLogitDiff: number;
+        distinctTokens: number;
+      };
+      expect(check).toMatchObject({ tokensEqual: true, steps: 64 });
+      expect(check.distinctTokens).toBeGreaterThan(4);
+      expect(check.maxAbsLogitDiff).toBeLessThanOrEqual(1e-4);
+    }
     const md = renderMarkdown(doc);
     for (const heading of [
       'LLM (LFM2.5-1.2B-shaped)',
@@ -66,6 +80,7 @@ describe('stage benches, smoke mode', () => {
     ])
       expect(md).toContain(heading);
     expect(md).toContain('Not run (not counted as passes): smoke-capture');
+    expect(md).toContain('smoke-capture-genai-builder (genai-builder): 64 greedy steps, same tokens');
   }, 120_000);
 });
 
@@ -85,7 +100,16 @@ describe('stage benches, GPU plan', () => {
       'whisper',
       'whisper',
     ]);
-    expect(all.slice(-added.length)).toEqual(added);
+    // Issue 48's static-KV jobs come after them, under their own prefix.
+    const staticKv = selectJobs(all, ['skv-*']);
+    expect(staticKv.map((j) => j.id)).toEqual([
+      'skv-webgpu-llm-q4-capture-liquid-builder',
+      'skv-webgpu-llm-q4f16-capture-liquid-builder',
+      'skv-webgpu-llm-q4-capture-genai-builder',
+      'skv-webgpu-llm-q4f16-capture-genai-builder',
+    ]);
+    expect(all.slice(-staticKv.length)).toEqual(staticKv);
+    expect(all.slice(-added.length - staticKv.length, -staticKv.length)).toEqual(added);
     expect(selectJobs(all, ['x-webgpu-detector-fp16']).map((j) => j.id)).toEqual(['x-webgpu-detector-fp16']);
   });
 });
