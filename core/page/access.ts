@@ -11,6 +11,7 @@ export type PageUnavailableReason =
   | 'pdf'
   | 'pdf_no_text'
   | 'pdf_too_large'
+  | 'pdf_local'
   | 'no_captions'
   | 'no_permission'
   | 'file_access'
@@ -34,6 +35,8 @@ export const PAGE_MESSAGES: Record<PageUnavailableReason, string> = {
   pdf_no_text:
     'This PDF has no text I can read: its pages look like scanned pictures. A version with selectable text would work.',
   pdf_too_large: 'This PDF is too large for me to read.',
+  pdf_local:
+    "Chrome doesn't let extensions read PDF files stored on this computer, even with file access on. The same PDF opened from a web address works.",
   no_captions:
     "I couldn't get captions for this video, so I can't tell what is said in it. It may have none, or YouTube didn't hand them to me.",
   no_permission:

@@ -6,8 +6,12 @@
 // Breaks that turned these red: the PDF branch of page/read skipped (both PDFs answer "I couldn't open this PDF"),
 // the page number taken as i instead of i + 1 in pdfPageText (the quote is headed Page 26), the seek skipped in
 // seekVideo (currentTime stays 0); page.maxSources at 12 before the card took the best sections only (the card's
-// twelve in page order missed "at 12:18").
+// twelve in page order missed "at 12:18"); a failed file:// read mapped to the generic 'pdf' reason ("couldn't open").
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
@@ -159,5 +163,51 @@ describe('PDFs and videos as the page (built extension)', () => {
 
   it('logged no console errors', () => {
     expect(session.errors).toEqual([]);
+  });
+
+  it('a file:// PDF with file access on: Chrome lets no extension context read it, and the user is told so plainly', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'sidetalk-pdf-')), 'report.pdf');
+    writeFileSync(file, reportPdf());
+    const href = pathToFileURL(file).href;
+    // What the user does in chrome://extensions ("Allow access to file URLs"): Chrome reloads the extension.
+    const settings = await session.context.newPage();
+    await settings.goto('chrome://extensions');
+    await settings.evaluate(async (id) => {
+      const dev = (chrome as unknown as { developerPrivate: { updateExtensionConfiguration(u: object): Promise<void> } })
+        .developerPrivate;
+      await dev.updateExtensionConfiguration({ extensionId: id, fileAccess: true });
+    }, session.extensionId);
+    await settings.close();
+    panel = await poll(
+      () => session.openPage('sidepanel.html').catch(() => null),
+      (p) => p !== null,
+      30_000,
+      500,
+    ).then((p) => p!);
+    await panel.setViewportSize({ width: 420, height: 860 });
+    // Why the product does not read it: with access on, an extension page's XHR and fetch of the file both fail too.
+    const probe = await panel.evaluate(async (url) => {
+      const allowed = await chrome.extension.isAllowedFileSchemeAccess();
+      const xhr = await new Promise<string>((resolve) => {
+        const x = new XMLHttpRequest();
+        x.open('GET', url);
+        x.onload = () => resolve(`status ${x.status}`);
+        x.onerror = () => resolve('error');
+        x.send();
+      });
+      const fetched = await fetch(url).then(
+        (r) => `status ${r.status}`,
+        () => 'error',
+      );
+      return { allowed, xhr, fetched };
+    }, href);
+    expect(probe).toEqual({ allowed: true, xhr: 'error', fetched: 'error' });
+    const tab = await openAndGrant(href);
+    const lines = await ask(`According to this PDF, ${PDF_FACT.question}`, (l) =>
+      l.some((t) => /PDF files stored on this computer|couldn't open/.test(t)),
+    );
+    // The caption breaks the sentence at its comma; its first part is what only this reason says.
+    expect(lines.join(' ')).toContain("Chrome doesn't let extensions read PDF files stored on this computer,");
+    await tab.close();
   });
 });
