@@ -110,12 +110,24 @@ export async function continuePlain(
   steps: number,
   stepMs?: number[],
 ): Promise<DecodeTrace> {
+  return greedySteps(plain, start, firstToken, steps, (token, t) => plainFeeds(ort, plain, [token], pos + t), stepMs);
+}
+
+/** `steps` greedy tokens from `firstToken`, each run with `feeds(token, step)` and the state the last step left. */
+async function greedySteps(
+  session: Session,
+  start: Feeds,
+  firstToken: number,
+  steps: number,
+  feeds: (token: number, step: number) => Feeds,
+  stepMs?: number[],
+): Promise<DecodeTrace> {
   let token = firstToken;
   let state = start;
   const trace: DecodeTrace = { tokens: [token], logits: [], state };
   for (let t = 0; t < steps; t++) {
     const t0 = performance.now();
-    const out = (await plain.run({ ...plainFeeds(ort, plain, [token], pos + t), ...state })) as Record<string, Tensor>;
+    const out = (await session.run({ ...feeds(token, t), ...state })) as Record<string, Tensor>;
     stepMs?.push(performance.now() - t0);
     const logits = lastRow(out.logits!);
     trace.logits.push(logits);
@@ -183,26 +195,11 @@ export async function decodeStatic(
   stepMs?: number[],
 ): Promise<DecodeTrace> {
   const first = await prefill(ort, plain, shape, prompt);
-  let token = first.token;
-  let state: Feeds = Object.fromEntries(
+  const state: Feeds = Object.fromEntries(
     Object.entries(first.state).map(([k, t]) => [k, k.startsWith('past_key_values.') ? padCache(ort, t, capacity) : t]),
   );
-  const trace: DecodeTrace = { tokens: [token], logits: [], state };
-  for (let t = 0; t < steps; t++) {
-    const t0 = performance.now();
-    const out = (await rewritten.run({ ...staticFeeds(ort, rewritten, token, prompt.length + t), ...state })) as Record<
-      string,
-      Tensor
-    >;
-    stepMs?.push(performance.now() - t0);
-    const logits = lastRow(out.logits!);
-    trace.logits.push(logits);
-    token = argmax(logits);
-    trace.tokens.push(token);
-    state = carry(out);
-  }
-  trace.state = state;
-  return trace;
+  const feeds = (token: number, t: number) => staticFeeds(ort, rewritten, token, prompt.length + t);
+  return greedySteps(rewritten, state, first.token, steps, feeds, stepMs);
 }
 
 export function maxAbsDiff(a: Float32Array[], b: Float32Array[]): number {

@@ -5,6 +5,8 @@
  * model is written, so a large inline-weight graph is copied once.
  */
 
+import { readFields as readWireFields } from '../../../core/tts/protobuf-reader';
+
 /** Wire types: 0 varint, 1 fixed 64-bit, 2 length-delimited, 5 fixed 32-bit. */
 export interface Field {
   n: number;
@@ -13,38 +15,11 @@ export interface Field {
   v: bigint | Uint8Array | Field[];
 }
 
+/** Reads one message's fields with the project's wire reader (core/tts/protobuf-reader.ts), in file order. */
 export function readFields(buf: Uint8Array): Field[] {
-  const out: Field[] = [];
-  let pos = 0;
-  const varint = (): bigint => {
-    let result = 0n;
-    let shift = 0n;
-    for (;;) {
-      if (pos >= buf.length) throw new Error('protobuf: truncated varint');
-      const b = buf[pos++]!;
-      result |= BigInt(b & 0x7f) << shift;
-      if (b < 0x80) return result;
-      shift += 7n;
-    }
-  };
-  while (pos < buf.length) {
-    const tag = Number(varint());
-    const n = tag >>> 3;
-    const w = tag & 7;
-    if (w === 0) out.push({ n, w, v: varint() });
-    else if (w === 1 || w === 5) {
-      const len = w === 1 ? 8 : 4;
-      if (pos + len > buf.length) throw new Error('protobuf: truncated fixed field');
-      out.push({ n, w, v: buf.subarray(pos, pos + len) });
-      pos += len;
-    } else if (w === 2) {
-      const len = Number(varint());
-      if (pos + len > buf.length) throw new Error('protobuf: truncated field');
-      out.push({ n, w, v: buf.subarray(pos, pos + len) });
-      pos += len;
-    } else throw new Error(`protobuf: unsupported wire type ${w}`);
-  }
-  return out;
+  return readWireFields(buf).map(({ field, data }) =>
+    data.wire === 0 ? { n: field, w: 0, v: data.value } : { n: field, w: data.wire, v: data.bytes },
+  );
 }
 
 function varintSize(v: bigint): number {
