@@ -4,16 +4,18 @@
  * (whole-page.ts: index build time, heap, question time, lexical recall), and the time to index a 100,000-character page
  * with an all-MiniLM-L6-v2-shaped graph on WASM here (index-time.ts); WebGPU rows come from the GPU machine.
  *   npx jiti bench/retrieval/run.ts [--threads 1,2] [--gpu a.json,b.json --gpu-host "<label>"] [--out bench/results/<name>]
- *   npx jiti bench/retrieval/run.ts --gpu-kit     writes bench/out/gpu-kit/retrieval-{index.mjs,batches.json}
+ *   npx jiti bench/retrieval/run.ts --gpu-kit     writes bench/out/gpu-kit/retrieval-batches.json and
+ *     bench/out/retrieval-kit/retrieval-{index.mjs,whole.json} (the whole pages, whole-page-batches.ts)
  *   npx jiti bench/retrieval/run.ts --rewrite [--out <base>]   lexical recall with the question rewrite (rewrite.ts;
  *     the rewriter is a scripted stand-in, not the real LLM)
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { defaultDistDir } from '../stages/run';
 import { measureIndexTime, type IndexTimeResult } from './index-time';
 import { tokenizedPage } from './tokenize-page';
+import { packedWholePages } from './whole-page-batches';
 import { fixtureEmbedder, KINDS, measureRecall, MODES, type RecallResult } from './recall';
 import { measureWholePages, wholePageMarkdown } from './whole-page';
 import { runRewriteBench } from './rewrite';
@@ -58,6 +60,8 @@ async function main(): Promise<void> {
   }
   if (process.argv.includes('--gpu-kit')) {
     writeFileSync('bench/out/gpu-kit/retrieval-batches.json', JSON.stringify(await tokenizedPage()));
+    mkdirSync('bench/out/retrieval-kit', { recursive: true });
+    writeFileSync('bench/out/retrieval-kit/retrieval-whole.json', JSON.stringify(await packedWholePages()));
     execFileSync(
       'npx',
       [
@@ -69,7 +73,7 @@ async function main(): Promise<void> {
         'esm',
         '--no-codeSplitting',
         '-o',
-        'bench/out/gpu-kit/retrieval-index.mjs',
+        'bench/out/retrieval-kit/retrieval-index.mjs',
       ],
       { stdio: 'inherit' },
     );

@@ -22,12 +22,16 @@ export function hundredKPage(): string {
 }
 
 /** The 100k-character page's chunks, tokenized and batched as the product's embedder does (pure data, no ORT). */
-export async function tokenizedPage(): Promise<{ pageChars: number; chunks: number; batches: TokenBatch[] }> {
+export function tokenizedPage(): Promise<{ pageChars: number; chunks: number; batches: TokenBatch[] }> {
+  return tokenizeText(hundredKPage());
+}
+
+/** Any page's chunks (as the product indexes them), tokenized and batched as the product's embedder does. */
+export async function tokenizeText(text: string): Promise<{ pageChars: number; chunks: number; batches: TokenBatch[] }> {
   const { BertTokenizer } = await import('@huggingface/transformers');
   const files = embedFixtureFiles();
   const json = (path: string) => JSON.parse(new TextDecoder().decode(files[path])) as Record<string, unknown>;
   const tokenizer = new BertTokenizer(json('tokenizer.json'), json('tokenizer_config.json'));
-  const text = hundredKPage();
   const texts = chunkPage(text).chunks.map(embeddingText);
   const batches: TokenBatch[] = [];
   for (let i = 0; i < texts.length; i += pageTunables.embedBatchSize) {
