@@ -126,6 +126,24 @@ for (const style of LFM2_EXPORTER_STYLES) {
       expect(b.runs).toEqual([b.stats.promptTokens]);
     });
 
+    it('with a strong repetition penalty the static steps apply it as generate() does', async () => {
+      const saved = llmTunables.repetitionPenalty;
+      const prompt: ChatMessage[] = [SYSTEM, { role: 'user', content: 'Say it again and again.' }];
+      try {
+        expect(setTunable('llm.repetitionPenalty', 1)).toEqual({ ok: true });
+        await Promise.all([plain.resetCache(), stat.resetCache()]);
+        const [unpenalised] = await both(prompt, 200);
+        expect(setTunable('llm.repetitionPenalty', 2)).toEqual({ ok: true });
+        await Promise.all([plain.resetCache(), stat.resetCache()]);
+        const [a, b] = await both(prompt, 200);
+        expect(a.text).not.toBe(unpenalised.text); // the penalty decides tokens here
+        expect(b.pieces).toEqual(a.pieces);
+        expect(b.stats).toEqual(a.stats);
+      } finally {
+        setTunable('llm.repetitionPenalty', saved);
+      }
+    });
+
     it('after a static turn, the prefix cache serves the next turn with the same answer', async () => {
       await Promise.all([plain.resetCache(), stat.resetCache()]);
       const first: ChatMessage[] = [SYSTEM, { role: 'user', content: 'Name a colour.' }];
@@ -154,7 +172,9 @@ for (const style of LFM2_EXPORTER_STYLES) {
       expect(a2.stats.cachedTokens).toBeGreaterThan(0);
       expect(b2.stats).toEqual(a2.stats);
       expect(b2.text).toBe(a2.text);
-      console.info(`[static path] ${style}: turn 1 ${a1.stats.newTokens} tokens (aborted), turn 2 ${a2.stats.newTokens} tokens, ${a2.stats.cachedTokens} cached`);
+      console.info(
+        `[static path] ${style}: turn 1 ${a1.stats.newTokens} tokens (aborted), turn 2 ${a2.stats.newTokens} tokens, ${a2.stats.cachedTokens} cached`,
+      );
     });
   });
 }
