@@ -259,7 +259,8 @@ export class LlmRuntime {
 
   async dispose(): Promise<void> {
     await this.prefix.clear();
-    await this.decoder?.release();
+    // After a GPU loss the capture session may fail to release; the model below must still go.
+    await this.decoder?.release().catch(() => undefined);
     this.decoder = null;
     await this.model.dispose();
   }
