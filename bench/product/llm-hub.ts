@@ -7,6 +7,10 @@
 import { LLM_MODEL, dtypeSuffix } from '../../models/registry';
 import { writeLlmRepo as writeRepoFiles } from '../../tests/fixtures/models/generate';
 import { buildLlmGraph, type LlmDtype, type LlmShape } from '../stages/llm-graph';
+import { buildLfm2ExporterGraph, type Lfm2ExporterStyle } from '../stages/lfm2-exporter-graphs';
+
+/** Which graph structure: the project's own bench graph, or one of the published exporters' (docs/llm-static-kv.md). */
+export type LlmGraphKind = 'bench' | Lfm2ExporterStyle;
 
 export interface WrittenLlm {
   graphMs: number;
@@ -18,10 +22,13 @@ export async function writeLlmRepo(
   root: string,
   shape: LlmShape,
   dtype: LlmDtype = LLM_MODEL.dtype as LlmDtype,
+  kind: LlmGraphKind = 'bench',
 ): Promise<WrittenLlm> {
   const onnxName = `model${dtypeSuffix(dtype)}.onnx`;
   const t0 = performance.now();
-  const graph = buildLlmGraph(shape, dtype, { external: `${onnxName}_data` });
+  const external = `${onnxName}_data`;
+  const graph =
+    kind === 'bench' ? buildLlmGraph(shape, dtype, { external }) : buildLfm2ExporterGraph(shape, kind, dtype, { external });
   const graphMs = performance.now() - t0;
   if (!graph.external) throw new Error('the LLM graph has no external data');
   await writeRepoFiles(root, { ...shape, intermediate: shape.ff }, { onnx: graph.onnx, data: graph.external.data }, dtype);

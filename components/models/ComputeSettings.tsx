@@ -6,6 +6,16 @@ interface Props {
   onChange: (patch: Partial<Settings>) => void;
   /** Where the voice runs now (null until the voice model has loaded). */
   voice?: OffscreenStatus['tts'];
+  /** Which path the language model decodes on (null until it has loaded). */
+  llm?: OffscreenStatus['llm'];
+}
+
+/** One short line: the decode path, and why the plain one when it is (docs/llm-static-kv.md, "Fallback"). */
+export function llmDecodeLine(llm: NonNullable<OffscreenStatus['llm']>): string {
+  if (llm.decode === 'captured')
+    return 'The language model decodes through a recorded GPU graph, replayed once per token (graph capture).';
+  if (llm.decode === 'static') return 'The language model decodes on its fixed-size cache, without graph capture.';
+  return `The language model decodes on the standard path${llm.plainReason ? `: ${llm.plainReason}` : ''}.`;
 }
 
 function voiceLine(voice: NonNullable<OffscreenStatus['tts']>): string {
@@ -30,7 +40,7 @@ const LANGUAGES: [string, string][] = [
 ];
 
 /** Which speech recogniser to use, in which language, and whether models may use the GPU. */
-export function ComputeSettings({ settings, onChange, voice }: Props) {
+export function ComputeSettings({ settings, onChange, voice, llm }: Props) {
   if (!settings) return null;
   const whisper = settings.asrModel === 'whisper-base';
   return (
@@ -87,6 +97,11 @@ export function ComputeSettings({ settings, onChange, voice }: Props) {
       {voice && (
         <p class="muted small" data-testid="voice-backend">
           {voiceLine(voice)}
+        </p>
+      )}
+      {llm && (
+        <p class="muted small" data-testid="llm-decode">
+          {llmDecodeLine(llm)}
         </p>
       )}
       <p class="muted small">Changes apply to the next thing you say; switching models reloads them (a few seconds).</p>

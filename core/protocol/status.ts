@@ -14,6 +14,17 @@ export const GpuInfoSchema = z.object({
 });
 export type GpuInfo = z.infer<typeof GpuInfoSchema>;
 
+/**
+ * Which path the LLM's decode steps take (docs/llm-static-kv.md): 'captured' (the static-KV graph replayed as one
+ * recorded GPU graph per step), 'static' (that graph without capture: tests and benches), or 'plain' (transformers.js
+ * on the pinned graph), with the reason.
+ */
+export const LlmDecodeStatusSchema = z.object({
+  decode: z.enum(['captured', 'static', 'plain']),
+  plainReason: z.string().max(240).optional(),
+});
+export type LlmDecodeStatus = z.infer<typeof LlmDecodeStatusSchema>;
+
 /** What the offscreen document can do right now; shown by the side panel and popup. */
 export const OffscreenStatusSchema = z.object({
   startedAt: z.number(),
@@ -41,6 +52,8 @@ export const OffscreenStatusSchema = z.object({
     })
     .nullable()
     .optional(),
+  /** The LLM's decode path, once it has loaded. */
+  llm: LlmDecodeStatusSchema.nullable().optional(),
 });
 export type OffscreenStatus = z.infer<typeof OffscreenStatusSchema>;
 

@@ -104,6 +104,18 @@ export const llmTunables = registerTunables(
      * signal, so a GPU loss is reported as one and not as the model failing (docs/architecture.md).
      */
     deviceLossWaitMs: 500,
+    /**
+     * Decode through the static-KV graph with graph capture on WebGPU when the graph is recognised (read at load;
+     * docs/llm-static-kv.md). Off: always transformers.js on the plain graph.
+     */
+    staticKvDecode: true,
+    /** Greedy steps the load-time check runs through both decode paths from one prefill. */
+    staticKvGuardSteps: 8,
+    /**
+     * Largest |Δ logit| between the paths in that check, as a share of the largest |logit|; above it (or any token
+     * that differs) the product stays on the plain path. Why this value: docs/llm-static-kv.md, "Fallback".
+     */
+    staticKvGuardMaxRelDiff: 0.02,
   },
   {
     maxNewTokens: { min: 1, max: 4096, integer: true },
@@ -111,6 +123,8 @@ export const llmTunables = registerTunables(
     compactTargetRatio: { min: 0.2, max: 1 },
     repetitionPenalty: { min: 1, max: 2 },
     deviceLossWaitMs: { min: 0, max: 5000, integer: true },
+    staticKvGuardSteps: { min: 1, max: 64, integer: true },
+    staticKvGuardMaxRelDiff: { min: 0, max: 1 },
   },
 );
 

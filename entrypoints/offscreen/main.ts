@@ -13,6 +13,7 @@ import {
 import { MicCapture } from '../../models/audio/mic-capture';
 import { readGpuInfo } from './gpu-info';
 import { Conversation } from './conversation';
+import { ModelWorkerClient } from './model-client';
 import { ActiveCharacter } from './character-state';
 import { LanguageModel } from './remote-llm';
 import { TranscriptScript } from '../../core/conversation/scripted-transcript';
@@ -103,6 +104,7 @@ async function status(): Promise<OffscreenStatus> {
     },
     camera: { live: liveTracks('video') },
     tts: voices.backendStatus(),
+    llm: ModelWorkerClient.latest?.llmDecode ?? null,
   };
 }
 

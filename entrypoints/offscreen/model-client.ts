@@ -2,6 +2,7 @@ import { TEST_HOOKS } from '../../core/build-flags';
 import type { ChatMessage } from '../../core/conversation/chat-message';
 import type { ModelPart, ModelWorkerEvent, ModelWorkerRequest } from '../../models/workers/model-protocol';
 import { WorkerClient, type WorkerLike } from '../../models/workers/worker-client';
+import type { LlmDecodeStatus } from '../../core/protocol/status';
 import { onTunablesApplied, type TunablesSnapshot } from '../../core/tunables';
 import { tunablesGreeting, tunablesMessage } from './worker-tunables';
 
@@ -24,6 +25,8 @@ export class ModelWorkerClient {
   private readonly channel: WorkerClient<ModelWorkerRequest, ModelWorkerEvent>;
   backend: 'webgpu' | 'wasm' | null = null;
   loaded = new Set<ModelPart>();
+  /** The LLM's decode path as the worker reported it when loading the LLM (null before). */
+  llmDecode: LlmDecodeStatus | null = null;
   onEvent: ((event: ModelWorkerEvent) => void) | null = null;
 
   /** Called when the worker was replaced after a GPU loss, with a promise that settles once it is ready again. */
@@ -227,6 +230,7 @@ export class ModelWorkerClient {
       case 'loaded':
         event.parts.forEach((p) => this.loaded.add(p));
         this.backend = event.device;
+        if (event.llmDecode) this.llmDecode = event.llmDecode;
         break;
       case 'backend':
         this.backend = event.backend;

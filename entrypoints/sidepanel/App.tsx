@@ -151,6 +151,7 @@ export function SidePanelApp() {
                   settings={settings}
                   onChange={(patch) => void updateSettings(patch)}
                   voice={status?.offscreen?.tts ?? null}
+                  llm={status?.offscreen?.llm ?? null}
                 />
                 <AvatarSettings current={userAvatar} onChange={setUserAvatar} />
                 <MemoryPanel />

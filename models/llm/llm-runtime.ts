@@ -2,7 +2,8 @@
  * The chat LLM: tokenizer + causal LM through transformers.js with an explicit dtype per backend, streaming text deltas
  * (special tokens kept, so tool-call markers reach the tool parser), abort via AbortSignal, exact-prefix KV reuse
  * across turns and history compaction. One generation at a time (transformers.js serialises sessions anyway).
- * Never logs prompt or output text.
+ * Decode steps go through the static-KV graph with graph capture where it is usable (static-path.ts), through
+ * transformers.js on the plain graph otherwise; `decodeStatus` says which and why. Never logs prompt or output text.
  */
 import {
   AutoModelForCausalLM,
@@ -23,6 +24,10 @@ const LLM_HAS_EXTERNAL_DATA = LLM_BUNDLE.files.some((f) => f.role === 'model_dat
 import { AbortSignalCriteria } from './abort-criteria';
 import { compactHistory, type ChatMessage } from './compaction';
 import { PrefixCache } from './prefix-cache';
+import type { DecodeStatus, StaticKvMode } from './decode-path';
+import { openStaticPath, type StaticPath } from './static-path';
+import { generateStatic } from './static-generate';
+import type { OrtClasses, StaticDecoder } from './static-kv/static-decoder';
 
 export type { ChatMessage } from './compaction';
 export type LlmDevice = 'webgpu' | 'wasm' | 'cpu';
@@ -36,6 +41,13 @@ export interface LlmLoadOptions {
   onProgress?: (event: unknown) => void;
   /** Run one short generation after loading so the first real turn does not pay shader/kernel compilation. */
   warmUp?: boolean;
+  /** The decode path: 'auto' (captured on WebGPU, plain elsewhere), 'static' (no capture, any backend), 'plain'. */
+  staticKv?: StaticKvMode;
+  /**
+   * The onnxruntime instance transformers.js runs on, for the static-KV session; default: the one the extension
+   * registers at globalThis[Symbol.for('onnxruntime')] (docs/architecture.md).
+   */
+  ort?: OrtClasses;
 }
 
 export interface GenerateOptions {
@@ -73,12 +85,21 @@ function idsOf(t: Tensor): number[] {
 export class LlmRuntime {
   private readonly prefix = new PrefixCache<InstanceType<typeof DynamicCache>>();
   private busy = false;
+  private decoder: StaticDecoder | null = null;
+  private status: DecodeStatus = { decode: 'plain', plainReason: 'not checked yet' };
+  /** The load-time check's numbers, when it ran (benches report them). */
+  staticCheck: StaticPath['check'] | null = null;
 
   private constructor(
     readonly tokenizer: PreTrainedTokenizer,
     readonly model: PreTrainedModel,
     readonly device: LlmDevice,
   ) {}
+
+  /** Which path decode steps take, and why the plain one when it is. */
+  get decodeStatus(): DecodeStatus {
+    return { ...this.status };
+  }
 
   static async load(options: LlmLoadOptions): Promise<LlmRuntime> {
     const repo = options.repo ?? LLM_MODEL.repo;
@@ -96,6 +117,20 @@ export class LlmRuntime {
     });
     const runtime = new LlmRuntime(tokenizer, model, options.device);
     if (options.warmUp ?? true) await runtime.warmUp();
+    const path = await openStaticPath({
+      mode: options.staticKv ?? 'auto',
+      device: options.device,
+      ort: options.ort ?? ((globalThis as Record<symbol, unknown>)[Symbol.for('onnxruntime')] as OrtClasses | undefined) ?? null,
+      model,
+      repo,
+      revision: common.revision,
+      dtype: options.dtype ?? LLM_MODEL.dtype,
+      externalData: LLM_HAS_EXTERNAL_DATA,
+      checkPrompt: idsOf(runtime.render([{ role: 'user', content: 'Hello! Who are you?' }]).input_ids),
+    });
+    runtime.decoder = path.decoder;
+    runtime.status = path.status;
+    runtime.staticCheck = path.check ?? null;
     return runtime;
   }
 
@@ -163,25 +198,58 @@ export class LlmRuntime {
       },
     });
     let sequence: number[];
+    const decoder = this.decoder && promptIds.length + maxNewTokens <= this.decoder.capacity ? this.decoder : null;
     try {
-      const out = (await this.model.generate({
-        ...inputs,
-        past_key_values: cache,
-        max_new_tokens: maxNewTokens,
-        do_sample: false,
-        repetition_penalty: llmTunables.repetitionPenalty,
-        streamer,
-        ...(options.signal ? { stopping_criteria: [new AbortSignalCriteria(options.signal)] } : {}),
-      })) as Tensor;
-      sequence = idsOf(out);
+      if (decoder) {
+        sequence = await generateStatic({
+          model: this.model,
+          decoder,
+          inputs,
+          promptIds,
+          cache,
+          maxNewTokens,
+          repetitionPenalty: llmTunables.repetitionPenalty,
+          streamer,
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+      } else sequence = await this.generatePlain(inputs, cache, maxNewTokens, streamer, options.signal);
     } catch (error) {
       await cache.dispose(); // state unknown after a failed run: never reuse it
+      if (decoder) await this.dropStaticPath(error);
       throw error;
     }
     stats.newTokens = sequence.length - promptIds.length;
     stats.aborted = options.signal?.aborted ?? false;
     this.prefix.store(cache, sequence);
     return { text, stats };
+  }
+
+  /** A failed static turn: later turns decode on the plain path, and the status says why. */
+  private async dropStaticPath(error: unknown): Promise<void> {
+    const decoder = this.decoder;
+    this.decoder = null;
+    const message = error instanceof Error ? error.message : String(error);
+    this.status = { decode: 'plain', plainReason: `a static decode step failed: ${message.slice(0, 160)}` };
+    await decoder?.release().catch(() => undefined);
+  }
+
+  private async generatePlain(
+    inputs: ChatTemplateOutput,
+    cache: InstanceType<typeof DynamicCache>,
+    maxNewTokens: number,
+    streamer: TextStreamer,
+    signal: AbortSignal | undefined,
+  ): Promise<number[]> {
+    const out = (await this.model.generate({
+      ...inputs,
+      past_key_values: cache,
+      max_new_tokens: maxNewTokens,
+      do_sample: false,
+      repetition_penalty: llmTunables.repetitionPenalty,
+      streamer,
+      ...(signal ? { stopping_criteria: [new AbortSignalCriteria(signal)] } : {}),
+    })) as Tensor;
+    return idsOf(out);
   }
 
   /** Drops the cached prefix (e.g. a new conversation). */
@@ -191,6 +259,9 @@ export class LlmRuntime {
 
   async dispose(): Promise<void> {
     await this.prefix.clear();
+    // After a GPU loss the capture session may fail to release; the model below must still go.
+    await this.decoder?.release().catch(() => undefined);
+    this.decoder = null;
     await this.model.dispose();
   }
 }

@@ -156,7 +156,8 @@ export class ModelHost {
       }
       if (parts.includes('llm')) {
         await this.llm?.dispose();
-        this.llm = await LlmRuntime.load({ device, onProgress: progress('llm'), warmUp: true });
+        // The worker's one ORT instance (transformers.js runs on it too) opens the static-KV session.
+        this.llm = await LlmRuntime.load({ device, onProgress: progress('llm'), warmUp: true, ort: this.deps.ort as never });
       }
       // The end-of-turn model runs where the others do: on WebGPU it answers in ~15 ms where WASM takes 150–560 ms
       // (docs/benchmarks.md), and it is asked at the start of a pause, before speculative ASR queues GPU work.
@@ -167,7 +168,8 @@ export class ModelHost {
         const executionProviders = device === 'webgpu' ? ['webgpu', 'wasm'] : ['wasm'];
         this.turn = { model: await SmartTurn.create(this.deps.ort as unknown as OrtLike, bytes, { executionProviders }), device };
       }
-      this.deps.post({ type: 'loaded', ...(requestId ? { requestId } : {}), parts, device });
+      const llmDecode = parts.includes('llm') && this.llm ? { llmDecode: this.llm.decodeStatus } : {};
+      this.deps.post({ type: 'loaded', ...(requestId ? { requestId } : {}), parts, device, ...llmDecode });
     } catch (err) {
       this.fail(requestId, 'load-failed', err);
     }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ChatMessageSchema } from '../../core/conversation/chat-message';
 import { TunableOverridesSchema } from '../../core/protocol/tunables';
 import type { TunablesSnapshot } from '../../core/tunables';
+import type { LlmDecodeStatus } from '../../core/protocol/status';
 
 const Id = z.string().min(1).max(64);
 
@@ -83,7 +84,14 @@ export type ModelPart = 'asr' | 'llm' | 'turn';
 export type ModelWorkerEvent =
   | { type: 'ready'; requestId: string; backend: 'webgpu' | 'wasm'; fallbackReason: string | null; numThreads: number }
   | { type: 'load-progress'; part: ModelPart; file: string; loaded: number; total: number }
-  | { type: 'loaded'; requestId?: string; parts: ModelPart[]; device: 'webgpu' | 'wasm' }
+  | {
+      type: 'loaded';
+      requestId?: string;
+      parts: ModelPart[];
+      device: 'webgpu' | 'wasm';
+      /** When the LLM was loaded: which path its decode steps take, and why the plain one (docs/llm-static-kv.md). */
+      llmDecode?: LlmDecodeStatus;
+    }
   | { type: 'asr-result'; requestId: string; text: string; confidence: number | null; ids: number[]; draftAccepted: number }
   | { type: 'end-of-turn'; requestId: string; probability: number }
   /** One unit vector per text, row after row in one buffer (transferred). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import type { Reply } from '../../core/protocol';
+import type { OffscreenStatus, Reply } from '../../core/protocol';
 import { heardText, type SentenceAudio } from '../../core/engine/heard-text';
 import { interruptedCaption, interruptedEntry } from '../../core/engine/interrupted-reply';
 import { makeScriptWav } from '../fixtures/audio/make-wav';
@@ -353,6 +353,17 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     for (const name of ['speech-start', 'endpoint', 'transcript', 'done']) expect(names).toContain(name);
     const status = await sendFromPage<Reply<{ mic: { capturing: boolean } }>>(panel, request('offscreen/status', 'offscreen'));
     expect(status.ok && status.data.mic.capturing).toBe(false); // released: the mic is off again
+  });
+
+  it('Settings → Models says which path the LLM decodes on, and why the plain one (docs/llm-static-kv.md)', async () => {
+    // The fixture LLM has no GroupQueryAttention, so on either backend the plain path is used, with its reason.
+    const reason = /^(no graph capture on WASM|graph not recognised: .*GroupQueryAttention.*)$/;
+    const status = await sendFromPage<Reply<OffscreenStatus>>(panel, request('offscreen/status', 'offscreen'));
+    expect(status.ok && status.data.llm).toMatchObject({ decode: 'plain', plainReason: expect.stringMatching(reason) });
+    if ((await panel.getByTestId('compute-settings').count()) === 0) await panel.getByTestId('settings-button').click();
+    const line = await panel.getByTestId('llm-decode').innerText();
+    expect(line).toContain('standard path');
+    expect(line).toContain(status.ok ? status.data.llm!.plainReason! : 'no status');
   });
 
   it('logged no console errors', () => {

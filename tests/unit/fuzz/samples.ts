@@ -33,6 +33,7 @@ const offscreenStatus = {
     shaderF16: false,
   },
   mic: { capturing: false, sampleRate: null },
+  llm: { decode: 'plain', plainReason: 'no graph capture on WASM' },
 };
 
 export const PAYLOAD_SAMPLES: Partial<Record<RequestType, unknown[]>> = {

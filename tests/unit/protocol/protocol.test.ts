@@ -175,6 +175,27 @@ describe('playback messages from the side panel', () => {
   });
 });
 
+describe('offscreen status: the LLM decode path', () => {
+  it('carries the path and the plain reason; an unknown path or an oversize reason is refused naming the field', async () => {
+    const { OffscreenStatusSchema } = await import('../../../core/protocol');
+    const base = {
+      startedAt: 1,
+      crossOriginIsolated: true,
+      gpu: { available: true, vendor: 'v', architecture: 'a', description: '', isFallbackAdapter: false, shaderF16: true },
+      mic: { capturing: false, sampleRate: null },
+    };
+    expect(OffscreenStatusSchema.parse(base)).toEqual(base); // before the LLM has loaded
+    const plain = { ...base, llm: { decode: 'plain', plainReason: 'graph not recognised: no GroupQueryAttention' } };
+    expect(OffscreenStatusSchema.parse(plain)).toEqual(plain);
+    expect(OffscreenStatusSchema.parse({ ...base, llm: { decode: 'captured' } }).llm).toEqual({ decode: 'captured' });
+    for (const llm of [{ decode: 'turbo' }, { decode: 'plain', plainReason: 'x'.repeat(241) }, { plainReason: 'why' }]) {
+      const r = OffscreenStatusSchema.safeParse({ ...base, llm });
+      expect(r.success, JSON.stringify(llm).slice(0, 40)).toBe(false);
+      expect(r.error?.issues[0]?.path[0]).toBe('llm');
+    }
+  });
+});
+
 describe('audio channel messages', () => {
   it('accepts Float32Array chunks and rejects other sample containers', () => {
     const chunk = { kind: 'chunk', turnId: 't1', seq: 0, sampleRate: 24000, samples: new Float32Array(1920), final: false };

@@ -1,0 +1,103 @@
+/**
+ * Opening the static-KV decode path for a loaded LLM (docs/llm-static-kv.md, "The product wiring"): the pinned graph
+ * is read and rewritten, a second session over the rewrite is created (with graph capture on WebGPU), and the
+ * load-time check compares it with the plain graph from one prefill. Returns the decoder or the plain path's reason.
+ */
+import { DynamicCache, Tensor, type PreTrainedModel } from '@huggingface/transformers';
+import { llmTunables } from '../../core/tunables';
+import { dtypeSuffix } from '../registry';
+import { pinnedBytes } from '../pinned-hub';
+import { openStaticDecoder, type DecodeStatus, type StaticKvMode } from './decode-path';
+import { checkStaticDecoder } from './static-kv/guard';
+import type { OrtClasses, OrtSession, StaticDecoder } from './static-kv/static-decoder';
+import type { GpuDeviceLike } from '../gpu/webgpu-types';
+import { cacheFeeds } from './static-generate';
+
+export interface StaticPathInput {
+  mode: StaticKvMode;
+  device: 'webgpu' | 'wasm' | 'cpu';
+  ort: OrtClasses | null;
+  model: PreTrainedModel;
+  repo: string;
+  revision: string;
+  dtype: string;
+  externalData: boolean;
+  /** Token ids of a short rendered prompt for the load-time check. */
+  checkPrompt: number[];
+}
+
+export interface StaticPath {
+  decoder: StaticDecoder | null;
+  status: DecodeStatus;
+  /** The load-time check's numbers (absent when it did not run). */
+  check?: { maxAbsDiff: number; relDiff: number };
+}
+
+const plain = (reason: string, check?: StaticPath['check']): StaticPath => ({
+  decoder: null,
+  status: { decode: 'plain', plainReason: reason },
+  ...(check ? { check } : {}),
+});
+
+export async function openStaticPath(i: StaticPathInput): Promise<StaticPath> {
+  const mode = llmTunables.staticKvDecode ? i.mode : 'plain';
+  if (mode !== 'plain' && !i.ort) return plain('no onnxruntime handle for a second session');
+  const ort = i.ort!;
+  const onnxName = `model${dtypeSuffix(i.dtype)}.onnx`;
+  const config = i.model.config as unknown as { vocab_size: number };
+  const opened = await openStaticDecoder({
+    mode,
+    device: i.device,
+    ort,
+    graph: () => pinnedBytes(i.repo, i.revision, `onnx/${onnxName}`),
+    externalData: async () =>
+      i.externalData ? [{ path: `${onnxName}_data`, data: await pinnedBytes(i.repo, i.revision, `onnx/${onnxName}_data`) }] : [],
+    capacity: llmTunables.contextTokenBudget,
+    vocab: config.vocab_size,
+    gpuDevice: async () => {
+      const env = (ort as unknown as { env?: { webgpu?: { device?: unknown } } }).env;
+      return ((await env?.webgpu?.device) as GpuDeviceLike | undefined) ?? null;
+    },
+  });
+  if (!opened.decoder) return plain(opened.reason);
+  const decoder = opened.decoder;
+  try {
+    const check = await checkOnPrompt(i.model, ort, decoder, i.checkPrompt);
+    if (check.ok) return { decoder, status: { decode: decoder.mode }, check };
+    await decoder.release();
+    return plain(`the load-time check differed (${check.reason})`, check);
+  } catch (e) {
+    await decoder.release().catch(() => undefined);
+    return plain(`the load-time check failed: ${(e instanceof Error ? e.message : String(e)).slice(0, 160)}`);
+  }
+}
+
+/** Prefills `prompt` through transformers.js (the product's prefill), then compares the two decode paths. */
+async function checkOnPrompt(model: PreTrainedModel, ort: OrtClasses, decoder: StaticDecoder, prompt: number[]) {
+  const cache = new DynamicCache();
+  try {
+    const ids = new Tensor('int64', BigInt64Array.from(prompt.map(BigInt)), [1, prompt.length]);
+    const mask = new Tensor('int64', new BigInt64Array(prompt.length).fill(1n), [1, prompt.length]);
+    const out = (await model.generate({
+      input_ids: ids,
+      attention_mask: mask,
+      past_key_values: cache,
+      max_new_tokens: 1,
+      do_sample: false,
+    })) as Tensor;
+    const first = Number((out.tolist() as bigint[][])[0]!.at(-1)!);
+    const plainSession = (model as unknown as { sessions: Record<string, OrtSession> }).sessions.model!;
+    return await checkStaticDecoder({
+      ort,
+      plain: plainSession,
+      decoder,
+      cache: cacheFeeds(cache),
+      promptLength: cache.get_seq_length(),
+      firstToken: first,
+      steps: llmTunables.staticKvGuardSteps,
+      maxRelDiff: llmTunables.staticKvGuardMaxRelDiff,
+    });
+  } finally {
+    await cache.dispose();
+  }
+}

@@ -1,0 +1,180 @@
+// The product runtime's decode-path selection (models/llm/static-path.ts, docs/llm-static-kv.md) with the real
+// transformers.js + onnxruntime-node: a graph the static-KV rewrite does not recognise decodes on the plain path and
+// says why; the tiny graphs in both exporters' structures decode through the static graph (capture off on the CPU)
+// with the plain path's tokens and streamed pieces, across a prefix-cache reuse and an abort.
+import * as ort from 'onnxruntime-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Tensor } from '@huggingface/transformers';
+import { LlmRuntime, type ChatMessage } from '../../../models/llm/llm-runtime';
+import type { OrtClasses } from '../../../models/llm/static-kv/static-decoder';
+import { llmTunables, setTunable } from '../../../core/tunables';
+import { writeLlmRepo } from '../../fixtures/models/generate';
+import { buildLfm2ExporterGraph, LFM2_EXPORTER_STYLES } from '../../../bench/stages/lfm2-exporter-graphs';
+import { LFM2_TINY } from '../../../bench/stages/llm-graph';
+import { serveFixtureRepos, startFixtureHub } from './hub-env';
+
+const ORT = ort as unknown as OrtClasses;
+const SYSTEM: ChatMessage = { role: 'system', content: 'You are Sidetalk.' };
+
+/** Counts the plain graph's runs (transformers.js's session): one per token on the plain path, one per turn else. */
+function countPlainRuns(llm: LlmRuntime): number[] {
+  const lengths: number[] = [];
+  const session = (llm.model as unknown as { sessions: Record<string, { run: (f: Record<string, Tensor>) => Promise<unknown> }> })
+    .sessions.model!;
+  const run = session.run.bind(session);
+  session.run = (feeds) => {
+    lengths.push(feeds.input_ids!.dims[1]!);
+    return run(feeds);
+  };
+  return lengths;
+}
+
+describe('decode path: a graph the rewrite does not recognise', () => {
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    close = (await startFixtureHub()).close;
+  });
+  afterAll(() => close());
+
+  it('decodes on the plain path and the status carries the reason', async () => {
+    const llm = await LlmRuntime.load({ device: 'cpu', warmUp: false, staticKv: 'static', ort: ORT });
+    try {
+      expect(llm.decodeStatus.decode).toBe('plain');
+      expect(llm.decodeStatus.plainReason).toMatch(/^graph not recognised: .*GroupQueryAttention/);
+      const runs = countPlainRuns(llm);
+      const result = await llm.generate([SYSTEM, { role: 'user', content: 'Question number 1?' }], { maxNewTokens: 5 });
+      expect(result.stats.newTokens).toBeGreaterThan(0);
+      expect(runs.slice(1).every((n) => n === 1)).toBe(true); // every decode step on the plain graph
+      expect(runs).toHaveLength(result.stats.newTokens);
+    } finally {
+      await llm.dispose();
+    }
+  });
+
+  it('in the product mode on the CPU, says there is no graph capture there', async () => {
+    const llm = await LlmRuntime.load({ device: 'cpu', warmUp: false, ort: ORT });
+    expect(llm.decodeStatus).toEqual({ decode: 'plain', plainReason: 'no graph capture on the CPU' });
+    await llm.dispose();
+  });
+});
+
+for (const style of LFM2_EXPORTER_STYLES) {
+  describe(`decode path: the ${style} structure, static graph vs plain graph`, () => {
+    let close: () => Promise<void>;
+    let plain: LlmRuntime;
+    let stat: LlmRuntime;
+    const savedBudget = llmTunables.contextTokenBudget;
+
+    beforeAll(async () => {
+      // The tiny graph's rotary table has 512 positions: the static cache's capacity (the token budget) must fit it.
+      expect(setTunable('llm.contextTokenBudget', LFM2_TINY.maxPositions)).toEqual({ ok: true });
+      const served = await serveFixtureRepos(async (root) => {
+        const graph = buildLfm2ExporterGraph(LFM2_TINY, style, 'q4', { external: 'model_q4.onnx_data' });
+        // One CJK character per remaining id: it encodes back to the same id (so an answer re-rendered into the next
+        // prompt keeps the cached prefix) and the streamer releases it at once (so answers stream in many pieces).
+        const dims = { ...LFM2_TINY, intermediate: LFM2_TINY.ff };
+        await writeLlmRepo(root, dims, { onnx: graph.onnx, data: graph.external!.data }, 'q4', (id) =>
+          String.fromCodePoint(0x4e00 + id),
+        );
+      });
+      close = served.close;
+      plain = await LlmRuntime.load({ device: 'cpu', warmUp: false, staticKv: 'plain', ort: ORT });
+      stat = await LlmRuntime.load({ device: 'cpu', warmUp: true, staticKv: 'static', ort: ORT });
+    });
+    afterAll(async () => {
+      await plain?.dispose();
+      await stat?.dispose();
+      await close?.();
+      setTunable('llm.contextTokenBudget', savedBudget);
+    });
+
+    async function both(messages: ChatMessage[], maxNewTokens: number, abortAfterPieces?: number) {
+      const out = [];
+      for (const llm of [plain, stat]) {
+        const runs = countPlainRuns(llm);
+        const pieces: string[] = [];
+        const controller = new AbortController();
+        const result = await llm.generate(messages, {
+          maxNewTokens,
+          signal: controller.signal,
+          onDelta: (p) => {
+            pieces.push(p);
+            if (abortAfterPieces !== undefined && pieces.length >= abortAfterPieces) controller.abort();
+          },
+        });
+        out.push({ ...result, pieces, runs: [...runs] });
+      }
+      return out as [(typeof out)[0], (typeof out)[0]];
+    }
+
+    it('loads the static path; the load-time check saw the same logits', () => {
+      expect(plain.decodeStatus).toEqual({ decode: 'plain', plainReason: 'static-KV decode is turned off' });
+      expect(stat.decodeStatus).toEqual({ decode: 'static' });
+      expect(stat.staticCheck).toMatchObject({ maxAbsDiff: 0, relDiff: 0 });
+    });
+
+    it('streams the same pieces and tokens, with one plain run (the prefill) per turn', async () => {
+      await Promise.all([plain.resetCache(), stat.resetCache()]);
+      const [a, b] = await both([SYSTEM, { role: 'user', content: 'Tell me a story.' }], 40);
+      expect(a.stats.newTokens).toBeGreaterThan(8);
+      expect(a.pieces.length).toBeGreaterThan(4);
+      expect(new Set(a.pieces).size).toBeGreaterThan(3); // an answer that moves
+      expect(b.pieces).toEqual(a.pieces);
+      expect(b.text).toBe(a.text);
+      expect(b.stats).toEqual(a.stats);
+      expect(a.runs).toEqual([a.stats.promptTokens, ...Array(a.stats.newTokens - 1).fill(1)]);
+      expect(b.runs).toEqual([b.stats.promptTokens]);
+    });
+
+    it('with a strong repetition penalty the static steps apply it as generate() does', async () => {
+      const saved = llmTunables.repetitionPenalty;
+      const prompt: ChatMessage[] = [SYSTEM, { role: 'user', content: 'Say it again and again.' }];
+      try {
+        expect(setTunable('llm.repetitionPenalty', 1)).toEqual({ ok: true });
+        await Promise.all([plain.resetCache(), stat.resetCache()]);
+        const [unpenalised] = await both(prompt, 200);
+        expect(setTunable('llm.repetitionPenalty', 2)).toEqual({ ok: true });
+        await Promise.all([plain.resetCache(), stat.resetCache()]);
+        const [a, b] = await both(prompt, 200);
+        expect(a.text).not.toBe(unpenalised.text); // the penalty decides tokens here
+        expect(b.pieces).toEqual(a.pieces);
+        expect(b.stats).toEqual(a.stats);
+      } finally {
+        setTunable('llm.repetitionPenalty', saved);
+      }
+    });
+
+    it('after a static turn, the prefix cache serves the next turn with the same answer', async () => {
+      await Promise.all([plain.resetCache(), stat.resetCache()]);
+      const first: ChatMessage[] = [SYSTEM, { role: 'user', content: 'Name a colour.' }];
+      const [a1, b1] = await both(first, 12);
+      expect(b1.text).toBe(a1.text);
+      const next: ChatMessage[] = [...first, { role: 'assistant', content: a1.text }, { role: 'user', content: 'And then?' }];
+      const [a2, b2] = await both(next, 24);
+      expect(a2.stats.cachedTokens).toBeGreaterThan(0);
+      expect(a2.stats.newTokens).toBeGreaterThan(2);
+      expect(b2.stats).toEqual(a2.stats);
+      expect(b2.pieces).toEqual(a2.pieces);
+      expect(b2.runs).toEqual([b2.stats.prefillTokens]);
+    });
+
+    it('an abort mid-answer stops both paths at the same token, and the next turn still matches', async () => {
+      await Promise.all([plain.resetCache(), stat.resetCache()]);
+      const first: ChatMessage[] = [SYSTEM, { role: 'user', content: 'Count slowly.' }];
+      const [a1, b1] = await both(first, 60, 5);
+      expect(a1.stats.aborted).toBe(true);
+      expect(a1.stats.newTokens).toBeGreaterThanOrEqual(5); // aborted at the 5th piece (a token may stream none)
+      expect(a1.stats.newTokens).toBeLessThan(60);
+      expect(b1.stats).toEqual(a1.stats);
+      expect(b1.pieces).toEqual(a1.pieces);
+      const next: ChatMessage[] = [...first, { role: 'assistant', content: a1.text }, { role: 'user', content: 'Go on.' }];
+      const [a2, b2] = await both(next, 20);
+      expect(a2.stats.cachedTokens).toBeGreaterThan(0);
+      expect(b2.stats).toEqual(a2.stats);
+      expect(b2.text).toBe(a2.text);
+      console.info(
+        `[static path] ${style}: turn 1 ${a1.stats.newTokens} tokens (aborted), turn 2 ${a2.stats.newTokens} tokens, ${a2.stats.cachedTokens} cached`,
+      );
+    });
+  });
+}
