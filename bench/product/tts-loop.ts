@@ -54,8 +54,7 @@ interface Measured {
 /** `rounds` syntheses of TEXT with the product's loop per model, interleaved round by round (load hits all alike). */
 async function measure(models: PocketModel[]): Promise<Measured[]> {
   let calls: TimedCall[] = [];
-  for (const model of models)
-    for (const [graph, entry] of model.sessions) timeRuns(entry.session as never, graph, () => calls);
+  for (const model of models) for (const [graph, entry] of model.sessions) timeRuns(entry.session as never, graph, () => calls);
   const out: Measured[] = models.map(() => ({ rounds: [], pcm: [] }));
   for (let r = 0; r < rounds; r++) {
     for (const [i, model] of models.entries()) {

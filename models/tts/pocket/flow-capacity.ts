@@ -18,9 +18,7 @@ const CAPACITY_DIM = 'pocket_cache_capacity';
 
 /** The manifest with every flow-LM cache at `capacity` slots. */
 export function withCacheCapacity(manifest: readonly StateEntry[], capacity: number): StateEntry[] {
-  return manifest.map((e) =>
-    e.key === 'cache' ? { ...e, shape: e.shape.map((d, i) => (i === CACHE_AXIS ? capacity : d)) } : e,
-  );
+  return manifest.map((e) => (e.key === 'cache' ? { ...e, shape: e.shape.map((d, i) => (i === CACHE_AXIS ? capacity : d)) } : e));
 }
 
 /**

@@ -128,7 +128,10 @@ export class PocketModel {
     const open = (bytes: Uint8Array) =>
       this.opts.sessionFactory
         ? this.opts.sessionFactory(graph, backend, bytes)
-        : this.opts.ort.InferenceSession.create(bytes, this.opts.sessionOptions?.[backend] ?? this.defaultOptions(graph, backend));
+        : this.opts.ort.InferenceSession.create(
+            bytes,
+            this.opts.sessionOptions?.[backend] ?? this.defaultOptions(graph, backend),
+          );
     const sized =
       graph === 'flow_lm_main' && backend === 'wasm' && this.opts.chunkSizedCache !== false
         ? openCacheCapacity(declared, this.bundle.flow_lm_state_manifest)
