@@ -7,9 +7,12 @@
  * bundle around them (bundle.json, tokenizer, conditioner, voices) is the test fixture's, with the decoder's state
  * manifest written from the decoder graph (the fixture's files come from write-pocket-fixture.ts, in
  * SIDETALK_POCKET_FIXTURE). Every `session.run` is timed where the loop calls it, so the loop's time
- * per audio frame is compared with the runtime's own time in the same frames.
+ * per audio frame is compared with the runtime's own time in the same frames, and split by graph.
+ * On WASM the product's loop (flow-LM caches sized to the chunk, models/tts/pocket/flow-capacity.ts) runs against the
+ * same loop on the declared 1000-slot caches, round by round in one process (`declaredCache`: its medians, the
+ * ratio of frame times, and the largest sample difference between the two, same seed).
  *
- *   node product-tts-loop.mjs [--device webgpu|wasm] [--rounds 4] [--out f.json]
+ *   node product-tts-loop.mjs [--device webgpu|wasm] [--rounds 4] [--frames 48] [--out f.json]
  * Environment: SIDETALK_ORT_DIST, SIDETALK_WEBGPU_MODULE, SIDETALK_THREADS (bench/product/ort-shim.ts).
  */
 import * as ort from './ort-shim';
@@ -25,7 +28,7 @@ const device = (args.get('device') ?? 'webgpu') as 'webgpu' | 'wasm';
 const rounds = Number(args.get('rounds') ?? 4);
 const TEXT = 'The lighthouse keeper climbed the stairs every evening before dark.';
 /** Frames per text chunk: EOS never fires on random weights, so each chunk runs to this limit. */
-const FRAMES = 48;
+const FRAMES = Number(args.get('frames') ?? 48);
 
 interface Round {
   frames: number;
@@ -37,70 +40,121 @@ interface Round {
   loopOverRun: number;
   timesRealtime: number;
   runsPerFrame: number;
+  mainMsPerFrame: number;
+  flowMsPerFrame: number;
+  mimiMsPerFrame: number;
 }
 
-/** `rounds` syntheses of TEXT with the product's loop, each session's runs timed where the loop calls them. */
-async function measure(model: PocketModel): Promise<Round[]> {
+interface Measured {
+  rounds: Round[];
+  /** The last round's samples, for comparing two variants. */
+  pcm: Float32Array[];
+}
+
+/** `rounds` syntheses of TEXT with the product's loop per model, interleaved round by round (load hits all alike). */
+async function measure(models: PocketModel[]): Promise<Measured[]> {
   let calls: TimedCall[] = [];
-  for (const [graph, entry] of model.sessions) timeRuns(entry.session as never, graph, () => calls);
-  const voice = model.voices.values().next().value!;
-  const perRound: Round[] = [];
+  for (const model of models) for (const [graph, entry] of model.sessions) timeRuns(entry.session as never, graph, () => calls);
+  const out: Measured[] = models.map(() => ({ rounds: [], pcm: [] }));
   for (let r = 0; r < rounds; r++) {
-    calls = [];
-    const begin = performance.now();
-    const frameAt: number[] = [];
-    let seed = 7;
-    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-    // EOS never decides here (random weights): every chunk runs to its frame limit, so rounds are alike.
-    for await (const _frame of synthesize(model, TEXT, voice, {
-      temperature: 0.7,
-      eosThreshold: Infinity,
-      maxFramesPerChunk: FRAMES,
-      random,
-    })) {
-      frameAt.push(performance.now());
+    for (const [i, model] of models.entries()) {
+      calls = [];
+      const voice = model.voices.values().next().value!;
+      const begin = performance.now();
+      const frameAt: number[] = [];
+      const pcm: Float32Array[] = [];
+      let seed = 7;
+      const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+      // EOS never decides here (random weights): every chunk runs to its frame limit, so rounds are alike.
+      for await (const frame of synthesize(model, TEXT, voice, {
+        temperature: 0.7,
+        eosThreshold: Infinity,
+        maxFramesPerChunk: FRAMES,
+        random,
+      })) {
+        frameAt.push(performance.now());
+        pcm.push(frame.pcm);
+      }
+      const finish = performance.now();
+      if (frameAt.length < 4) throw new Error(`round ${r}: only ${frameAt.length} frames`);
+      const steady = calls.filter((c) => c.start >= frameAt[0]!);
+      const steadyRunMs = runMs(steady);
+      const loopMs = finish - frameAt[0]!;
+      const frames = frameAt.length - 1;
+      const firstRuns = calls.filter((c) => c.end <= frameAt[0]!);
+      const graphMs = (label: string) => r1(runMs(steady.filter((c) => c.label === label)) / frames);
+      out[i]!.rounds.push({
+        frames: frameAt.length,
+        backend: model.backend,
+        firstAudioMs: r1(frameAt[0]! - begin),
+        firstAudioRunMs: r1(runMs(firstRuns)),
+        loopMsPerFrame: r1(loopMs / frames),
+        runMsPerFrame: r1(steadyRunMs / frames),
+        loopOverRun: ratio(loopMs, steadyRunMs),
+        timesRealtime: Math.round((80 / (loopMs / frames)) * 100) / 100,
+        runsPerFrame: Math.round((steady.length / frames) * 100) / 100,
+        mainMsPerFrame: graphMs('flow_lm_main'),
+        flowMsPerFrame: graphMs('flow_lm_flow'),
+        mimiMsPerFrame: graphMs('mimi_decoder'),
+      });
+      out[i]!.pcm = pcm;
+      console.error(`model ${i} round ${r}: ${JSON.stringify(out[i]!.rounds.at(-1))}`);
     }
-    const finish = performance.now();
-    if (frameAt.length < 4) throw new Error(`round ${r}: only ${frameAt.length} frames`);
-    const steady = calls.filter((c) => c.start >= frameAt[0]!);
-    const steadyRunMs = runMs(steady);
-    const loopMs = finish - frameAt[0]!;
-    const frames = frameAt.length - 1;
-    const firstRuns = calls.filter((c) => c.end <= frameAt[0]!);
-    perRound.push({
-      frames: frameAt.length,
-      backend: model.backend,
-      firstAudioMs: r1(frameAt[0]! - begin),
-      firstAudioRunMs: r1(runMs(firstRuns)),
-      loopMsPerFrame: r1(loopMs / frames),
-      runMsPerFrame: r1(steadyRunMs / frames),
-      loopOverRun: ratio(loopMs, steadyRunMs),
-      timesRealtime: Math.round((80 / (loopMs / frames)) * 100) / 100,
-      runsPerFrame: Math.round((steady.length / frames) * 100) / 100,
-    });
-    console.error(`round ${r}: ${JSON.stringify(perRound.at(-1))}`);
   }
-  return perRound;
+  return out;
 }
 
-const KEYS = ['loopMsPerFrame', 'runMsPerFrame', 'loopOverRun', 'firstAudioMs', 'firstAudioRunMs', 'timesRealtime'] as const;
+function maxAbsDiff(a: Float32Array[], b: Float32Array[]): number {
+  if (a.length !== b.length) return Infinity;
+  let worst = 0;
+  a.forEach((f, k) => f.forEach((x, i) => (worst = Math.max(worst, Math.abs(x - b[k]![i]!)))));
+  return worst;
+}
+
+const KEYS = [
+  'loopMsPerFrame',
+  'runMsPerFrame',
+  'loopOverRun',
+  'firstAudioMs',
+  'firstAudioRunMs',
+  'timesRealtime',
+  'mainMsPerFrame',
+  'flowMsPerFrame',
+  'mimiMsPerFrame',
+] as const;
 
 async function main(): Promise<void> {
   const { files, buildMs } = pocketBundleFiles([device === 'webgpu' ? 'fp32' : 'int8']);
   const t0 = performance.now();
-  const model = await PocketModel.load({ ort: ort as unknown as OrtLike, files, backend: device });
+  const load = (extra: object = {}) => PocketModel.load({ ort: ort as unknown as OrtLike, files, backend: device, ...extra });
+  const model = await load();
   const loadMs = performance.now() - t0;
-  const perRound = await measure(model);
+  // WASM: the declared-capacity loop alongside, round by round.
+  const declared = device === 'wasm' ? await load({ chunkSizedCache: false }) : null;
+  const [product, plainCache] = await measure(declared ? [model, declared] : [model]);
+  const perRound = product!.rounds;
+  let declaredCache: Record<string, unknown> | undefined;
+  if (declared && plainCache) {
+    const medians = mediansAfterFirst(plainCache.rounds, KEYS);
+    declaredCache = {
+      ...medians,
+      loopMsPerFrameRatio: ratio(mediansAfterFirst(perRound, KEYS).medianLoopMsPerFrame!, medians.medianLoopMsPerFrame!),
+      pcmMaxAbsDiff: maxAbsDiff(product!.pcm, plainCache.pcm),
+      perRound: plainCache.rounds,
+    };
+    await declared.release();
+  }
   const voice = model.voices.values().next().value!;
   const prefillProbe = await probePrefill(model, voice);
   const gpuInputs = model.gpuInputs !== null;
+  const chunkSizedCache = model.chunkSizedCache;
   await model.release();
   // The same loop with every chunk handing ORT host arrays for the voice and Mimi's fresh states (the product before
   // models/tts/pocket/gpu-inputs.ts), in the same run.
   let hostInputs: Record<string, number> | undefined;
   if (device === 'webgpu') {
-    const plain = await PocketModel.load({ ort: ort as unknown as OrtLike, files, backend: device, gpuInputs: false });
-    hostInputs = mediansAfterFirst(await measure(plain), KEYS);
+    const plain = await load({ gpuInputs: false });
+    hostInputs = mediansAfterFirst((await measure([plain]))[0]!.rounds, KEYS);
     await plain.release();
   }
   const result = {
@@ -109,11 +163,14 @@ async function main(): Promise<void> {
     adapter: ort.ortAdapter ? `${ort.ortAdapter.vendor} ${ort.ortAdapter.architecture}` : null,
     graphs: device === 'webgpu' ? 'fp32, GPU-resident states' : 'int8',
     gpuInputs,
+    chunkSizedCache,
+    threads: Number(process.env.SIDETALK_THREADS ?? 4),
     buildMs: Math.round(buildMs),
     loadMs: Math.round(loadMs),
     ...mediansAfterFirst(perRound, KEYS),
     perRound,
     ...(hostInputs ? { hostInputs } : {}),
+    ...(declaredCache ? { declaredCache } : {}),
     prefillProbe,
   };
   report(result, args.get('out'));

@@ -18,9 +18,11 @@ import {
   stateData,
   threadStates,
   toOrt,
+  voicePrefixLength,
   voiceToFlowHostStates,
   type Feeds,
 } from './state';
+import { withCacheCapacity } from './flow-capacity';
 
 export interface AudioFrame {
   /** 1920 samples of 24 kHz mono PCM. */
@@ -76,21 +78,38 @@ function gaussian(random: () => number): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
 }
 
-const voiceStateCache = new WeakMap<Map<string, HostTensor>, HostTensor[]>();
+const voiceStateCache = new WeakMap<Map<string, HostTensor>, { capacity: number; states: HostTensor[] }>();
 
 /**
- * Voice prefix → flow-LM feeds. ORT never writes into its inputs, so they are built once per voice: on the GPU when
- * the flow LM runs there (gpu-inputs.ts), else as host arrays.
+ * Voice prefix → flow-LM feeds with caches of `capacity` slots. ORT never writes into its inputs, so they are built
+ * once per voice and capacity (the last one is kept): on the GPU when the flow LM runs there (gpu-inputs.ts, always
+ * the declared capacity), else as host arrays.
  */
-function voiceFeeds(model: PocketModel, voice: Voice): Feeds {
+function voiceFeeds(model: PocketModel, voice: Voice, capacity: number): Feeds {
   const manifest = model.bundle.flow_lm_state_manifest;
-  const host = () => voiceToFlowHostStates(manifest, voice.tensors);
-  if (model.gpuInputs) return model.gpuInputs.feeds(voice.tensors, inputNames(manifest), host);
-  let states = voiceStateCache.get(voice.tensors);
-  if (!states) voiceStateCache.set(voice.tensors, (states = host()));
+  if (model.gpuInputs) {
+    const host = () => voiceToFlowHostStates(manifest, voice.tensors);
+    return model.gpuInputs.feeds(voice.tensors, inputNames(manifest), host);
+  }
+  let cached = voiceStateCache.get(voice.tensors);
+  if (cached?.capacity !== capacity) {
+    const sized = capacity === cacheCapacity(model) ? manifest : withCacheCapacity(manifest, capacity);
+    voiceStateCache.set(voice.tensors, (cached = { capacity, states: voiceToFlowHostStates(sized, voice.tensors) }));
+  }
   const feeds: Feeds = {};
-  manifest.forEach((e, i) => (feeds[e.input_name] = toOrt(model.ort, states[i]!)));
+  manifest.forEach((e, i) => (feeds[e.input_name] = toOrt(model.ort, cached.states[i]!)));
   return feeds;
+}
+
+/**
+ * Cache slots for a chunk: the declared capacity, or on a WASM flow LM that takes chunk-sized caches the voice
+ * prefix + the chunk's tokens + its frame budget (flow-capacity.ts); the frame budget is the same either way.
+ */
+function chunkCapacity(model: PocketModel, voice: Voice, tokens: number, maxFramesPerChunk: number): number {
+  const declared = cacheCapacity(model);
+  if (!model.chunkSizedCache || model.gpuInputs) return declared;
+  const prefix = voicePrefixLength(model.bundle.flow_lm_state_manifest, voice.tensors);
+  return Math.min(declared, prefix + tokens + maxFramesForTokens(tokens, model.bundle.frame_rate, maxFramesPerChunk));
 }
 
 /** Mimi's states at the start of a chunk: the manifest's fills (uploaded once on WebGPU). */
@@ -164,16 +183,15 @@ export async function* synthesize(
         // Prefill: text after the voice prefix, starting from a fresh copy of the voice state.
         const ids = new ort.Tensor('int64', BigInt64Array.from(chunk.ids.map(BigInt)), [1, chunk.ids.length]);
         const te = (await model.session('text_conditioner').run({ token_ids: ids })).embeddings!;
+        const frameCap = opts.maxFramesPerChunk ?? t.maxFramesPerChunk;
+        const capacity = chunkCapacity(model, voice, chunk.ids.length, frameCap);
         const prefill = await model
           .session('flow_lm_main')
-          .run({ sequence: emptySeq, text_embeddings: te, ...voiceFeeds(model, voice) });
+          .run({ sequence: emptySeq, text_embeddings: te, ...voiceFeeds(model, voice, capacity) });
         flow = threadStates(bundle.flow_lm_state_manifest, prefill);
         mimi = mimiAtStart ?? freshMimiFeeds(model);
-        const room = cacheCapacity(model) - (await stepOfFeeds(model, flow));
-        const maxFrames = Math.min(
-          maxFramesForTokens(chunk.ids.length, bundle.frame_rate, opts.maxFramesPerChunk ?? t.maxFramesPerChunk),
-          room,
-        );
+        const room = capacity - (await stepOfFeeds(model, flow));
+        const maxFrames = Math.min(maxFramesForTokens(chunk.ids.length, bundle.frame_rate, frameCap), room);
         let x = new Float32Array(D).fill(NaN); // NaN = BOS: the graph swaps in its learned bos_emb
         let eosStep: number | null = null;
         const pending: Float32Array[] = [];

@@ -11,6 +11,7 @@ import type { HostTensor } from '../../../core/tts/tensor-data';
 import { parseVoicesBin } from '../../../core/tts/voices-bin';
 import { parseVoiceSafetensors } from '../../../core/tts/voice-safetensors';
 import { GpuInputs, ortGpuUpload } from './gpu-inputs';
+import { openCacheCapacity, trimmedCapacityHolds } from './flow-capacity';
 import type { GraphName, OrtLike, OrtSessionLike } from './ort-types';
 
 /**
@@ -44,6 +45,8 @@ export interface LoadOptions {
   sessionFactory?: SessionFactory;
   /** On WebGPU, upload voices and fresh decoder states once instead of per chunk (default true; gpu-inputs.ts). */
   gpuInputs?: boolean;
+  /** On WASM, size the flow LM's caches to each chunk when the graph allows it (default true; flow-capacity.ts). */
+  chunkSizedCache?: boolean;
 }
 
 export class PocketLoadError extends Error {
@@ -65,6 +68,8 @@ export class PocketModel {
   readonly voices = new Map<string, Voice>();
   /** Large constant inputs kept on the GPU while the heavy graphs run there (gpu-inputs.ts); null on WASM. */
   gpuInputs: GpuInputs | null = null;
+  /** The WASM flow LM takes caches sized to the chunk (checked at load, flow-capacity.ts). */
+  chunkSizedCache = false;
 
   private constructor(
     readonly ort: OrtLike,
@@ -119,13 +124,28 @@ export class PocketModel {
   private async openGraph(graph: GraphName, backend: TtsBackend): Promise<void> {
     const file = graphFile(this.files, graph, backend);
     if (!file) throw new PocketLoadError(`no ${backend === 'webgpu' ? 'non-int8 ' : ''}file for graph ${graph}`);
-    const bytes = this.files.get(file)!;
-    const session = this.opts.sessionFactory
-      ? await this.opts.sessionFactory(graph, backend, bytes)
-      : await this.opts.ort.InferenceSession.create(
-          bytes,
-          this.opts.sessionOptions?.[backend] ?? this.defaultOptions(graph, backend),
-        );
+    const declared = this.files.get(file)!;
+    const open = (bytes: Uint8Array) =>
+      this.opts.sessionFactory
+        ? this.opts.sessionFactory(graph, backend, bytes)
+        : this.opts.ort.InferenceSession.create(
+            bytes,
+            this.opts.sessionOptions?.[backend] ?? this.defaultOptions(graph, backend),
+          );
+    const sized =
+      graph === 'flow_lm_main' && backend === 'wasm' && this.opts.chunkSizedCache !== false
+        ? openCacheCapacity(declared, this.bundle.flow_lm_state_manifest)
+        : null;
+    let session = await open(sized ?? declared);
+    if (graph === 'flow_lm_main') {
+      const dims = { latent: this.bundle.latent_dim, conditioning: this.bundle.conditioning_dim };
+      this.chunkSizedCache =
+        sized !== null && (await trimmedCapacityHolds(this.ort, session, this.bundle.flow_lm_state_manifest, dims));
+      if (sized && !this.chunkSizedCache) {
+        await session.release?.();
+        session = await open(declared);
+      }
+    }
     const previous = this.sessions.get(graph);
     this.sessions.set(graph, { session, backend, file });
     await previous?.session.release?.();

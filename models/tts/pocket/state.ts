@@ -102,6 +102,18 @@ function stepOf(voice: Map<string, HostTensor>, module: string): bigint | undefi
   return undefined;
 }
 
+/** The slots a voice fills in the flow-LM caches (its largest per-layer step, as `voiceToFlowHostStates` sets it). */
+export function voicePrefixLength(manifest: readonly StateEntry[], voice: Map<string, HostTensor>): number {
+  let longest = 0;
+  for (const e of manifest) {
+    if (e.key !== 'cache') continue;
+    const cache = voice.get(e.path);
+    const step = stepOf(voice, e.module) ?? BigInt(cache?.dims[sequenceAxis(cache.dims, e.shape)] ?? 0);
+    longest = Math.max(longest, Number(step));
+  }
+  return longest;
+}
+
 /**
  * Flow-LM input states holding a voice: each cache NaN-filled to capacity with the voice prefix in slots 0..T−1,
  * `step` = the stored offset (else T), everything else per manifest fill.
