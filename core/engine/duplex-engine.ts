@@ -3,44 +3,97 @@
  * calls the injected stages and emits state, caption and timeline events. No timers of its own: the frame stream is
  * the clock tick, and `clock.now()` stamps events (a manual clock in tests, performance.now() in the browser).
  *
- * Listening: onset → utterance → tentative endpoint (speculative ASR, and LLM if the text sounds complete, held
- * unspoken) → endpoint after an adaptive silence → answer. Resuming before the endpoint discards the speculation;
- * resuming after it but before any reply audio merges both halves into one turn. While the reply plays, a barge-in
- * (VAD and energy over the echo estimate) cancels the turn: ASR, LLM, TTS and playback all observe its one signal.
- * Each reply is owned by a `Turn` (core/engine/turn.ts): one phase, one `cancel(reason)`, typed stage events. What
- * the user does while a turn is active, and the reply's own echo, are core/engine/over-the-reply.ts.
+ * The engine is a thin policy over composed parts (docs/architecture.md, "The engine, by parts"): the turn controller
+ * (turn-controller.ts: the active turn, its states including `held`, the one `end(reason)`), the user's speech
+ * (user-speech.ts: utterance, endpointing, ASR drafts, speculation, behind its hooks), the interruption detector
+ * (interruption-detector.ts: the barge gates on both microphone tracks), what happens while a turn is active
+ * (over-the-reply.ts: merge, hold, barge-in, the reply's echo) and the answers (answers.ts: transcript to reply, lines,
+ * history, background work). Here: which part a frame goes to, what an endpoint becomes, and the public controls.
  */
-import { AsrDrafts } from './asr-drafts';
-import { phraseCompleteness } from '../text/phrase-completeness';
-import { isGarbledTranscript, isNonSpeechTranscript } from '../text/transcript-quality';
 import { engineTunables as T } from '../tunables';
+import { Answers } from './answers';
 import { rms } from './audio-frames';
-import { LINES } from './lines';
-import type { CancelReason } from './turn';
-import type { ActiveTurn } from './turn-keeper';
-import { unprocessed } from './barge-tracks';
-import { OverTheReply } from './over-the-reply';
-import type { MicFrame, Transcript } from './types';
-import { EndOfTurnCheck, endpointWindow } from './end-of-turn-check';
-import { newSpeculation, speculativeAsrQuietMs, type Speculation } from './speculation';
-import { isEchoOfReplyEnd } from './backchannel';
 import { likenessFields } from './echo-path';
+import type { GateFrameLog } from './gate-frames';
+import { TwoTrackDetector, type FrameTiming, type InterruptionDetector } from './interruption-detector';
+import { OverTheReply } from './over-the-reply';
+import { TurnController, type ActiveTurn } from './turn-controller';
+import type { LifecycleListener } from './turn-lifecycle';
+import type { EngineListener, EngineOptions, EngineState, HistoryMessage, MicFrame, PlaybackEvent } from './types';
+import { UserSpeech } from './user-speech';
 
-export class DuplexEngine extends OverTheReply {
-  private readonly drafts = new AsrDrafts(
-    (pcm, signal, draft) => this.options.stages.transcribe(pcm, signal, draft),
-    () => this.options.stages.draftsAffordable?.() ?? false,
-    () => this.options.clock.now(),
-    (report) => this.stageOf(this.upcomingId(), 'asr-draft', report),
-  );
-  private speculation: Speculation | null = null;
-  /** The words of a speculation dropped as stale inside the same pause (see `listening`). */
-  private staleHint: string | null = null;
-  private readonly endOfTurn = new EndOfTurnCheck(this.options.stages.endOfTurn?.bind(this.options.stages));
+export type { EngineOptions } from './types';
+
+export class DuplexEngine {
+  private readonly turns: TurnController;
+  private readonly detector: InterruptionDetector = new TwoTrackDetector();
+  private readonly speech: UserSpeech;
+  private readonly answers: Answers;
+  private readonly overReply: OverTheReply;
+  /** The current mic frame's capture time and lag (the echo path's clock, and the trace's). */
+  private readonly timing: FrameTiming = { at: 0, lagMs: 0 };
+
+  constructor(private readonly options: EngineOptions) {
+    const { clock, stages } = options;
+    this.turns = new TurnController(clock, options.turnIdPrefix, () => this.detector.reset());
+    this.answers = new Answers(options, this.turns, () => this.afterTurn());
+    this.speech = new UserSpeech(clock, stages, options.speculate !== false, this.detector, {
+      onSpeechStart: (at, trace) => this.turns.stageOf(this.turns.upcomingId(), 'speech-start', trace, at),
+      onDraft: (report) => this.turns.stageOf(this.turns.upcomingId(), 'asr-draft', report),
+      onTurnCheck: (probability, pauseStart, at) => this.turnCheck(probability, pauseStart, at),
+      onEndpoint: (at, forced) => this.commit(at, forced),
+      onNoise: (voicedFrames) => this.turns.stageOf(this.turns.upcomingId(), 'discarded', { reason: 'noise', voicedFrames }),
+      onQuiet: (now) => this.maybeDeliverBackground(now),
+      onSpeculativeTranscript: (spec, transcript) => this.answers.speculateReply(spec, transcript),
+      newTurn: () => this.turns.createTurn('listening'),
+      turnActive: () => this.turns.active !== null,
+    });
+    this.overReply = new OverTheReply({
+      options,
+      turns: this.turns,
+      detector: this.detector,
+      speech: this.speech,
+      answers: this.answers,
+      timing: this.timing,
+      interrupt: () => this.interrupt(),
+    });
+  }
+
+  get state(): EngineState {
+    return this.turns.state;
+  }
+
+  /** The conversation so far (user and assistant messages); the offscreen document persists or clears it. */
+  get messages(): readonly HistoryMessage[] {
+    return this.answers.history;
+  }
+
+  /** Both gates' frames while `traceGateFrames` is on (the room sweep's, gate-frames.ts). */
+  get gateFrames(): GateFrameLog {
+    return this.detector.gateFrames;
+  }
+
+  /** The diagnostic trace: state, captions and every stage of every turn. */
+  on(listener: EngineListener): () => void {
+    return this.turns.on(listener);
+  }
+
+  /** The active turn's lifecycle: started, speaking, held, resumed, ended with its reason (turn-lifecycle.ts). */
+  onLifecycle(listener: LifecycleListener): () => void {
+    return this.turns.onLifecycle(listener);
+  }
+
+  /**
+   * "Forget everything": the conversation kept for the model is emptied, and a reply still in flight is not
+   * recorded when it ends, so nothing said before the forget comes back into a later prompt.
+   */
+  forgetConversation(): void {
+    this.answers.forget();
+  }
 
   start(): void {
-    this.micOn = true;
-    if (this.state === 'idle') this.setState('listening');
+    this.turns.micOn = true;
+    if (this.state === 'idle') this.turns.setState('listening');
   }
 
   /**
@@ -51,9 +104,9 @@ export class DuplexEngine extends OverTheReply {
     const clean = text.trim();
     if (!clean) return;
     this.supersede();
-    const turn = this.newTurn(this.createTurn('thinking'), this.options.clock.now());
-    this.setState('thinking');
-    void this.answer(turn, null, new Float32Array(0), { text: clean, confidence: 1 });
+    const turn = this.turns.begin(this.turns.createTurn('thinking'), this.options.clock.now());
+    this.turns.setState('thinking');
+    void this.answers.answer(turn, null, new Float32Array(0), { text: clean, confidence: 1 });
   }
 
   /**
@@ -64,18 +117,17 @@ export class DuplexEngine extends OverTheReply {
     const clean = text.trim();
     if (!clean) return;
     this.supersede();
-    const turn = this.newTurn(this.createTurn('thinking'), this.options.clock.now());
-    this.setState('thinking');
-    void this.runLine(turn, clean, true);
+    const turn = this.turns.begin(this.turns.createTurn('thinking'), this.options.clock.now());
+    this.turns.setState('thinking');
+    void this.answers.runLine(turn, clean, true);
   }
 
   /** A typed turn or a line takes over: whatever was in flight is cancelled. */
   private supersede(): void {
-    this.mergedFrom = null;
-    this.discardSpeculation(false);
-    this.active?.turn.cancel('superseded');
-    this.active = null;
-    this.resetUtterance();
+    this.speech.mergedFrom = null;
+    this.speech.discardSpeculation(false);
+    this.turns.end('superseded');
+    this.speech.reset();
   }
 
   /**
@@ -83,36 +135,35 @@ export class DuplexEngine extends OverTheReply {
    * frames; the reply still plays, and the engine rests in 'idle' after it.
    */
   releaseTalk(): void {
-    this.micOn = false;
-    if (!this.active && this.tracker.inSpeech) return this.commit(this.options.clock.now(), true);
-    if (!this.active) {
-      this.discardSpeculation(false);
-      this.resetUtterance();
-      this.setState('idle');
+    this.turns.micOn = false;
+    if (!this.turns.active && this.speech.tracker.inSpeech) return this.commit(this.options.clock.now(), true);
+    if (!this.turns.active) {
+      this.speech.discardSpeculation(false);
+      this.speech.reset();
+      this.turns.setState('idle');
     }
   }
 
   /** The user pressed stop: generation, TTS and playback of the current reply end together. */
   interrupt(): void {
-    this.discardSpeculation(false);
-    const active = this.active;
+    this.speech.discardSpeculation(false);
+    const active = this.turns.active;
     if (!active) return;
-    active.turn.cancel('stop');
-    this.heard.cut(active.turn.id, active.reply?.spoken ?? '', active.recordAsAssistant, active.fromPage);
+    this.turns.end('stop', active);
+    this.answers.cut(active);
     this.afterTurn();
   }
 
   /** Mic off: cancel everything in flight. */
   stop(): void {
-    this.micOn = false;
-    this.mergedFrom = null;
-    this.cancelSpeculation('mic-off');
-    this.active?.turn.cancel('mic-off');
-    this.active = null;
-    this.background?.abort();
-    this.background = null;
-    this.resetUtterance();
-    this.setState('idle');
+    this.turns.micOn = false;
+    this.speech.mergedFrom = null;
+    this.speech.cancelSpeculation('mic-off');
+    this.turns.end('mic-off');
+    this.answers.background?.abort();
+    this.answers.background = null;
+    this.speech.reset();
+    this.turns.setState('idle');
   }
 
   /**
@@ -120,281 +171,84 @@ export class DuplexEngine extends OverTheReply {
    * P(speech), and the feed runs that second VAD only then (docs/echo.md, "Both tracks gate a barge-in").
    */
   get listensOverReply(): boolean {
-    return this.active?.turn.phase === 'speaking';
+    return this.turns.active?.turn.phase === 'speaking';
+  }
+
+  onPlayback(event: PlaybackEvent): void {
+    this.overReply.onPlayback(event);
   }
 
   onFrame(frame: MicFrame): void {
     if (this.state === 'idle') return;
     const now = this.options.clock.now();
     const level = rms(frame.pcm);
-    this.frameLagMs = frame.capturedAt === undefined ? 0 : Math.round(now - frame.capturedAt);
-    this.frameAt = frame.capturedAt ?? now;
-    const active = this.active;
+    this.timing.lagMs = frame.capturedAt === undefined ? 0 : Math.round(now - frame.capturedAt);
+    this.timing.at = frame.capturedAt ?? now;
+    const active = this.turns.active;
     if (active) {
-      if (now - this.lastProgressAt > T.stallMs) return this.watchdog(active, now);
-      if (active.turn.phase === 'speaking') return this.duringPlayback(active, now, frame, level);
-      return this.beforeAudio(active, now, frame, level);
+      if (now - this.turns.lastProgressAt > T.stallMs) return this.watchdog(active, now);
+      if (active.turn.phase === 'speaking') return this.overReply.duringPlayback(active, now, frame, level);
+      return this.overReply.beforeAudio(active, now, frame, level);
     }
-    this.listening(now, frame);
+    this.speech.listen(now, frame, this.timing);
   }
 
-  // ---- listening ------------------------------------------------------------------------------------------------
-
-  private listening(now: number, frame: MicFrame): void {
-    this.drafts.onFrame();
-    const echoLevel = unprocessed(frame)?.rms ?? rms(frame.pcm);
-    if (now - this.lastAudibleAt < T.echoMaxDelayMs + T.echoDecayMs) this.barge.recordListeningMic(this.frameAt, echoLevel);
-    // The tail of our own playback is still in the room: keep it as pre-roll but do not open an utterance on it.
-    if (!this.tracker.inSpeech && now - this.lastAudibleAt < T.echoTailMs) return this.tracker.observe(frame.pcm);
-    // The reply's echo may still be arriving (a longer path, the room's reverb): only a voice above it opens an
-    // utterance; above the unprocessed track's echo too, which the canceller lets through once the reply stops.
-    const opening = !this.tracker.inSpeech && T.echoTailFromUnprocessed > 0;
-    const released = opening ? this.rawGate.echo.expected(this.frameAt) : 0;
-    if (!this.tracker.inSpeech && this.barge.heldByEcho(this.frameAt, now - this.lastAudibleAt, echoLevel, released)) {
-      this.tracker.observe(frame.pcm);
-      return this.maybeDeliverBackground(now);
-    }
-    const event = this.tracker.onFrame(now, frame.pcm, frame.prob);
-    if (event.kind === 'onset') {
-      this.onsetAfterAudibleMs = now - this.lastAudibleAt;
-      const trace = this.barge.onsetTrace(this.frameLagMs, this.onsetAfterAudibleMs, echoLevel, released);
-      this.stageOf(this.upcomingId(), 'speech-start', trace, event.at);
-    }
-    if (event.kind === 'resume' || event.kind === 'onset') this.staleHint = null;
-    if (event.kind === 'resume' && this.speculation) this.discardSpeculation();
-    if (!this.tracker.inSpeech) return this.maybeDeliverBackground(now);
-
-    if (this.tracker.speechMs(now) >= T.maxUtteranceMs) return this.commit(now, true);
-    const silence = this.tracker.silenceMs(now);
-    if (silence <= 0) return this.drafts.onSpeech(this.tracker.voicedFrames, () => this.tracker.audio());
-    const real = this.tracker.voicedFrames >= T.minVoicedFrames && this.tracker.speechMs(now) >= T.minSpeechMs;
-    if (real && silence >= T.turnCheckMs) this.checkEndOfTurn();
-    // Voiced audio after the speculative ASR's audio ended: its transcript is stale (a low-confidence resume that the
-    // tracker's hysteresis does not call a resume). Speculation restarts once it is quiet again.
-    if (this.speculation && this.tracker.voicedFrames > this.speculation.voicedFrames) {
-      // Its words still say how the pause sounds (trailing "and…") until the new transcript arrives.
-      this.staleHint = this.speculation.transcript?.text ?? this.staleHint;
-      this.discardSpeculation();
-    }
-    const quiet = now - this.tracker.lastVoiceAt;
-    if (real && !this.speculation && this.options.speculate !== false && this.mayStartSpeculation(quiet)) {
-      this.startSpeculation(now);
-    }
-    const spec = this.speculation;
-    if (spec?.transcript && !spec.triedReply && quiet >= T.speculativeReplyMs) this.speculateReply(spec, spec.transcript);
-    if (silence < this.endpointWindow()) return;
-    if (real) return this.commit(now, false);
-    this.stageOf(this.upcomingId(), 'discarded', { reason: 'noise', voicedFrames: this.tracker.voicedFrames });
-    this.discardSpeculation(false);
-    this.resetUtterance();
+  /** The turn is over (done, failed or stopped): back to listening, or idle with the mic off. */
+  private afterTurn(): void {
+    this.speech.mergesLeft = 1;
+    this.turns.setState(this.turns.micOn ? 'listening' : 'idle');
+    this.answers.deliverWithoutMic();
   }
 
-  /**
-   * On the CPU the end-of-turn question goes to the model worker first: speculative ASR queued ahead of it would delay
-   * the answer that ends the turn (the worker runs one model at a time). Where drafts run (a hardware GPU), model runs
-   * are short and the transcription starts earlier, question or not (docs/turn-taking.md, "Speculation").
-   */
-  private mayStartSpeculation(quiet: number): boolean {
-    const drafts = this.drafts.active;
-    if (quiet < speculativeAsrQuietMs(drafts)) return false;
-    return drafts || !this.endOfTurn.enabled || this.endOfTurn.askedFor(this.tracker.silenceStart);
-  }
-
-  private endpointWindow(): number {
-    const text = this.speculation?.transcript?.text ?? this.staleHint ?? undefined;
-    return endpointWindow(this.endOfTurn.answerFor(this.tracker.silenceStart), text);
-  }
-
-  /** Asks the end-of-turn model once per pause; a "finished" answer ends the turn as soon as it arrives. */
-  private checkEndOfTurn(): void {
-    const pauseStart = this.tracker.silenceStart;
-    this.endOfTurn.ask(
-      () => this.tracker.audio(),
-      pauseStart,
-      () => this.tracker.silenceStart === pauseStart && !this.active,
-      (probability) => {
-        const at = this.options.clock.now();
-        const turnId = this.speculation?.turn.id ?? this.upcomingId();
-        this.stageOf(turnId, 'turn-check', { probability, silenceMs: at - pauseStart! }, at);
-        if (probability >= T.turnCompleteProbability && this.state !== 'idle') this.commit(at, false);
-      },
-    );
-  }
-
-  /** The utterance so far is dropped: its audio and its ASR draft. */
-  protected resetUtterance(): void {
-    this.tracker.reset();
-    this.drafts.reset();
-  }
-
-  private startSpeculation(now: number): void {
-    const turn = this.createTurn('listening');
-    turn.stage('tentative-endpoint', { silenceMs: this.tracker.silenceMs(now) });
-    const spec = newSpeculation(turn, this.tracker.voicedFrames);
-    const audio = this.tracker.audio();
-    const utterance = this.drafts.utterance;
-    // The draft in flight covers most of this audio: waiting for it costs nothing (the worker runs one at a time).
-    spec.transcriptPromise = this.drafts
-      .current()
-      .then((draft) => {
-        if (turn.signal.aborted) return null;
-        turn.stage('asr-start', { speculative: true, draftTokens: draft?.length ?? 0 });
-        return this.options.stages.transcribe(audio, turn.signal, draft);
-      })
-      .then(
-        (transcript) => {
-          if (turn.signal.aborted || !transcript) return null;
-          this.drafts.learn(transcript, utterance);
-          spec.transcript = transcript;
-          turn.stage('transcript', { speculative: true, draftAccepted: transcript.draftAccepted ?? 0 });
-          const quiet = this.options.clock.now() - this.tracker.lastVoiceAt;
-          if (this.speculation === spec && quiet >= T.speculativeReplyMs) this.speculateReply(spec, transcript);
-          return transcript;
-        },
-        () => null,
-      );
-    this.speculation = spec;
-  }
-
-  /** Start the LLM early, held unspoken, when the text sounds like a finished, answerable request. */
-  private speculateReply(spec: Speculation, transcript: Transcript): void {
-    spec.triedReply = true;
-    const text = transcript.text.trim();
-    if (!this.acceptable(transcript) || phraseCompleteness(text) !== 'complete') return;
-    const userTurn = this.buildTurn(spec.turn.id, text);
-    if (!this.background && this.options.stages.route?.(userTurn)) return; // tool turns start at the endpoint
-    spec.turn.stage('llm-start', { speculative: true });
-    // Its own controller, tied to the turn's: a tool route at the endpoint can drop it without cancelling the turn.
-    const replyController = new AbortController();
-    spec.turn.signal.addEventListener('abort', () => replyController.abort(), { once: true });
-    spec.replyText = text;
-    spec.replyController = replyController;
-    spec.reply = this.newReply(
-      spec.turn,
-      this.options.stages.respond(userTurn, replyController.signal),
-      replyController.signal,
-      true,
-    );
-  }
-
-  /** The user resumed before the endpoint (or something else took over): the speculative turn is dropped unheard. */
-  private discardSpeculation(announce = true): void {
-    const spec = this.speculation;
-    if (!spec) return;
-    if (announce) spec.turn.stage('speculation-discarded', {});
-    this.cancelSpeculation('resumed');
-  }
-
-  private cancelSpeculation(reason: CancelReason): void {
-    this.speculation?.turn.cancel(reason);
-    this.speculation = null;
+  /** The end-of-turn model's answer: a "finished" one ends the turn as soon as it arrives. */
+  private turnCheck(probability: number, pauseStart: number, at: number): void {
+    const turnId = this.speech.speculation?.turn.id ?? this.turns.upcomingId();
+    this.turns.stageOf(turnId, 'turn-check', { probability, silenceMs: at - pauseStart }, at);
+    if (probability >= T.turnCompleteProbability && this.state !== 'idle') this.commit(at, false);
   }
 
   private commit(now: number, forced: boolean): void {
-    const endOfSpeech = this.tracker.silenceStart ?? now;
-    const spec = this.speculation;
-    this.speculation = null;
-    const turn = spec?.turn ?? this.createTurn('thinking');
+    const { speech } = this;
+    const endOfSpeech = speech.tracker.silenceStart ?? now;
+    const spec = speech.takeSpeculation();
+    const turn = spec?.turn ?? this.turns.createTurn('thinking');
     turn.advance('thinking');
     turn.stage('end-of-speech', {}, endOfSpeech);
-    const echoSuspect = this.onsetAfterAudibleMs < T.echoMaxDelayMs + T.echoDecayMs;
-    // Capture times of the utterance (the engine's clock runs frameLagMs behind the microphone's).
-    const lag = this.frameLagMs;
-    const echo = echoSuspect ? this.barge.echoLikeness(this.tracker.speechStart - lag, endOfSpeech - lag) : null;
+    const echoSuspect = speech.onsetAfterAudibleMs < T.echoMaxDelayMs + T.echoDecayMs;
+    // Capture times of the utterance (the engine's clock runs the frame's lag behind the microphone's).
+    const lag = this.timing.lagMs;
+    const echo = echoSuspect ? this.detector.echoLikeness(speech.tracker.speechStart - lag, endOfSpeech - lag) : null;
     const likeness = echo?.r ?? null;
-    const audio = this.tracker.audio();
-    const verdict = echoSuspect ? this.replyEcho(audio, now - endOfSpeech) : null;
+    const audio = speech.tracker.audio();
+    const verdict = echoSuspect ? this.overReply.replyEcho(audio, now - endOfSpeech) : null;
     const matched = verdict ? { echoMatchHead: Math.round(verdict.head), echoMatchOverrunMs: verdict.overrunMs } : {};
     turn.stage('endpoint', { forced, silenceMs: now - endOfSpeech, ...likenessFields(echo), ...matched }, now);
-    const saved = { frames: this.tracker.takeFrames(), speechStart: this.tracker.speechStart, voiced: this.tracker.voicedFrames };
-    const draft = this.drafts.take();
-    this.tracker.reset();
-    const active = this.newTurn(turn, now);
+    const { saved, draft } = speech.take();
+    const active = this.turns.begin(turn, now);
     active.saved = saved;
     active.echoSuspect = echoSuspect;
     active.echoLikeness = likeness;
     active.echoMatched = verdict?.own ?? false;
-    this.onsetAfterAudibleMs = Infinity;
-    const replaces = this.mergedFrom;
-    this.mergedFrom = null;
-    this.setState('thinking');
-    void this.answer(active, spec, audio, undefined, replaces, draft);
-  }
-
-  private async answer(
-    active: ActiveTurn,
-    spec: Speculation | null,
-    audio: Float32Array,
-    typed?: Transcript,
-    replaces: string | null = null,
-    draftPromise: Promise<readonly number[] | undefined> = Promise.resolve(undefined),
-  ): Promise<void> {
-    const { turn } = active;
-    // It follows the reply's own envelope at the echo's delay: the reply's echo, whatever a recogniser would hear in it.
-    if (!typed && (active.echoLikeness ?? -1) >= T.echoTailMinLikeness) return this.dropOwnEcho(active, spec);
-    // The reply's own audio, found in the utterance from its start to its end.
-    if (!typed && active.echoMatched) return this.dropOwnEcho(active, spec);
-    let transcript: Transcript | null = typed ?? spec?.transcript ?? null;
-    if (!transcript && spec) transcript = await spec.transcriptPromise;
-    if (!transcript && !turn.signal.aborted) {
-      const draft = await draftPromise;
-      turn.stage('asr-start', { speculative: false, draftTokens: draft?.length ?? 0 });
-      transcript = await this.options.stages.transcribe(audio, turn.signal, draft).catch(() => null);
-      if (transcript) turn.stage('transcript', { speculative: false, draftAccepted: transcript.draftAccepted ?? 0 });
-    }
-    if (this.active !== active || turn.signal.aborted) return;
-    this.lastProgressAt = this.options.clock.now();
-    const text = transcript?.text.trim() ?? '';
-    if (!transcript || isNonSpeechTranscript(text)) {
-      turn.stage('discarded', { reason: 'empty' });
-      return this.finish(active);
-    }
-    if (!typed && active.echoSuspect && isEchoOfReplyEnd(text, this.lastSpoken)) return this.dropOwnEcho(active, spec);
-    if (!typed && !this.acceptable(transcript)) {
-      turn.stage('clarify', { confidence: transcript.confidence });
-      return this.runLine(active, LINES.clarify, false);
-    }
-    const at = this.options.clock.now();
-    this.emit({ type: 'caption', role: 'user', text, final: true, turnId: turn.id, at, ...(replaces ? { replaces } : {}) });
-    this.options.memory?.observe(text, this.options.clock.now());
-    const userTurn = this.buildTurn(turn.id, text);
-    active.historyIndex = this.history.push({ role: 'user', text }) - 1;
-    const task = this.background ? null : (this.options.stages.route?.(userTurn) ?? null);
-    if (task) {
-      spec?.replyController?.abort();
-      this.startBackground(task, turn);
-      turn.stage('holding-line', {});
-      return this.runLine(active, task.holdingLine, true);
-    }
-    let reply = spec?.reply && spec.replyText === text ? spec.reply : null;
-    if (!reply) spec?.replyController?.abort();
-    if (reply) {
-      reply.release();
-    } else {
-      turn.stage('llm-start', { speculative: false });
-      reply = this.newReply(turn, this.options.stages.respond(userTurn, turn.signal), turn.signal, false);
-    }
-    active.reply = reply;
-    this.afterReply(active, await reply.done);
-  }
-
-  private acceptable(transcript: Transcript): boolean {
-    return transcript.confidence >= T.asrMinConfidence && !isGarbledTranscript(transcript.text);
+    speech.onsetAfterAudibleMs = Infinity;
+    const replaces = speech.mergedFrom;
+    speech.mergedFrom = null;
+    this.turns.setState('thinking');
+    void this.answers.answer(active, spec, audio, undefined, replaces, draft);
   }
 
   private watchdog(active: ActiveTurn, now: number): void {
-    active.turn.stage('watchdog', { stalledMs: now - this.lastProgressAt });
-    active.turn.cancel('watchdog');
-    this.active = null;
-    this.resetUtterance();
-    this.setState('listening');
+    active.turn.stage('watchdog', { stalledMs: now - this.turns.lastProgressAt });
+    this.turns.end('watchdog', active);
+    this.speech.reset();
+    this.turns.setState('listening');
   }
 
   /** A finished task is spoken at the next silence, when nothing else is said. */
   private maybeDeliverBackground(now: number): void {
-    const result = this.background?.result ?? null;
-    if (result === null || this.speculation) return;
-    if (now - this.tracker.lastVoiceAt < T.deliverAfterSilenceMs || now - this.lastAudibleAt < T.deliverAfterSilenceMs) return;
-    this.deliverBackground(result, now);
+    const result = this.answers.background?.result ?? null;
+    if (result === null || this.speech.speculation) return;
+    const { lastVoiceAt } = this.speech.tracker;
+    if (now - lastVoiceAt < T.deliverAfterSilenceMs || now - this.detector.lastAudibleAt < T.deliverAfterSilenceMs) return;
+    this.answers.deliverBackground(result, now);
   }
 }

@@ -1,4 +1,5 @@
 /** Contracts between the duplex engine and the stages, playback and UI around it. */
+import type { FactMemory } from '../memory/fact-memory';
 import type { SentenceAudio } from './heard-text';
 import type { CancelReason } from './turn';
 
@@ -7,6 +8,21 @@ export interface Clock {
   now(): number;
   /** Wall-clock date for the prompt's "current time"; optional so tests can leave it out. */
   date?(): Date;
+}
+
+export interface EngineOptions {
+  clock: Clock;
+  stages: EngineStages;
+  memory?: FactMemory;
+  timeZone?: string;
+  /** Start the ASR (and LLM) at the tentative endpoint. On by default; benches turn it off to compare. */
+  speculate?: boolean;
+  /**
+   * Put before every turn id. Each engine numbers its turns from 1, and the side panel remembers stopped turns by id
+   * across offscreen documents: the document gives its engine a prefix of its own, so a new document's turns never
+   * carry the ids of the last one's (whose stopped audio the panel drops).
+   */
+  turnIdPrefix?: string;
 }
 
 /** One entry of the conversation history the engine keeps: who spoke, and the words (as heard or as spoken). */
