@@ -4,8 +4,8 @@
  * (whole-page.ts: index build time, heap, question time, lexical recall), and the time to index a 100,000-character page
  * with an all-MiniLM-L6-v2-shaped graph on WASM here (index-time.ts); WebGPU rows come from the GPU machine.
  *   npx jiti bench/retrieval/run.ts [--threads 1,2] [--gpu a.json,b.json --gpu-host "<label>"] [--out bench/results/<name>]
- *   npx jiti bench/retrieval/run.ts --gpu-kit     writes bench/out/gpu-kit/retrieval-batches.json and
- *     bench/out/retrieval-kit/retrieval-{index.mjs,whole.json} (the whole pages, whole-page-batches.ts)
+ *   npx jiti bench/retrieval/run.ts --gpu-kit     writes bench/out/retrieval-kit/retrieval-{index.mjs,batches.json,
+ *     whole.json} (whole.json: the whole pages, whole-page-batches.ts)
  *   npx jiti bench/retrieval/run.ts --rewrite [--out <base>]   lexical recall with the question rewrite (rewrite.ts;
  *     the rewriter is a scripted stand-in, not the real LLM)
  */
@@ -59,8 +59,8 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   if (process.argv.includes('--gpu-kit')) {
-    writeFileSync('bench/out/gpu-kit/retrieval-batches.json', JSON.stringify(await tokenizedPage()));
     mkdirSync('bench/out/retrieval-kit', { recursive: true });
+    writeFileSync('bench/out/retrieval-kit/retrieval-batches.json', JSON.stringify(await tokenizedPage()));
     writeFileSync('bench/out/retrieval-kit/retrieval-whole.json', JSON.stringify(await packedWholePages()));
     execFileSync(
       'npx',
