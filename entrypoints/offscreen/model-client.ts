@@ -232,6 +232,9 @@ export class ModelWorkerClient {
         this.backend = event.device;
         if (event.llmDecode) this.llmDecode = event.llmDecode;
         break;
+      case 'llm-decode':
+        this.llmDecode = event.status;
+        break;
       case 'backend':
         this.backend = event.backend;
         this.restartOnWasm();

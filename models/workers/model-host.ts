@@ -266,8 +266,10 @@ export class ModelHost {
     if (!this.llm) return this.fail(id, 'not-ready', new Error('the language model is not loaded'));
     const controller = new AbortController();
     this.jobs.set(id, controller);
+    const llm = this.llm;
+    const decodeBefore = llm.decodeStatus.decode;
     try {
-      const { text, stats } = await this.llm.generate(messages, {
+      const { text, stats } = await llm.generate(messages, {
         signal: controller.signal,
         onDelta: (piece) => this.deps.post({ type: 'llm-delta', requestId: id, text: piece }),
         ...(tools ? { tools } : {}),
@@ -286,6 +288,8 @@ export class ModelHost {
       await this.failJob(id, 'llm-failed', err);
     } finally {
       this.jobs.delete(id);
+      // The status shows the path the next turn takes, not the one loaded (docs/llm-static-kv.md).
+      if (llm.decodeStatus.decode !== decodeBefore) this.deps.post({ type: 'llm-decode', status: llm.decodeStatus });
     }
   }
 }

@@ -107,6 +107,8 @@ export type ModelWorkerEvent =
       aborted: boolean;
     }
   | { type: 'backend'; backend: 'wasm'; reason: string }
+  /** The LLM's decode path changed after its load (a static step failed: later turns decode on the plain path). */
+  | { type: 'llm-decode'; status: LlmDecodeStatus }
   | { type: 'gpu-stats'; requestId: string; backend: 'webgpu' | 'wasm'; buffers: number; bytes: number }
   | { type: 'tunables-snapshot'; requestId: string; values: TunablesSnapshot }
   | { type: 'error'; requestId?: string; code: ModelWorkerErrorCode; message: string };

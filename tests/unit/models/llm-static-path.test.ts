@@ -6,6 +6,8 @@ import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tensor } from '@huggingface/transformers';
 import { LlmRuntime, type ChatMessage } from '../../../models/llm/llm-runtime';
+import { ModelHost } from '../../../models/workers/model-host';
+import type { ModelWorkerEvent } from '../../../models/workers/model-protocol';
 import type { OrtClasses } from '../../../models/llm/static-kv/static-decoder';
 import { llmTunables, setTunable } from '../../../core/tunables';
 import { writeLlmRepo } from '../../fixtures/models/generate';
@@ -175,6 +177,41 @@ for (const style of LFM2_EXPORTER_STYLES) {
       console.info(
         `[static path] ${style}: turn 1 ${a1.stats.newTokens} tokens (aborted), turn 2 ${a2.stats.newTokens} tokens, ${a2.stats.cachedTokens} cached`,
       );
+    });
+
+    it('a static step that fails: that turn fails, the worker posts the plain path and why, later turns decode plain', async () => {
+      const broken = await LlmRuntime.load({ device: 'cpu', warmUp: false, staticKv: 'static', ort: ORT });
+      try {
+        expect(broken.decodeStatus).toEqual({ decode: 'static' });
+        // A GPU lost mid-answer: the decoder's next step rejects.
+        const decoder = (broken as unknown as { decoder: { step: () => Promise<Float32Array> } }).decoder;
+        decoder.step = () => Promise.reject(new Error('device lost'));
+        const events: ModelWorkerEvent[] = [];
+        const host = new ModelHost({
+          ort: { env: { wasm: {} } },
+          gpu: null,
+          crossOriginIsolated: false,
+          hardwareConcurrency: 2,
+          post: (e) => events.push(e),
+        });
+        (host as unknown as { llm: LlmRuntime }).llm = broken;
+        const messages = [SYSTEM, { role: 'user' as const, content: 'Tell me a story.' }];
+        await host.handle({ type: 'llm', requestId: 'r1', messages, maxNewTokens: 12 });
+        const plain = { decode: 'plain', plainReason: 'a static decode step failed: device lost' };
+        expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['error', 'llm-decode']));
+        expect(events.find((e) => e.type === 'llm-decode')).toEqual({ type: 'llm-decode', status: plain });
+        expect(broken.decodeStatus).toEqual(plain);
+        events.length = 0;
+        const runs = countPlainRuns(broken);
+        await host.handle({ type: 'llm', requestId: 'r2', messages, maxNewTokens: 12 });
+        const done = events.find((e) => e.type === 'llm-done');
+        expect(done).toMatchObject({ requestId: 'r2', aborted: false });
+        expect(events.some((e) => e.type === 'llm-decode')).toBe(false); // unchanged: nothing to post
+        expect(runs.length).toBeGreaterThan(1); // a plain-graph run per token again
+        expect(runs.slice(1).every((n) => n === 1)).toBe(true);
+      } finally {
+        await broken.dispose();
+      }
     });
   });
 }

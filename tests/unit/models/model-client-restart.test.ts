@@ -61,3 +61,18 @@ describe('ModelWorkerClient after a GPU device loss', () => {
     await expect(failed).rejects.toThrow('bad input');
   });
 });
+
+describe('ModelWorkerClient: the LLM decode path it reports', () => {
+  it('takes the path from the load, then the change the worker posts when a static step failed', async () => {
+    FakeWorker.made = [];
+    const client = new ModelWorkerClient(() => new FakeWorker<ModelWorkerEvent>());
+    const w = made()[0]!;
+    const loaded = client.load('https://hub/', 'moonshine', ['llm']);
+    w.reply('load', { type: 'loaded', parts: ['llm'], device: 'webgpu', llmDecode: { decode: 'captured' } });
+    await loaded;
+    expect(client.llmDecode).toEqual({ decode: 'captured' });
+    const plain = { decode: 'plain' as const, plainReason: 'a static decode step failed: device lost' };
+    w.answer({ type: 'llm-decode', status: plain });
+    expect(client.llmDecode).toEqual(plain);
+  });
+});
