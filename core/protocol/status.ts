@@ -49,6 +49,8 @@ export const OffscreenStatusSchema = z.object({
       threads: z.number().int().positive(),
       reason: z.string().max(200).optional(),
       gpuRefused: z.string().max(200).optional(),
+      /** On WASM: the flow LM's caches sized to each chunk, or at the declared capacity (docs/tts.md). */
+      flowCache: z.enum(['chunk', 'declared']).optional(),
     })
     .nullable()
     .optional(),

@@ -1,4 +1,12 @@
-import { sendRequest, type AudioSink, type ClonedVoice, type Handlers, type Send, type VoiceList } from '../../core/protocol';
+import {
+  sendRequest,
+  type AudioSink,
+  type ClonedVoice,
+  type Handlers,
+  type OffscreenStatus,
+  type Send,
+  type VoiceList,
+} from '../../core/protocol';
 import type { CachedVerdict } from '../../core/tts/self-test';
 import { deserializeVoice, type VoiceStore } from '../../core/tts/voice-store';
 import { base64ToBytes, bytesToBase64, prepareVoiceImport, voiceFileName } from '../../core/tts/voice-transfer';
@@ -82,13 +90,14 @@ export class VoiceService {
   }
 
   /** Where the voice runs now, for the status line (null before the voice model is loaded). */
-  backendStatus(): { backend: 'wasm' | 'webgpu'; threads: number; reason?: string; gpuRefused?: string } | null {
+  backendStatus(): NonNullable<OffscreenStatus['tts']> | null {
     if (!this.tts.backend) return null;
     return {
       backend: this.tts.backend,
       threads: this.tts.threads ?? 1,
       ...(this.tts.backendReason ? { reason: this.tts.backendReason } : {}),
       ...(this.tts.gpuRefused ? { gpuRefused: this.tts.gpuRefused } : {}),
+      ...(this.tts.flowCache ? { flowCache: this.tts.flowCache } : {}),
     };
   }
 

@@ -153,6 +153,7 @@ export class PocketWorkerHost {
         voices: [...chosen.voices.values()].map(info),
         threads: wasmEnv?.numThreads ?? 1,
         ...(cpuReason ? { cpuReason } : {}),
+        ...(chosen.backend === 'wasm' ? { flowCache: chosen.chunkSizedCache ? ('chunk' as const) : ('declared' as const) } : {}),
       });
     } catch (e) {
       this.error('load-failed', (e as Error).message, requestId);
