@@ -1,0 +1,72 @@
+/**
+ * The room as LADSPA plugins inside the PulseAudio server (issue 50, docs/benchmarks.md "The rig's delay"): the
+ * speakers sink is the head of a chain of `module-ladspa-sink`s whose last master is the room sink, so every sample
+ * Chromium plays reaches the microphone on the server's one clock, exactly `delayS` later. The same plugins run
+ * offline through sox's `ladspa` effect (levels.ts), so the level the room is asked for is computed on the very
+ * filters it runs. swh-plugins provides them (Debian package swh-plugins).
+ */
+import type { Acoustics } from './rig';
+
+/** One stage: a mono plugin (one audio input, one output) with its input controls in port order. */
+export interface Stage {
+  /** The .so file in /usr/lib/ladspa, without the extension. */
+  plugin: string;
+  label: string;
+  controls: number[];
+}
+
+export const LADSPA_DIR = '/usr/lib/ladspa';
+// sox finds the plugins by LADSPA_PATH; the sox runs of levels.ts and the benches inherit it.
+process.env.LADSPA_PATH ??= LADSPA_DIR;
+/** The delay line's length: the longest speakers → microphone delay a room may ask for. */
+const MAX_DELAY_S = 1;
+/** The reverb's comb: its echoes' period (s), and the allpass that smears them (s). */
+const COMB_PERIOD_S = 0.037;
+const ALLPASS_DELAY_S = 0.0113;
+
+/**
+ * The stages for a room, in signal order. Reverb (0–100, as sox's reverberance) is a feedback comb (echoes every
+ * 37 ms, fed back by up to 0.7) and an allpass that diffuses them (decay up to 0.3 s): the direct sound stays the
+ * strongest part of the echo, as in a room; overdrive (sox's dB) maps onto the fast overdrive's drive level 1–3;
+ * band limits and a resonance come from the speaker's size.
+ */
+export function roomStages(a: Acoustics): Stage[] {
+  const stages: Stage[] = [{ plugin: 'delay_1898', label: 'delay_n', controls: [MAX_DELAY_S, a.delayS] }];
+  if (a.reverb > 0) {
+    const r = Math.min(100, a.reverb) / 100;
+    stages.push({ plugin: 'comb_1190', label: 'comb', controls: [1 / COMB_PERIOD_S, 0.7 * r] });
+    stages.push({ plugin: 'allpass_1895', label: 'allpass_n', controls: [0.05, ALLPASS_DELAY_S, 0.3 * r] });
+  }
+  if (a.lowCutHz) stages.push({ plugin: 'butterworth_1902', label: 'butthigh_iir', controls: [a.lowCutHz, 0.755] });
+  if (a.highCutHz) stages.push({ plugin: 'butterworth_1902', label: 'buttlow_iir', controls: [a.highCutHz, 0.755] });
+  if (a.resonance) {
+    stages.push({ plugin: 'single_para_1203', label: 'singlePara', controls: [a.resonance.db, a.resonance.hz, 1] });
+  }
+  if (a.overdrive > 0) stages.push({ plugin: 'foverdrive_1196', label: 'foverdrive', controls: [Math.min(3, 1 + a.overdrive / 10)] });
+  stages.push({ plugin: 'amp_1181', label: 'amp', controls: [a.gainDb] });
+  return stages;
+}
+
+/** The same room as sox effects (offline: levels.ts, the linear canceller bench); needs LADSPA_PATH=LADSPA_DIR. */
+export function ladspaSoxEffects(a: Acoustics): string[] {
+  return roomStages(a).flatMap((s) => ['ladspa', s.plugin, s.label, ...s.controls.map(String)]);
+}
+
+/**
+ * `pactl load-module` argument lists for the chain, the head first: the head is named `head` (the speakers), the
+ * last stage's master is `master` (the room); the stages between are `<head>-fx<i>`. Loaded in reverse order (each
+ * stage's master must exist).
+ */
+export function chainModules(a: Acoustics, head: string, master: string, rate: number): string[][] {
+  const stages = roomStages(a);
+  return stages.map((s, i) => [
+    'module-ladspa-sink',
+    `sink_name=${i === 0 ? head : `${head}-fx${i}`}`,
+    `sink_master=${i === stages.length - 1 ? master : `${head}-fx${i + 1}`}`,
+    `plugin=${s.plugin}`,
+    `label=${s.label}`,
+    `control=${s.controls.join(',')}`,
+    'channels=1',
+    `rate=${rate}`,
+  ]);
+}
