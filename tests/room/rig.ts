@@ -146,7 +146,8 @@ export async function startRig(room: Acoustics): Promise<Rig> {
       `The room tests need ${missing.join(', ')}: apt-get install -y --no-install-recommends pulseaudio pulseaudio-utils sox`,
     );
   }
-  const plugins = ROOM_PATH === 'server' ? [...new Set(roomStages({ ...room, reverb: 1, overdrive: 1 }).map((x) => x.plugin))] : [];
+  const plugins =
+    ROOM_PATH === 'server' ? [...new Set(roomStages({ ...room, reverb: 1, overdrive: 1 }).map((x) => x.plugin))] : [];
   const absent = plugins.filter((x) => !existsSync(join(LADSPA_DIR, `${x}.so`)));
   if (absent.length > 0) {
     throw new Error(

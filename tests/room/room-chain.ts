@@ -42,7 +42,8 @@ export function roomStages(a: Acoustics): Stage[] {
   if (a.resonance) {
     stages.push({ plugin: 'single_para_1203', label: 'singlePara', controls: [a.resonance.db, a.resonance.hz, 1] });
   }
-  if (a.overdrive > 0) stages.push({ plugin: 'foverdrive_1196', label: 'foverdrive', controls: [Math.min(3, 1 + a.overdrive / 10)] });
+  if (a.overdrive > 0)
+    stages.push({ plugin: 'foverdrive_1196', label: 'foverdrive', controls: [Math.min(3, 1 + a.overdrive / 10)] });
   stages.push({ plugin: 'amp_1181', label: 'amp', controls: [a.gainDb] });
   return stages;
 }
