@@ -71,3 +71,34 @@ export function chainModules(a: Acoustics, head: string, master: string, rate: n
     `rate=${rate}`,
   ]);
 }
+
+/** A room of the seeded grid: its acoustics without the gain, and the speaker level at the microphone (dB). */
+export interface GridRoom {
+  acoustics: Omit<Acoustics, 'gainDb'>;
+  levelDb: number;
+}
+
+/**
+ * `n` rooms drawn from a seed (issue 50): path delay 10–250 ms, reverb 0–80, overdrive 0–6 dB, the speakers −20…+3 dB
+ * relative to the user, and in half the rooms each a small speaker's band (high-pass 100–400 Hz, low-pass 3–8 kHz) and
+ * a box resonance (+3…+9 dB at 300 Hz–3 kHz). Not drawn: background noise and a drifting delay (the rig has neither).
+ */
+export function roomGrid(seed: number, n: number): GridRoom[] {
+  let x = seed >>> 0 || 1;
+  const rand = () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+  const between = (lo: number, hi: number, step: number) => Math.round((lo + rand() * (hi - lo)) / step) * step;
+  return Array.from({ length: n }, () => {
+    const acoustics: GridRoom['acoustics'] = {
+      delayS: between(0.01, 0.25, 0.001),
+      reverb: between(0, 80, 10),
+      overdrive: between(0, 6, 1),
+    };
+    const levelDb = between(-20, 3, 1);
+    if (rand() < 0.5) {
+      acoustics.lowCutHz = between(100, 400, 10);
+      acoustics.highCutHz = between(3000, 8000, 100);
+    }
+    if (rand() < 0.5) acoustics.resonance = { hz: between(300, 3000, 10), db: between(3, 9, 1) };
+    return { acoustics, levelDb };
+  });
+}
