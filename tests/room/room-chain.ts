@@ -20,22 +20,28 @@ export const LADSPA_DIR = '/usr/lib/ladspa';
 process.env.LADSPA_PATH ??= LADSPA_DIR;
 /** The delay line's length: the longest speakers → microphone delay a room may ask for. */
 const MAX_DELAY_S = 1;
-/** The reverb's comb: its echoes' period (s), and the allpass that smears them (s). */
-const COMB_PERIOD_S = 0.037;
-const ALLPASS_DELAY_S = 0.0113;
+/**
+ * The reverb's two allpass sections: their delays (s). Each passes the direct sound at −g and its echoes at (1 − g²),
+ * g, … times it; with g over 0.62 the direct sound stays the strongest part of the echo, as in a room (at a lower g,
+ * and with swh's comb, an echo outweighed it: the room's delay then read one echo later).
+ */
+const ALLPASS_DELAYS_S = [0.0297, 0.0371];
 
 /**
- * The stages for a room, in signal order. Reverb (0–100, as sox's reverberance) is a feedback comb (echoes every
- * 37 ms, fed back by up to 0.7) and an allpass that diffuses them (decay up to 0.3 s): the direct sound stays the
- * strongest part of the echo, as in a room; overdrive (sox's dB) maps onto the fast overdrive's drive level 1–3;
- * band limits and a resonance come from the speaker's size.
+ * The stages for a room, in signal order. Reverb (0–100, as sox's reverberance) sets the allpasses' g from 0.92 down to
+ * 0.62; overdrive (sox's dB) maps onto the fast overdrive's drive level 1–3; band limits and a resonance come from
+ * the speaker's size.
  */
 export function roomStages(a: Acoustics): Stage[] {
   const stages: Stage[] = [{ plugin: 'delay_1898', label: 'delay_n', controls: [MAX_DELAY_S, a.delayS] }];
   if (a.reverb > 0) {
-    const r = Math.min(100, a.reverb) / 100;
-    stages.push({ plugin: 'comb_1190', label: 'comb', controls: [1 / COMB_PERIOD_S, 0.7 * r] });
-    stages.push({ plugin: 'allpass_1895', label: 'allpass_n', controls: [0.05, ALLPASS_DELAY_S, 0.3 * r] });
+    // More reverb: more of the energy in the echoes (1 − g² per section), and a shorter tail (60 dB in 0.4–2.5 s).
+    const g = 0.92 - 0.3 * (Math.min(100, a.reverb) / 100);
+    for (const d of ALLPASS_DELAYS_S) {
+      // The plugin takes the time the echoes need to fall 60 dB: g per delay.
+      const decayS = (-3 * d) / Math.log10(g);
+      stages.push({ plugin: 'allpass_1895', label: 'allpass_n', controls: [0.05, d, Number(decayS.toFixed(4))] });
+    }
   }
   if (a.lowCutHz) stages.push({ plugin: 'butterworth_1902', label: 'butthigh_iir', controls: [a.lowCutHz, 0.755] });
   if (a.highCutHz) stages.push({ plugin: 'butterworth_1902', label: 'buttlow_iir', controls: [a.highCutHz, 0.755] });
