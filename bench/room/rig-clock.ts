@@ -15,7 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RIG_RATE, ROOM_PATH, startRig, type Acoustics } from '../../tests/room/rig';
-import { MAX_LAG_MS, probe, windowLags } from './clock-lag';
+import { MAX_LAG_MS, probe, windowLags } from '../../tests/room/clock-lag';
 import { quantile } from './report';
 
 const arg = (name: string, fallback: string) => {
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
       seconds: SECONDS,
       stressNgCpu: LOAD,
       load1: { min: Math.min(...loads), max: Math.max(...loads) },
-      roomDelayMsAtStart: Math.round(rig.roomDelayMs * 10) / 10,
+      roomDelayMsAtStart: Math.round(rig.roomDelayMs * 10) / 10, // the rig's own measure: tones (pipes), the probe (server)
       windows: rows.length,
       found: lags.length,
       lagMs: { p10: q(0.1), p50: q(0.5), p90: q(0.9), min: Math.min(...lags), max: Math.max(...lags) },

@@ -7,10 +7,11 @@
  * process chain between two null sinks). Everything runs at 48 kHz mono.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MAX_LAG_MS, probe, windowLags } from './clock-lag';
 import { chainModules, LADSPA_DIR, ladspaSoxEffects, roomStages } from './room-chain';
 
 export const RIG_RATE = 48_000;
@@ -252,7 +253,10 @@ export async function startRig(room: Acoustics): Promise<Rig> {
       return null;
     });
   }
-  const { startLatencyMs: startLatency, roomDelayMs } = measured;
+  const { startLatencyMs: startLatency } = measured;
+  // On the server's clock the two tones' paplays still start apart (a 200 ms room read 472 ms under load): the room's
+  // delay is taken from a probe played into the speakers alone, both monitors recorded (clock-lag.ts).
+  const roomDelayMs = ROOM_PATH === 'server' ? await probeDelay(env) : measured.roomDelayMs;
   if (process.env.ROOM_VERBOSE) console.error(`[room] speakers → microphone ${roomDelayMs.toFixed(0)} ms`);
 
   return {
@@ -316,6 +320,29 @@ function swapChain(env: NodeJS.ProcessEnv, ids: string[], a: Acoustics): string[
   for (const id of inputs) pactl(env, 'move-sink-input', id, 'speakers');
   for (const id of outputs) pactl(env, 'move-source-output', id, 'speakers.monitor');
   return next;
+}
+
+/** The speakers → microphone lag (ms) of the room, median over the windows of a 3.5 s probe. */
+async function probeDelay(env: NodeJS.ProcessEnv): Promise<number> {
+  const file = join(tmpdir(), `sidetalk-room-probe-${process.pid}.f32`);
+  writeFileSync(file, probe(3.5));
+  const speakers = new Recording(env, 'speakers.monitor');
+  const mic = new Recording(env, 'room.monitor');
+  await sleep(300);
+  const play = spawn('pacat', ['-d', 'speakers', '--playback', ...RAW.slice(0, -1), file], { env, stdio: 'ignore' });
+  await new Promise((r) => play.once('exit', r));
+  await sleep(MAX_LAG_MS + 300);
+  speakers.stop();
+  mic.stop();
+  rmSync(file, { force: true });
+  const start = Math.max(speakers.startedAt, mic.startedAt);
+  const from = (rec: Recording) => rec.samples().subarray(Math.round(((start - rec.startedAt) / 1000) * RIG_RATE));
+  const lags = windowLags(from(speakers), from(mic))
+    .map((w) => w.lagMs)
+    .filter((v): v is number => v !== null)
+    .sort((a, b) => a - b);
+  if (lags.length === 0) throw new Error('the rig did not hear its probe through the room');
+  return lags[Math.floor(lags.length / 2)]!;
 }
 
 /** A 30 ms sine tone at half scale, a WAV at the rig's rate (the rig's delay measurement, bench/room/rig-latency.ts). */

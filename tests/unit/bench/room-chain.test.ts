@@ -1,6 +1,6 @@
 /**
  * The room rig's in-server room (tests/room/room-chain.ts) and the lag estimator of its clock bench
- * (bench/room/clock-lag.ts). The plugins run offline through sox's ladspa effect, as levels.ts runs them: the room
+ * (tests/room/clock-lag.ts). The plugins run offline through sox's ladspa effect, as levels.ts runs them: the room
  * test's level check relies on the offline chain being the one the server runs.
  */
 import { execFileSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { probe, windowLags } from '../../../bench/room/clock-lag';
+import { probe, windowLags } from '../../room/clock-lag';
 import { chainModules, ladspaSoxEffects, roomStages } from '../../room/room-chain';
 import type { Acoustics } from '../../room/rig';
 
