@@ -6,9 +6,10 @@
  *
  *   [ROOM_PATH=pipes] npx jiti bench/room/rig-clock.ts [--seconds 120] [--load 2] [--delay 0.04] [--reverb 0] [--out f.json]
  *
- * `--load N` runs `stress-ng --cpu N` meanwhile (the box's other work comes on top: the 1-min load is reported).
- * The lag's absolute value carries the two recordings' start offset (their wall-clock placement, a few ms); the
- * rig's own tone measurement (`roomDelayMs`, one recording) is printed beside it. No room test runs here, so no lock.
+ * `--load N` runs `stress-ng --cpu N` meanwhile (apt package stress-ng; the box's other work comes on top: the 1-min
+ * load is reported). The lag's absolute value carries the two recordings' wall-clock placement (±5 ms); the rig's own
+ * measurement at start (`roomDelayMs`: two tones in one recording on the pipes path, this probe on the server path)
+ * is printed beside it. No browser runs here, so no lock.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
