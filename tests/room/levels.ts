@@ -49,9 +49,12 @@ export function roomGains(a: Omit<Acoustics, 'gainDb'>): { activeDb: number; ene
     '-r',
     String(RIG_RATE),
     out,
+    // At the level the panel plays it: the overdrive's gain depends on the level it is driven at.
+    'vol',
+    String(10 ** (PANEL_GAIN_DB / 20)),
     ...roomEffects({ ...a, gainDb: 0 }),
   ]);
-  const dry = upsample(assistantSpeech());
+  const dry = upsample(assistantSpeech()).map((x) => x * 10 ** (PANEL_GAIN_DB / 20));
   const wet = readF32(out);
   return { activeDb: db(activeRms(wet)) - db(activeRms(dry)), energyDb: energyDb(wet) - energyDb(dry) };
 }

@@ -61,6 +61,15 @@ describe('the in-server room', () => {
   });
 });
 
+describe('the in-server room, offline as the level check runs it', () => {
+  it("keeps a long signal's energy through the reverb (allpass sections are lossless)", () => {
+    const noise = probe(4); // 8192-sample blocks in sox: a plugin's buffer shorter than that loses energy
+    const y = throughRoom(noise, { delayS: 0.04, reverb: 50, overdrive: 0, gainDb: 0 });
+    const energy = (s: Float32Array) => s.reduce((a, v) => a + v * v, 0);
+    expect(Math.abs(10 * Math.log10(energy(y) / energy(noise)))).toBeLessThan(1);
+  });
+});
+
 describe("the rig clock bench's lag estimator", () => {
   it('finds a fixed lag in every window, and a lag that moves where it moved', () => {
     const p = probe(8);
