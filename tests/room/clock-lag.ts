@@ -2,7 +2,7 @@
  * The speakers → microphone lag of the room rig, window by window (bench/room/rig-clock.ts, and the rig's own measurement at start): a seeded probe, and the
  * lag per 1 s window found on 1 ms envelopes, then on the samples within ±2 ms of it.
  */
-import { RIG_RATE } from './rig';
+import { RIG_RATE } from './recording';
 
 const WINDOW_MS = 1000;
 export const MAX_LAG_MS = 1500;

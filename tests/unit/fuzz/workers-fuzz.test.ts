@@ -13,10 +13,11 @@ import {
   type VisionWorkerReply,
 } from '../../../models/vision/vision-protocol';
 import { createVisionWorkerHandler } from '../../../models/vision/vision-worker-handler';
-import { ModelWorkerRequestSchema, type ModelWorkerEvent } from '../../../models/workers/model-protocol';
+import { ModelWorkerRequestSchema } from '../../../models/workers/model-protocol';
 import { buildPocketBundle } from '../../fixtures/pocket/generate';
 import { NODE_SESSION_OPTIONS, ort } from '../tts/helpers';
 import { arbitrary, hostileInputs, mutate, Rng } from './arbitrary';
+import { hostWithEvents } from '../helpers/model-host';
 
 const consent = { statement: 'This is my voice, or I have the speaker’s explicit permission.', acceptedAt: 1_700_000_000_000 };
 
@@ -31,15 +32,7 @@ async function settle<T>(work: Promise<T>, label: string): Promise<T> {
 describe('model worker (ModelHost) under fuzz', () => {
   it('answers every bad message with a typed error and never rejects', async () => {
     // No GPU, no network: 'init' is fuzzed through the schema only (a real init would build an ORT runtime).
-    const { ModelHost } = await import('../../../models/workers/model-host');
-    const events: ModelWorkerEvent[] = [];
-    const host = new ModelHost({
-      ort: { env: { wasm: {} } },
-      gpu: null,
-      crossOriginIsolated: false,
-      hardwareConcurrency: 2,
-      post: (e) => events.push(e),
-    });
+    const { host, events } = hostWithEvents();
     const rng = new Rng(0x5bee);
     const valid = [
       { type: 'load', requestId: 'load-1', remoteHost: 'http://127.0.0.1:9/', asrFamily: 'moonshine', parts: ['asr', 'llm'] },

@@ -6,14 +6,13 @@ import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tensor } from '@huggingface/transformers';
 import { LlmRuntime, type ChatMessage } from '../../../models/llm/llm-runtime';
-import { ModelHost } from '../../../models/workers/model-host';
-import type { ModelWorkerEvent } from '../../../models/workers/model-protocol';
 import type { OrtClasses } from '../../../models/llm/static-kv/static-decoder';
 import { llmTunables, setTunable } from '../../../core/tunables';
 import { writeLlmRepo } from '../../fixtures/models/generate';
 import { buildLfm2ExporterGraph, LFM2_EXPORTER_STYLES } from '../../../bench/stages/lfm2-exporter-graphs';
 import { LFM2_TINY } from '../../../bench/stages/llm-graph';
 import { serveFixtureRepos, startFixtureHub } from './hub-env';
+import { hostWithEvents } from '../helpers/model-host';
 
 const ORT = ort as unknown as OrtClasses;
 const SYSTEM: ChatMessage = { role: 'system', content: 'You are Sidetalk.' };
@@ -186,14 +185,7 @@ for (const style of LFM2_EXPORTER_STYLES) {
         // A GPU lost mid-answer: the decoder's next step rejects.
         const decoder = (broken as unknown as { decoder: { step: () => Promise<Float32Array> } }).decoder;
         decoder.step = () => Promise.reject(new Error('device lost'));
-        const events: ModelWorkerEvent[] = [];
-        const host = new ModelHost({
-          ort: { env: { wasm: {} } },
-          gpu: null,
-          crossOriginIsolated: false,
-          hardwareConcurrency: 2,
-          post: (e) => events.push(e),
-        });
+        const { host, events } = hostWithEvents();
         (host as unknown as { llm: LlmRuntime }).llm = broken;
         const messages = [SYSTEM, { role: 'user' as const, content: 'Tell me a story.' }];
         await host.handle({ type: 'llm', requestId: 'r1', messages, maxNewTokens: 12 });

@@ -19,6 +19,7 @@ import { TtsClient } from '../../../entrypoints/offscreen/tts-client';
 import type { ModelWorkerEvent } from '../../../models/workers/model-protocol';
 import type { TtsWorkerEvent } from '../../../models/tts/pocket/protocol';
 import { FakeWorker } from '../helpers/fake-worker';
+import { hostWithEvents } from '../helpers/model-host';
 
 afterEach(() => resetTunables());
 
@@ -150,15 +151,7 @@ describe('the offscreen document forwards tunables to its workers', () => {
 
 describe('the workers apply what the offscreen document sends', () => {
   it('model worker: applies, answers its live values, reports a refusal as a typed error', async () => {
-    const { ModelHost } = await import('../../../models/workers/model-host');
-    const events: ModelWorkerEvent[] = [];
-    const host = new ModelHost({
-      ort: { env: { wasm: {} } },
-      gpu: null,
-      crossOriginIsolated: false,
-      hardwareConcurrency: 2,
-      post: (e) => events.push(e),
-    });
+    const { host, events } = hostWithEvents();
     await host.handle({ type: 'tunables', overrides: { 'llm.maxNewTokens': 32, 'vision.scoreThreshold': 0.3 } });
     expect([llmTunables.maxNewTokens, events]).toEqual([32, []]);
     await host.handle({ type: 'tunables-snapshot', requestId: 's1' });
