@@ -78,7 +78,16 @@ function stats(values: number[]): { n: number; p50: number | null; p90: number |
 }
 
 type Reply<T> = { ok: true; data: T } | { ok: false; error: unknown };
-type LlmProbe = { backend: string; error: string | null; firstPieceMs: number | null; pieceAtMs: number[]; totalMs: number };
+type LlmProbe = {
+  backend: string;
+  error: string | null;
+  firstPieceMs: number | null;
+  pieceAtMs: number[];
+  totalMs: number;
+  sample: string;
+};
+/** A question as long as the probe takes (2000 characters): its first piece is a long prefill, as a turn's prompt is. */
+const LONG_QUESTION = 'Please tell me, in a few words, what you think of the sea and the mountains today. '.repeat(24).slice(0, 1990);
 type AsrProbe = { backend: string; error: string | null; text: string | null; ms: number };
 
 /**
@@ -88,7 +97,7 @@ type AsrProbe = { backend: string; error: string | null; text: string | null; ms
  */
 async function modelProbes(panel: Page) {
   const llm: LlmProbe[] = [];
-  for (const [question] of MIC_SCRIPT.slice(0, 3)) {
+  for (const question of [...MIC_SCRIPT.slice(0, 3).map(([q]) => q), LONG_QUESTION]) {
     const r = await sendFromPage<Reply<LlmProbe>>(panel, request('debug/llm-probe', 'offscreen', { question }));
     if (!r.ok) throw new Error(`debug/llm-probe: ${JSON.stringify(r.error)}`);
     llm.push(r.data);
@@ -112,10 +121,22 @@ async function modelProbes(panel: Page) {
         50,
       ),
     ),
+    llmQuestionChars: [...MIC_SCRIPT.slice(0, 3).map(([q]) => q.length), LONG_QUESTION.length],
+    llmSamples: llm.map((p) => p.sample.slice(0, 60)),
     asrMs: asr.map((p) => p.ms),
     asrErrors: asr.map((p) => p.error).filter(Boolean),
   };
   return { summary, llm, asr, ttsVerdicts: verdicts.ok ? verdicts.data : verdicts.error };
+}
+
+/**
+ * What the turns asked of the LLM and what it wrote (the test build's `debug/llm-log`): per call, the prompt's length in
+ * characters (this hub's tokenizer is one token a character for English text) and the answer's first characters.
+ */
+async function llmLogSummary(panel: Page) {
+  const r = await sendFromPage<Reply<{ source: string; prompt: string; text: string }[]>>(panel, request('debug/llm-log', 'offscreen'));
+  if (!r.ok) throw new Error(`debug/llm-log: ${JSON.stringify(r.error)}`);
+  return r.data.map((e) => ({ source: e.source, promptChars: e.prompt.length, textChars: e.text.length, text: e.text.slice(0, 60) }));
 }
 
 async function main(): Promise<void> {
@@ -233,6 +254,8 @@ async function main(): Promise<void> {
     // The models alone, once listening has stopped (the probes need the conversation the turns started).
     const probes = await modelProbes(panel).catch((e: unknown) => ({ summary: { error: String(e) }, ttsVerdicts: null }));
     console.error(`probes: ${JSON.stringify(probes.summary)}`);
+    const llmLog = await llmLogSummary(panel).catch((e: unknown) => ({ error: String(e) }));
+    console.error(`llm log: ${JSON.stringify(llmLog).slice(0, 1200)}`);
     const memoryAfter = gpuMemoryMiB();
     const statsAfter = await gpuStats();
     const statusAfter = await sendFromPage<{ ok: boolean; data?: unknown }>(panel, request('status/get', 'background'));
@@ -262,6 +285,7 @@ async function main(): Promise<void> {
       statusAfter: statusAfter.data,
       modelWorker: { afterLoad: statsLoaded, afterTurns: statsAfter },
       probes,
+      llmLog,
       models: hub.models,
       phases,
       tunables: SETS,

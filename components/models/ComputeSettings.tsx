@@ -12,9 +12,10 @@ interface Props {
 
 /** One short line: the decode path, and why the plain one when it is (docs/llm-static-kv.md, "Fallback"). */
 export function llmDecodeLine(llm: NonNullable<OffscreenStatus['llm']>): string {
+  const fault = llm.plainFault ? ` The standard path gave wrong tokens on this GPU (${llm.plainFault}).` : '';
   if (llm.decode === 'captured')
-    return 'The language model decodes through a recorded GPU graph, replayed once per token (graph capture).';
-  if (llm.decode === 'static') return 'The language model decodes on its fixed-size cache, without graph capture.';
+    return `The language model decodes through a recorded GPU graph, replayed once per token (graph capture).${fault}`;
+  if (llm.decode === 'static') return `The language model decodes on its fixed-size cache, without graph capture.${fault}`;
   return `The language model decodes on the standard path${llm.plainReason ? `: ${llm.plainReason}` : ''}.`;
 }
 

@@ -22,6 +22,7 @@ export type GpuInfo = z.infer<typeof GpuInfoSchema>;
 export const LlmDecodeStatusSchema = z.object({
   decode: z.enum(['captured', 'static', 'plain']),
   plainReason: z.string().max(240).optional(),
+  plainFault: z.string().max(240).optional(),
 });
 export type LlmDecodeStatus = z.infer<typeof LlmDecodeStatusSchema>;
 

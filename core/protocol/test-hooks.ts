@@ -92,6 +92,8 @@ export function testHookRequests() {
         /** Every piece after the request, in ms since it (a piece is one token or a few). */
         pieceAtMs: z.array(z.number()),
         totalMs: z.number(),
+        /** The answer's first characters, special tokens included: whether the device computes words or garbage. */
+        sample: z.string().max(160),
       }),
     },
     /** Fault injection for reliability tests; refused unless the user turned the debug panel on. */

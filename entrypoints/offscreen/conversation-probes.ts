@@ -20,6 +20,7 @@ export interface LlmProbeResult {
   firstPieceMs: number | null;
   pieceAtMs: number[];
   totalMs: number;
+  sample: string;
 }
 
 export interface ConversationProbeDeps {
@@ -85,10 +86,13 @@ export class ConversationProbes {
     await this.deps.ready();
     const t0 = performance.now();
     const pieceAtMs: number[] = [];
+    let sample = '';
     let error: string | null = null;
     try {
-      for await (const piece of this.deps.models.generate([{ role: 'user', content: question }], AbortSignal.timeout(120_000)))
+      for await (const piece of this.deps.models.generate([{ role: 'user', content: question }], AbortSignal.timeout(120_000))) {
         if (piece.length > 0) pieceAtMs.push(Math.round((performance.now() - t0) * 10) / 10);
+        if (sample.length < 160) sample = (sample + piece).slice(0, 160);
+      }
     } catch (err) {
       error = err instanceof Error ? err.message : String(err);
     }
@@ -99,6 +103,7 @@ export class ConversationProbes {
       pieceAtMs,
       // The pieces' precision: rounded coarser, the total could read before the last piece.
       totalMs: Math.round((performance.now() - t0) * 10) / 10,
+      sample,
     };
   }
 

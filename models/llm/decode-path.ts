@@ -14,6 +14,11 @@ export interface DecodeStatus {
   decode: DecodeMode;
   /** Why the plain path is used (absent otherwise). */
   plainReason?: string;
+  /**
+   * The plain path's own decode steps disagreed with a full recompute on this device at load while the static path
+   * agreed (docs/llm-static-kv.md, "Fallback"): replies decode only on the static path here.
+   */
+  plainFault?: string;
 }
 
 /**

@@ -229,7 +229,12 @@ export class LlmRuntime {
     const decoder = this.decoder;
     this.decoder = null;
     const message = error instanceof Error ? error.message : String(error);
-    this.status = { decode: 'plain', plainReason: `a static decode step failed: ${message.slice(0, 160)}` };
+    const { plainFault } = this.status;
+    this.status = {
+      decode: 'plain',
+      plainReason: `a static decode step failed: ${message.slice(0, 160)}`,
+      ...(plainFault ? { plainFault } : {}),
+    };
     await decoder?.release().catch(() => undefined);
   }
 

@@ -62,10 +62,21 @@ export async function openStaticPath(i: StaticPathInput): Promise<StaticPath> {
   if (!opened.decoder) return plain(opened.reason);
   const decoder = opened.decoder;
   try {
-    const check = await checkOnPrompt(i.model, ort, decoder, i.checkPrompt);
+    const { first, ...check } = await checkOnPrompt(i.model, ort, decoder, i.checkPrompt);
     if (check.ok) return { decoder, status: { decode: decoder.mode }, check };
+    let reason = check.reason;
+    if (check.mismatch) {
+      // Which of the two is wrong: a full recompute of each step (prefill only, no cache carried between steps).
+      const { step, plainToken, staticTokens } = check.mismatch;
+      const wrongAt = await firstRecomputeMismatch(i.model, [...i.checkPrompt, first], staticTokens);
+      if (wrongAt === null) {
+        const plainFault = `load-time check step ${step + 1}: plain token ${plainToken}, recomputed ${staticTokens[step]}`;
+        return { decoder, status: { decode: decoder.mode, plainFault }, check };
+      }
+      reason += `; a full recompute disagreed with the static path at step ${wrongAt + 1}`;
+    }
     await decoder.release();
-    return plain(`the load-time check differed (${check.reason})`, check);
+    return plain(`the load-time check differed (${reason})`, check);
   } catch (e) {
     await decoder.release().catch(() => undefined);
     return plain(`the load-time check failed: ${(e instanceof Error ? e.message : String(e)).slice(0, 160)}`);
@@ -87,7 +98,7 @@ async function checkOnPrompt(model: PreTrainedModel, ort: OrtClasses, decoder: S
     })) as Tensor;
     const first = Number((out.tolist() as bigint[][])[0]!.at(-1)!);
     const plainSession = (model as unknown as { sessions: Record<string, OrtSession> }).sessions.model!;
-    return await checkStaticDecoder({
+    const result = await checkStaticDecoder({
       ort,
       plain: plainSession,
       decoder,
@@ -97,7 +108,35 @@ async function checkOnPrompt(model: PreTrainedModel, ort: OrtClasses, decoder: S
       steps: llmTunables.staticKvGuardSteps,
       maxRelDiff: llmTunables.staticKvGuardMaxRelDiff,
     });
+    return { ...result, first };
   } finally {
     await cache.dispose();
   }
+}
+
+/** The greedy next token of `ids` from a prefill alone (a fresh cache, discarded). */
+async function greedyByPrefill(model: PreTrainedModel, ids: number[]): Promise<number> {
+  const cache = new DynamicCache();
+  try {
+    const out = (await model.generate({
+      input_ids: new Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]),
+      attention_mask: new Tensor('int64', new BigInt64Array(ids.length).fill(1n), [1, ids.length]),
+      past_key_values: cache,
+      max_new_tokens: 1,
+      do_sample: false,
+    })) as Tensor;
+    return Number((out.tolist() as bigint[][])[0]!.at(-1)!);
+  } finally {
+    await cache.dispose();
+  }
+}
+
+/**
+ * The first step whose token `tokens[t]` is not what a prefill of `prefix + tokens[0..t)` picks, or null when every
+ * step agrees: the reference that needs neither decode path's cache handling.
+ */
+async function firstRecomputeMismatch(model: PreTrainedModel, prefix: number[], tokens: number[]): Promise<number | null> {
+  for (let t = 0; t < tokens.length; t++)
+    if ((await greedyByPrefill(model, [...prefix, ...tokens.slice(0, t)])) !== tokens[t]) return t;
+  return null;
 }

@@ -21,7 +21,14 @@ export interface GuardInput {
 
 export type GuardResult =
   | { ok: true; tokens: number[]; maxAbsDiff: number; relDiff: number }
-  | { ok: false; reason: string; maxAbsDiff: number; relDiff: number };
+  | { ok: false; reason: string; maxAbsDiff: number; relDiff: number; mismatch?: TokenMismatch };
+
+/** The first step whose greedy tokens differ, and the static path's greedy token at every step (for a recompute). */
+export interface TokenMismatch {
+  step: number;
+  plainToken: number;
+  staticTokens: number[];
+}
 
 /** Free-running greedy steps of the plain graph from `cache` (tensors it creates on the GPU are disposed). */
 async function plainSteps(ort: OrtClasses, plain: OrtSession, cache: Readonly<Feeds>, first: number, pos: number, steps: number) {
@@ -79,7 +86,9 @@ export async function checkStaticDecoder(g: GuardInput): Promise<GuardResult> {
     const [ta, tb] = [argmaxOf(x), argmaxOf(y)];
     if (ta !== tb || !Number.isFinite(maxAbsDiff)) {
       const relDiff = maxAbsDiff / Math.max(scale, 1e-6);
-      return { ok: false, reason: `step ${t + 1}: token ${tb}, plain ${ta}`, maxAbsDiff, relDiff };
+      const reason = `step ${t + 1}: token ${tb}, plain ${ta}`;
+      if (ta === tb) return { ok: false, reason, maxAbsDiff, relDiff };
+      return { ok: false, reason, maxAbsDiff, relDiff, mismatch: { step: t, plainToken: ta, staticTokens: b.map(argmaxOf) } };
     }
     tokens.push(ta);
   }

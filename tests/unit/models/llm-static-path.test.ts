@@ -178,6 +178,60 @@ for (const style of LFM2_EXPORTER_STYLES) {
       );
     });
 
+    /**
+     * A device where one path's decode steps give wrong logits (seen in Chromium on a real GPU: the plain path's first
+     * step picked token 0 while the static one picked what Node + Vulkan picked). The load-time check then asks a full
+     * recompute (prefill only) which path is right. Here the fault is made by zeroing the logits of one session's
+     * single-token runs during the load: the plain graph's (its past is shorter than the capacity) or the static one's.
+     */
+    async function loadWithFaultyDecode(faulty: 'plain' | 'static'): Promise<LlmRuntime> {
+      const proto = (ort.InferenceSession as unknown as { prototype: unknown }).prototype as { run: (...a: unknown[]) => Promise<Record<string, ort.Tensor>> };
+      const run = proto.run;
+      proto.run = async function (this: unknown, ...args: unknown[]) {
+        const feeds = args[0] as Record<string, ort.Tensor>;
+        const out = await run.apply(this, args);
+        const past = Object.entries(feeds).find(([k]) => k.startsWith('past_key_values.'))?.[1];
+        const single = feeds.input_ids?.dims[1] === 1 && past !== undefined;
+        const isStatic = past?.dims[2] === llmTunables.contextTokenBudget;
+        if (single && out.logits && isStatic === (faulty === 'static'))
+          return { ...out, logits: new ort.Tensor('float32', new Float32Array(out.logits.size), out.logits.dims) };
+        return out;
+      };
+      try {
+        return await LlmRuntime.load({ device: 'cpu', warmUp: false, staticKv: 'static', ort: ORT });
+      } finally {
+        proto.run = run;
+      }
+    }
+
+    it('plain decode steps wrong on this device: the recompute sides with the static path, which answers as it should', async () => {
+      const sided = await loadWithFaultyDecode('plain');
+      try {
+        expect(sided.decodeStatus.decode).toBe('static');
+        expect(sided.decodeStatus.plainFault).toMatch(/^load-time check step 1: plain token 0, recomputed \d+$/);
+        await stat.resetCache();
+        const messages = [SYSTEM, { role: 'user' as const, content: 'Question number 2?' }];
+        const [want, got] = [await stat.generate(messages, { maxNewTokens: 12 }), await sided.generate(messages, { maxNewTokens: 12 })];
+        expect(got.text).toBe(want.text);
+        expect(got.stats).toEqual(want.stats);
+      } finally {
+        await sided.dispose();
+      }
+    });
+
+    it('static decode steps wrong: the recompute sides with the plain path, which the product keeps, saying why', async () => {
+      const kept = await loadWithFaultyDecode('static');
+      try {
+        expect(kept.decodeStatus.decode).toBe('plain');
+        expect(kept.decodeStatus.plainFault).toBeUndefined();
+        expect(kept.decodeStatus.plainReason).toMatch(
+          /^the load-time check differed \(step 1: token 0, plain \d+; a full recompute disagreed with the static path at step 1\)$/,
+        );
+      } finally {
+        await kept.dispose();
+      }
+    });
+
     it('a static step that fails: that turn fails, the worker posts the plain path and why, later turns decode plain', async () => {
       const broken = await LlmRuntime.load({ device: 'cpu', warmUp: false, staticKv: 'static', ort: ORT });
       try {
