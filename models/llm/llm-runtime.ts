@@ -211,6 +211,7 @@ export class LlmRuntime {
           repetitionPenalty: llmTunables.repetitionPenalty,
           streamer,
           ...(options.signal ? { signal: options.signal } : {}),
+          ...(this.status.plainFault ? { firstOnStatic: true } : {}),
         });
       } else sequence = await this.generatePlain(inputs, cache, maxNewTokens, streamer, options.signal);
     } catch (error) {

@@ -30,6 +30,11 @@ export interface StaticTurn {
   repetitionPenalty: number;
   streamer: TextStreamer;
   signal?: AbortSignal;
+  /**
+   * Take the first token from a static step as well (the plain session's logits are wrong on this device, its cache is
+   * not: the status's plainFault): the plain graph prefills all but the prompt's last token, whose step is static.
+   */
+  firstOnStatic?: boolean;
 }
 
 /** The cache's tensors as onnxruntime tensors. */
@@ -50,6 +55,18 @@ function wrap(feeds: Feeds): Record<string, Tensor> {
   return out;
 }
 
+/** The plain graph's prefill of the prompt's first `length` tokens into `cache` (the token it picks is not used). */
+async function prefill(model: PreTrainedModel, inputs: StaticTurn['inputs'], length: number, cache: Cache, kwargs: object) {
+  const head = (t: Tensor) => new Tensor('int64', (t.data as BigInt64Array).slice(0, length), [1, length]);
+  await model.generate({
+    input_ids: head(inputs.input_ids),
+    attention_mask: head(inputs.attention_mask),
+    past_key_values: cache,
+    ...kwargs,
+    max_new_tokens: 1,
+  });
+}
+
 /** Returns prompt + generated ids, as generate() does; `cache` covers all but the last id afterwards. */
 export async function generateStatic(turn: StaticTurn): Promise<number[]> {
   const { model, decoder, streamer } = turn;
@@ -60,31 +77,42 @@ export async function generateStatic(turn: StaticTurn): Promise<number[]> {
   const processors = internals._get_logits_processor(config, turn.promptIds.length, null);
   const criteria = internals._get_stopping_criteria(config, turn.signal ? [new AbortSignalCriteria(turn.signal)] : null);
 
-  // The prefill and the first token, through the plain graph (no streamer: its end() would flush a partial word).
-  const first = (await model.generate({
-    ...turn.inputs,
-    past_key_values: turn.cache,
-    ...kwargs,
-    max_new_tokens: 1,
-  })) as Tensor;
-  const all: bigint[][] = [(first.tolist() as bigint[][])[0]!];
-  let token = all[0]!.at(-1)!;
+  const step = async (token: bigint, pos: number): Promise<bigint> => {
+    const logits = await decoder.step(Number(token), pos);
+    const scores = processors(all, new Tensor('float32', logits, [1, logits.length]));
+    return BigInt(argmaxOf(scores.data as Float32Array));
+  };
+  const all: bigint[][] = [turn.promptIds.map(BigInt)];
+  let token: bigint;
+  let pos: number;
+  if (turn.firstOnStatic) {
+    const head = turn.promptIds.length - 1;
+    if (turn.cache.get_seq_length() < head) await prefill(model, turn.inputs, head, turn.cache, kwargs);
+    pos = turn.cache.get_seq_length();
+    await decoder.load(cacheFeeds(turn.cache), pos);
+    token = await step(all[0]!.at(-1)!, pos);
+    pos += 1;
+  } else {
+    // The prefill and the first token, through the plain graph (no streamer: its end() would flush a partial word).
+    const first = (await model.generate({ ...turn.inputs, past_key_values: turn.cache, ...kwargs, max_new_tokens: 1 })) as Tensor;
+    token = (first.tolist() as bigint[][])[0]!.at(-1)!;
+    pos = turn.cache.get_seq_length();
+  }
+  all[0]!.push(token);
   streamer.put([turn.promptIds.map(BigInt)]);
   streamer.put([[token]]);
-  let pos = turn.cache.get_seq_length();
   if (!criteria(all).every(Boolean)) {
-    await decoder.load(cacheFeeds(turn.cache), pos);
+    if (!turn.firstOnStatic) await decoder.load(cacheFeeds(turn.cache), pos);
     for (;;) {
-      const logits = await decoder.step(Number(token), pos);
+      token = await step(token, pos);
       pos += 1;
-      const scores = processors(all, new Tensor('float32', logits, [1, logits.length]));
-      token = BigInt(argmaxOf(scores.data as Float32Array));
       all[0]!.push(token);
       streamer.put([[token]]);
       if (criteria(all).every(Boolean)) break;
     }
-    turn.cache.update(wrap(await decoder.exportCache(pos)));
   }
+  // The static buffers hold every position fed so far; the cache goes back in the plain layout for the next turn.
+  if (pos > turn.cache.get_seq_length()) turn.cache.update(wrap(await decoder.exportCache(pos)));
   streamer.end();
   return all[0]!.map(Number);
 }

@@ -65,16 +65,22 @@ export async function openStaticPath(i: StaticPathInput): Promise<StaticPath> {
     const { first, ...check } = await checkOnPrompt(i.model, ort, decoder, i.checkPrompt);
     if (check.ok) return { decoder, status: { decode: decoder.mode }, check };
     let reason = check.reason;
-    if (check.mismatch) {
+    const m = check.mismatch;
+    if (m?.plainDegenerate && !m.staticDegenerate) {
+      // Logits all equal or not finite: no model computes that, so the plain session is what fails on this device.
+      const plainFault = `its logits were all equal or not finite at load-time check step ${m.step + 1}`;
+      return { decoder, status: { decode: decoder.mode, plainFault }, check };
+    }
+    if (m && !m.staticDegenerate) {
       // Which of the two is wrong: a full recompute of each step (prefill only, no cache carried between steps).
-      const { step, plainToken, staticTokens } = check.mismatch;
-      const wrongAt = await firstRecomputeMismatch(i.model, [...i.checkPrompt, first], staticTokens);
+      const wrongAt = await firstRecomputeMismatch(i.model, [...i.checkPrompt, first], m.staticTokens);
       if (wrongAt === null) {
-        const plainFault = `load-time check step ${step + 1}: plain token ${plainToken}, recomputed ${staticTokens[step]}`;
+        const plainFault = `load-time check step ${m.step + 1}: plain token ${m.plainToken}, recomputed ${m.staticTokens[m.step]}`;
         return { decoder, status: { decode: decoder.mode, plainFault }, check };
       }
       reason += `; a full recompute disagreed with the static path at step ${wrongAt + 1}`;
     }
+    if (m?.staticDegenerate) reason += '; the static logits were all equal or not finite';
     await decoder.release();
     return plain(`the load-time check differed (${reason})`, check);
   } catch (e) {

@@ -23,11 +23,28 @@ export type GuardResult =
   | { ok: true; tokens: number[]; maxAbsDiff: number; relDiff: number }
   | { ok: false; reason: string; maxAbsDiff: number; relDiff: number; mismatch?: TokenMismatch };
 
-/** The first step whose greedy tokens differ, and the static path's greedy token at every step (for a recompute). */
+/**
+ * The first step whose greedy tokens differ, the static path's greedy token at every step (for a recompute), and
+ * whether either side's logits there were degenerate: all equal or not finite, which no working language model gives.
+ */
 export interface TokenMismatch {
   step: number;
   plainToken: number;
   staticTokens: number[];
+  plainDegenerate: boolean;
+  staticDegenerate: boolean;
+}
+
+/** All values equal, or any not finite. */
+export function degenerate(logits: Float32Array): boolean {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const v of logits) {
+    if (!Number.isFinite(v)) return true;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  return !(hi > lo);
 }
 
 /** Free-running greedy steps of the plain graph from `cache` (tensors it creates on the GPU are disposed). */
@@ -84,11 +101,11 @@ export async function checkStaticDecoder(g: GuardInput): Promise<GuardResult> {
       scale = Math.max(scale, Math.abs(x[i]!));
     }
     const [ta, tb] = [argmaxOf(x), argmaxOf(y)];
-    if (ta !== tb || !Number.isFinite(maxAbsDiff)) {
+    const [plainDegenerate, staticDegenerate] = [degenerate(x), degenerate(y)];
+    if (ta !== tb || !Number.isFinite(maxAbsDiff) || plainDegenerate || staticDegenerate) {
       const relDiff = maxAbsDiff / Math.max(scale, 1e-6);
-      const reason = `step ${t + 1}: token ${tb}, plain ${ta}`;
-      if (ta === tb) return { ok: false, reason, maxAbsDiff, relDiff };
-      return { ok: false, reason, maxAbsDiff, relDiff, mismatch: { step: t, plainToken: ta, staticTokens: b.map(argmaxOf) } };
+      const mismatch = { step: t, plainToken: ta, staticTokens: b.map(argmaxOf), plainDegenerate, staticDegenerate };
+      return { ok: false, reason: `step ${t + 1}: token ${tb}, plain ${ta}`, maxAbsDiff, relDiff, mismatch };
     }
     tokens.push(ta);
   }

@@ -179,56 +179,92 @@ for (const style of LFM2_EXPORTER_STYLES) {
     });
 
     /**
-     * A device where one path's decode steps give wrong logits (seen in Chromium on a real GPU: the plain path's first
-     * step picked token 0 while the static one picked what Node + Vulkan picked). The load-time check then asks a full
-     * recompute (prefill only) which path is right. Here the fault is made by zeroing the logits of one session's
-     * single-token runs during the load: the plain graph's (its past is shorter than the capacity) or the static one's.
+     * Devices where one session computes wrong logits. Seen in Chromium on a real GPU (the H100's OpenGL ES adapter):
+     * every logit the plain session handed back made the greedy pick token 0, prefill and steps alike, while the
+     * static session's step picked what Node + Vulkan picked. Made here by rewriting the logits of one session's runs
+     * (the static session's past is capacity-long; the plain one's is not): zeroed (degenerate), or negated (wrong
+     * but not degenerate, which only a full recompute can tell). `restore` ends the fault.
      */
-    async function loadWithFaultyDecode(faulty: 'plain' | 'static'): Promise<LlmRuntime> {
-      const proto = (ort.InferenceSession as unknown as { prototype: unknown }).prototype as { run: (...a: unknown[]) => Promise<Record<string, ort.Tensor>> };
+    type Fault = 'plain-zero' | 'plain-steps-negated' | 'static-zero';
+    async function loadWithFault(fault: Fault): Promise<{ llm: LlmRuntime; restore: () => void }> {
+      const proto = (ort.InferenceSession as unknown as { prototype: unknown }).prototype as {
+        run: (...a: unknown[]) => Promise<Record<string, ort.Tensor>>;
+      };
       const run = proto.run;
       proto.run = async function (this: unknown, ...args: unknown[]) {
         const feeds = args[0] as Record<string, ort.Tensor>;
         const out = await run.apply(this, args);
         const past = Object.entries(feeds).find(([k]) => k.startsWith('past_key_values.'))?.[1];
-        const single = feeds.input_ids?.dims[1] === 1 && past !== undefined;
         const isStatic = past?.dims[2] === llmTunables.contextTokenBudget;
-        if (single && out.logits && isStatic === (faulty === 'static'))
-          return { ...out, logits: new ort.Tensor('float32', new Float32Array(out.logits.size), out.logits.dims) };
+        const single = feeds.input_ids?.dims[1] === 1;
+        if (!out.logits) return out;
+        const data = out.logits.data as Float32Array;
+        if ((fault === 'plain-zero' && !isStatic) || (fault === 'static-zero' && isStatic))
+          return { ...out, logits: new ort.Tensor('float32', new Float32Array(data.length), out.logits.dims) };
+        if (fault === 'plain-steps-negated' && !isStatic && single)
+          return { ...out, logits: new ort.Tensor('float32', data.map((v) => -v), out.logits.dims) };
         return out;
       };
+      const restore = () => void (proto.run = run);
       try {
-        return await LlmRuntime.load({ device: 'cpu', warmUp: false, staticKv: 'static', ort: ORT });
-      } finally {
-        proto.run = run;
+        return { llm: await LlmRuntime.load({ device: 'cpu', warmUp: false, staticKv: 'static', ort: ORT }), restore };
+      } catch (e) {
+        restore();
+        throw e;
       }
     }
 
-    it('plain decode steps wrong on this device: the recompute sides with the static path, which answers as it should', async () => {
-      const sided = await loadWithFaultyDecode('plain');
+    /** Two turns (the second over the prefix cache) on `llm`, beside the healthy static runtime. */
+    async function twoTurnsLikeHealthy(llm: LlmRuntime) {
+      await stat.resetCache();
+      const q1 = [SYSTEM, { role: 'user' as const, content: 'Question number 2?' }];
+      const [want1, got1] = [await stat.generate(q1, { maxNewTokens: 12 }), await llm.generate(q1, { maxNewTokens: 12 })];
+      expect(got1.text).toBe(want1.text);
+      expect(got1.stats).toEqual(want1.stats);
+      const q2 = [...q1, { role: 'assistant' as const, content: want1.text }, { role: 'user' as const, content: 'And then?' }];
+      const [want2, got2] = [await stat.generate(q2, { maxNewTokens: 12 }), await llm.generate(q2, { maxNewTokens: 12 })];
+      expect(want2.stats.cachedTokens).toBeGreaterThan(0);
+      expect(got2.text).toBe(want2.text);
+      expect(got2.stats).toEqual(want2.stats);
+    }
+
+    it('plain logits degenerate on this device (prefill too): static path, first token from a static step, answers as healthy', async () => {
+      const { llm, restore } = await loadWithFault('plain-zero');
       try {
-        expect(sided.decodeStatus.decode).toBe('static');
-        expect(sided.decodeStatus.plainFault).toMatch(/^load-time check step 1: plain token 0, recomputed \d+$/);
-        await stat.resetCache();
-        const messages = [SYSTEM, { role: 'user' as const, content: 'Question number 2?' }];
-        const [want, got] = [await stat.generate(messages, { maxNewTokens: 12 }), await sided.generate(messages, { maxNewTokens: 12 })];
-        expect(got.text).toBe(want.text);
-        expect(got.stats).toEqual(want.stats);
+        expect(llm.decodeStatus).toEqual({
+          decode: 'static',
+          plainFault: 'its logits were all equal or not finite at load-time check step 1',
+        });
+        await twoTurnsLikeHealthy(llm); // the fault stays on: every plain logit is still zero
       } finally {
-        await sided.dispose();
+        restore();
+        await llm.dispose();
       }
     });
 
-    it('static decode steps wrong: the recompute sides with the plain path, which the product keeps, saying why', async () => {
-      const kept = await loadWithFaultyDecode('static');
+    it('plain decode steps wrong but not degenerate: a full recompute sides with the static path, which answers as healthy', async () => {
+      const { llm, restore } = await loadWithFault('plain-steps-negated');
       try {
-        expect(kept.decodeStatus.decode).toBe('plain');
-        expect(kept.decodeStatus.plainFault).toBeUndefined();
-        expect(kept.decodeStatus.plainReason).toMatch(
-          /^the load-time check differed \(step 1: token 0, plain \d+; a full recompute disagreed with the static path at step 1\)$/,
+        expect(llm.decodeStatus.decode).toBe('static');
+        expect(llm.decodeStatus.plainFault).toMatch(/^load-time check step 1: plain token \d+, recomputed \d+$/);
+        await twoTurnsLikeHealthy(llm);
+      } finally {
+        restore();
+        await llm.dispose();
+      }
+    });
+
+    it('static logits degenerate: the product keeps the plain path, saying why', async () => {
+      const { llm, restore } = await loadWithFault('static-zero');
+      restore();
+      try {
+        expect(llm.decodeStatus.decode).toBe('plain');
+        expect(llm.decodeStatus.plainFault).toBeUndefined();
+        expect(llm.decodeStatus.plainReason).toMatch(
+          /^the load-time check differed \(step 1: token 0, plain \d+; the static logits were all equal or not finite\)$/,
         );
       } finally {
-        await kept.dispose();
+        await llm.dispose();
       }
     });
 
