@@ -87,7 +87,9 @@ type LlmProbe = {
   sample: string;
 };
 /** A question as long as the probe takes (2000 characters): its first piece is a long prefill, as a turn's prompt is. */
-const LONG_QUESTION = 'Please tell me, in a few words, what you think of the sea and the mountains today. '.repeat(24).slice(0, 1990);
+const LONG_QUESTION = 'Please tell me, in a few words, what you think of the sea and the mountains today. '
+  .repeat(24)
+  .slice(0, 1990);
 type AsrProbe = { backend: string; error: string | null; text: string | null; ms: number };
 
 /**
@@ -134,9 +136,17 @@ async function modelProbes(panel: Page) {
  * characters (this hub's tokenizer is one token a character for English text) and the answer's first characters.
  */
 async function llmLogSummary(panel: Page) {
-  const r = await sendFromPage<Reply<{ source: string; prompt: string; text: string }[]>>(panel, request('debug/llm-log', 'offscreen'));
+  const r = await sendFromPage<Reply<{ source: string; prompt: string; text: string }[]>>(
+    panel,
+    request('debug/llm-log', 'offscreen'),
+  );
   if (!r.ok) throw new Error(`debug/llm-log: ${JSON.stringify(r.error)}`);
-  return r.data.map((e) => ({ source: e.source, promptChars: e.prompt.length, textChars: e.text.length, text: e.text.slice(0, 60) }));
+  return r.data.map((e) => ({
+    source: e.source,
+    promptChars: e.prompt.length,
+    textChars: e.text.length,
+    text: e.text.slice(0, 60),
+  }));
 }
 
 async function main(): Promise<void> {

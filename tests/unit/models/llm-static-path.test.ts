@@ -202,7 +202,14 @@ for (const style of LFM2_EXPORTER_STYLES) {
         if ((fault === 'plain-zero' && !isStatic) || (fault === 'static-zero' && isStatic))
           return { ...out, logits: new ort.Tensor('float32', new Float32Array(data.length), out.logits.dims) };
         if (fault === 'plain-steps-negated' && !isStatic && single)
-          return { ...out, logits: new ort.Tensor('float32', data.map((v) => -v), out.logits.dims) };
+          return {
+            ...out,
+            logits: new ort.Tensor(
+              'float32',
+              data.map((v) => -v),
+              out.logits.dims,
+            ),
+          };
         return out;
       };
       const restore = () => void (proto.run = run);
