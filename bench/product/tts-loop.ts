@@ -175,7 +175,10 @@ async function main(): Promise<void> {
   const decoderThreads = process.env.SIDETALK_DECODER_THREADS ?? '1';
   // Node 20 stalls a new thread's start for minutes while V8 optimises ORT's wasm on a busy 2-core box (not seen in
   // Chrome); the bench waits rather than fall back.
-  applyOverrides({ 'tts.decoderStartTimeoutMs': 600_000, ...(args.has('ahead') ? { 'tts.decodeAheadFrames': Number(args.get('ahead')) } : {}) });
+  applyOverrides({
+    'tts.decoderStartTimeoutMs': 600_000,
+    ...(args.has('ahead') ? { 'tts.decodeAheadFrames': Number(args.get('ahead')) } : {}),
+  });
   const separateDecoder =
     device === 'wasm' && !args.has('no-overlap')
       ? {

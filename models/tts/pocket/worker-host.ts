@@ -169,8 +169,7 @@ export class PocketWorkerHost {
         sampleRate: chosen.bundle.sample_rate,
         voices: [...chosen.voices.values()].map(info),
         threads: wasmEnv?.numThreads ?? 1,
-        decodeLoop:
-          chosen.backend === 'wasm' ? chosen.decodeLoop : { kind: 'single', reason: 'the flow LM runs on WebGPU' },
+        decodeLoop: chosen.backend === 'wasm' ? chosen.decodeLoop : { kind: 'single', reason: 'the flow LM runs on WebGPU' },
         ...(cpuReason ? { cpuReason } : {}),
       });
     } catch (e) {
