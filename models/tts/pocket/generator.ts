@@ -184,7 +184,7 @@ export async function* synthesize(
       let mimi: Feeds = {};
       let keepMimi = false;
       // Decodes sent to the separate decoder and not yet emitted, oldest first.
-      const inflight: Promise<{ audio: Float32Array; n: number }>[] = [];
+      const inflight: Promise<{ audio: Float32Array; n: number } | null>[] = [];
       let freshDecoder = !(opts.carryDecoderStateAcrossChunks && chunkIndex > 0);
       try {
         // Prefill: text after the voice prefix, starting from a fresh copy of the voice state.
@@ -233,13 +233,17 @@ export async function* synthesize(
           pending.length = 0;
           if (remote) {
             // Overlapped: the decoder works while the flow LM computes the next steps; frames leave in order.
-            inflight.push(remote.decode(latent, n, freshDecoder).then((d) => ({ audio: d.pcm, n })));
-            inflight.at(-1)!.catch(() => {}); // awaited below, or dropped on abort
+            const firstAudio = frameIndex === 0 && inflight.length === 0;
+            const sent = remote.decode(latent, n, freshDecoder);
             freshDecoder = false;
-            // The utterance's first frame is awaited at once, so first audio does not wait for a second flow step.
-            const ahead = frameIndex === 0 ? 0 : t.decodeAheadFrames;
-            while (inflight.length > ahead) yield* emitDecoded();
-            return;
+            // The utterance's first frame is also decoded here, as the single-instance loop does, so first audio
+            // never waits on the other instance; the decoder's copy of it only advances its states (discarded).
+            inflight.push(sent.then((d) => (firstAudio ? null : { audio: d.pcm, n })));
+            inflight.at(-1)!.catch(() => {}); // awaited below, or dropped on abort
+            if (!firstAudio) {
+              while (inflight.length > t.decodeAheadFrames) yield* emitDecoded();
+              return;
+            }
           }
           const out = await model.session('mimi_decoder').run({ latent: new ort.Tensor('float32', latent, [1, n, D]), ...mimi });
           const nextMimi = threadStates(bundle.mimi_state_manifest, out);
@@ -249,7 +253,7 @@ export async function* synthesize(
         };
 
         const emitDecoded = async function* (): AsyncGenerator<AudioFrame> {
-          let d: { audio: Float32Array; n: number };
+          let d: { audio: Float32Array; n: number } | null;
           try {
             d = await inflight.shift()!;
           } catch (e) {
@@ -257,7 +261,7 @@ export async function* synthesize(
             model.dropSeparateDecoder((e as Error).message);
             throw new SynthesisError(`separate Mimi decoder failed: ${(e as Error).message}`);
           }
-          yield* emit(d.audio, d.n);
+          if (d) yield* emit(d.audio, d.n);
         };
 
         for (let step = 0; step < maxFrames; step++) {
