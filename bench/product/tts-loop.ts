@@ -8,12 +8,17 @@
  * manifest written from the decoder graph (the fixture's files come from write-pocket-fixture.ts, in
  * SIDETALK_POCKET_FIXTURE). Every `session.run` is timed where the loop calls it, so the loop's time
  * per audio frame is compared with the runtime's own time in the same frames, and split by graph.
- * On WASM the product's loop (flow-LM caches sized to the chunk, models/tts/pocket/flow-capacity.ts) runs against the
- * same loop on the declared 1000-slot caches, round by round in one process (`declaredCache`: its medians, the
- * ratio of frame times, and the largest sample difference between the two, same seed).
+ * On WASM the product's loop runs Mimi in its own ORT instance (a worker thread, product-tts-decoder-thread.mjs, with
+ * SIDETALK_DECODER_THREADS threads, default 1) overlapped with the flow LM, against the same model's single-instance
+ * loop (`overlapDecode: false`), rounds interleaved in one process (`singleInstance`: its medians, the paired ratios of
+ * frame times and of first audio, and the largest sample difference, same seed); `overlapMsPerFrame` is the part of
+ * the decoder's run time that fell inside a run of this thread (> 0 only if the two really ran at once) and
+ * `cpuOverWall` the process's CPU time over wall time. `--declared 1` adds the declared 1000-slot cache loop
+ * (`declaredCache`, single-instance); `--ahead n` sets tts.decodeAheadFrames; `--no-overlap 1` leaves the decoder out.
  *
- *   node product-tts-loop.mjs [--device webgpu|wasm] [--rounds 4] [--frames 48] [--out f.json]
- * Environment: SIDETALK_ORT_DIST, SIDETALK_WEBGPU_MODULE, SIDETALK_THREADS (bench/product/ort-shim.ts).
+ *   node product-tts-loop.mjs [--device webgpu|wasm] [--rounds 4] [--frames 48] [--declared 1] [--out f.json]
+ * Environment: SIDETALK_ORT_DIST, SIDETALK_WEBGPU_MODULE, SIDETALK_THREADS (bench/product/ort-shim.ts),
+ * SIDETALK_DECODER_THREADS.
  */
 import * as ort from './ort-shim';
 import { PocketModel } from '../../models/tts/pocket/model';
