@@ -231,24 +231,26 @@ export async function* synthesize(
           const latent = new Float32Array(n * D);
           pending.forEach((p, i) => latent.set(p, i * D));
           pending.length = 0;
-          if (remote) {
-            // Overlapped: the decoder works while the flow LM computes the next steps; frames leave in order.
-            const firstAudio = frameIndex === 0 && inflight.length === 0;
-            const sent = remote.decode(latent, n, freshDecoder);
+          // Overlapped: the decoder works while the flow LM computes the next steps; frames leave in order.
+          const send = (firstAudio: boolean) => {
+            const sent = remote!.decode(latent, n, freshDecoder);
             freshDecoder = false;
-            // The utterance's first frame is also decoded here, as the single-instance loop does, so first audio
-            // never waits on the other instance; the decoder's copy of it only advances its states (discarded).
             inflight.push(sent.then((d) => (firstAudio ? null : { audio: d.pcm, n })));
             inflight.at(-1)!.catch(() => {}); // awaited below, or dropped on abort
-            if (!firstAudio) {
-              while (inflight.length > t.decodeAheadFrames) yield* emitDecoded();
-              return;
-            }
+          };
+          // The utterance's first frame is decoded here, as the single-instance loop does, so first audio neither waits
+          // on nor shares the CPU with the other instance; sent after, it only advances the decoder's states.
+          const firstAudio = frameIndex === 0 && inflight.length === 0;
+          if (remote && !firstAudio) {
+            send(false);
+            while (inflight.length > t.decodeAheadFrames) yield* emitDecoded();
+            return;
           }
           const out = await model.session('mimi_decoder').run({ latent: new ort.Tensor('float32', latent, [1, n, D]), ...mimi });
           const nextMimi = threadStates(bundle.mimi_state_manifest, out);
           releaseStates(mimi);
           mimi = nextMimi;
+          if (remote) send(true);
           yield* emit(out.audio_frame!.data as Float32Array, n);
         };
 
