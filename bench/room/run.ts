@@ -8,7 +8,9 @@
  *
  * Run (2 shared cores: take the e2e lock; ~10 min):
  *   flock /tmp/sidetalk-e2e.lock bash -c 'npm run build:test && npx jiti bench/room/run.ts --out bench/results/<date>-ci-box-room'
- * Options: --levels -30,-20,-10  --reverbs 0,50,80  --overdrive 0,3
+ * Options: --levels -30,-20,-10  --reverbs 0,50,80  --overdrive 0,3 (a 40 ms room each)
+ *   --grid N --seed S: instead, N rooms drawn from the seeded grid (tests/room/room-chain.ts `roomGrid`: delay,
+ *   reverb, overdrive, level, band limits, resonance).
  *   --heard-as-said: the recogniser reports each phrase's own words while it plays (the scripted stand-in,
  *   `debug/asr-script`), so backchannels are decided on a listener's words, not the fixture recogniser's letters.
  * Besides `<out>.json` and `<out>.md`: `<out>-frames.json.gz`, both barge gates' frames during every reply
@@ -18,6 +20,8 @@ import { cpus } from 'node:os';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { db, echoGainDb, userRms } from '../../tests/room/levels';
+import { roomGrid, type GridRoom } from '../../tests/room/room-chain';
+import { ROOM_PATH } from '../../tests/room/rig';
 import { openRoom, reply } from '../../tests/room/session';
 import { activeRms } from '../../tests/room/signal';
 import { BACKCHANNELS, BACKCHANNELS_HEARD_AS, backchannelPhrase, INTERRUPTIONS, userPhrase } from '../../tests/room/speech';
@@ -59,9 +63,15 @@ function rerender(base: string): void {
 async function main(): Promise<void> {
   const fromAt = process.argv.indexOf('--from');
   if (fromAt >= 0) return rerender(process.argv[fromAt + 1]!);
-  const rooms = LEVELS.flatMap((levelDb) =>
-    REVERBS.flatMap((reverb) => OVERDRIVE.map((overdrive) => ({ levelDb, acoustics: { delayS: DELAY_S, reverb, overdrive } }))),
-  );
+  const gridAt = process.argv.indexOf('--grid');
+  const rooms: GridRoom[] =
+    gridAt >= 0
+      ? roomGrid(arg('seed', '50')[0]!, Number(process.argv[gridAt + 1]))
+      : LEVELS.flatMap((levelDb) =>
+          REVERBS.flatMap((reverb) =>
+            OVERDRIVE.map((overdrive) => ({ levelDb, acoustics: { delayS: DELAY_S, reverb, overdrive } })),
+          ),
+        );
   const first = rooms[0]!;
   const room = await openRoom({ ...first.acoustics, gainDb: echoGainDb(first.acoustics, first.levelDb) }, TUNABLES);
   const rows: RoomRow[] = [];
@@ -110,14 +120,19 @@ async function main(): Promise<void> {
   const meta = {
     date: new Date().toISOString().slice(0, 10),
     machine: `${cpus().length} × ${cpus()[0]?.model ?? '?'} (shared with other builds)`,
-    rig: `PulseAudio null sinks; room = sox delay ${DELAY_S} s [reverb R] [overdrive D] gain G; user phrases peak ${-6} dBFS`,
+    rig:
+      ROOM_PATH === 'server'
+        ? `PulseAudio, the room as LADSPA sinks in the server (tests/room/room-chain.ts); user phrases peak ${-6} dBFS`
+        : `PulseAudio null sinks; room = sox delay ${DELAY_S} s [reverb R] [overdrive D] gain G; user phrases peak ${-6} dBFS`,
+    ...(gridAt >= 0 ? { grid: rooms } : {}),
     wallSeconds: Math.round((Date.now() - startedAt) / 1000),
     tunables: TUNABLES,
     ...(stoppedBy ? { incomplete: `${rows.length} of ${rooms.length} rooms; stopped at ${stoppedBy}` } : {}),
     command:
       `npx jiti bench/room/run.ts --levels ${LEVELS.join(',')} --reverbs ${REVERBS.join(',')} --overdrive ${OVERDRIVE.join(',')}` +
       (tunablesAt >= 0 ? ` --tunables ${process.argv[tunablesAt + 1]}` : '') +
-      (HEARD_AS_SAID ? ' --heard-as-said' : ''),
+      (HEARD_AS_SAID ? ' --heard-as-said' : '') +
+      (gridAt >= 0 ? ` --grid ${process.argv[gridAt + 1]} --seed ${arg('seed', '50')[0]}` : ''),
   };
   const md = markdown(summary, rows, meta);
   console.log(md);

@@ -57,6 +57,8 @@ export const OffscreenStatusSchema = z.object({
           reason: z.string().max(300).optional(),
         })
         .optional(),
+      /** On WASM: the flow LM's caches sized to each chunk, or at the declared capacity (docs/tts.md). */
+      flowCache: z.enum(['chunk', 'declared']).optional(),
     })
     .nullable()
     .optional(),

@@ -60,6 +60,8 @@ export class TtsClient {
   backendReason: string | null = null;
   /** Why a load that could use the GPU voice stayed on the CPU (no adapter, or a failed self-test). */
   gpuRefused: string | null = null;
+  /** On WASM: how the flow LM's caches are sized (the worker's load-time check, docs/tts.md). */
+  flowCache: 'chunk' | 'declared' | null = null;
 
   /** WASM threads of the current worker's sessions (from its `loaded` report). */
   threads: number | null = null;
@@ -200,6 +202,7 @@ export class TtsClient {
         this.decodeLoop = event.decodeLoop;
         this.backendReason = null;
         this.gpuRefused = event.cpuReason ?? null;
+        this.flowCache = event.flowCache ?? null;
         this.onBackendChange?.();
         this.voices = event.voices;
         this.bundleId = event.bundleId;

@@ -1,4 +1,12 @@
-import { sendRequest, type AudioSink, type ClonedVoice, type Handlers, type Send, type VoiceList } from '../../core/protocol';
+import {
+  sendRequest,
+  type AudioSink,
+  type ClonedVoice,
+  type Handlers,
+  type OffscreenStatus,
+  type Send,
+  type VoiceList,
+} from '../../core/protocol';
 import type { CachedVerdict } from '../../core/tts/self-test';
 import { deserializeVoice, type VoiceStore } from '../../core/tts/voice-store';
 import { base64ToBytes, bytesToBase64, prepareVoiceImport, voiceFileName } from '../../core/tts/voice-transfer';
@@ -13,7 +21,6 @@ import { TtsClient, TtsWorkerError, type TtsLoadOptions } from './tts-client';
 export { base64ToBytes };
 export { IdbVoiceStore, type CloneRecord } from './voice-store-idb';
 import { IdbVoiceStore } from './voice-store-idb';
-import type { OffscreenStatus } from '../../core/protocol/status';
 
 type TtsStatus = NonNullable<OffscreenStatus['tts']>;
 
@@ -99,6 +106,7 @@ export class VoiceService {
       ...(this.tts.decodeLoop ? { decodeLoop: decodeLoopStatus(this.tts.decodeLoop) } : {}),
       ...(this.tts.backendReason ? { reason: this.tts.backendReason } : {}),
       ...(this.tts.gpuRefused ? { gpuRefused: this.tts.gpuRefused } : {}),
+      ...(this.tts.flowCache ? { flowCache: this.tts.flowCache } : {}),
     };
   }
 

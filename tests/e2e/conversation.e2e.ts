@@ -366,6 +366,11 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     expect(line).toContain(status.ok ? status.data.llm!.plainReason! : 'no status');
   });
 
+  it('the voice on WASM runs with chunk-sized flow-LM caches (the load-time check passed on the fixture graphs)', async () => {
+    const status = await sendFromPage<Reply<OffscreenStatus>>(panel, request('offscreen/status', 'offscreen'));
+    expect(status.ok && status.data.tts).toMatchObject({ backend: 'wasm', flowCache: 'chunk' });
+  });
+
   it('logged no console errors', () => {
     expect(session.errors).toEqual([]);
   });

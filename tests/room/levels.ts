@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GENERATED_DIR } from '../fixtures/audio/make-wav';
-import { RIG_RATE, soxEffects, type Acoustics } from './rig';
+import { RIG_RATE, roomEffects, type Acoustics } from './rig';
 import { activeRms } from './signal';
 import { assistantSpeech, INTERRUPTIONS, userPhrase } from './speech';
 
@@ -49,9 +49,12 @@ export function roomGains(a: Omit<Acoustics, 'gainDb'>): { activeDb: number; ene
     '-r',
     String(RIG_RATE),
     out,
-    ...soxEffects({ ...a, gainDb: 0 }),
+    // At the level the panel plays it: the overdrive's gain depends on the level it is driven at.
+    'vol',
+    String(10 ** (PANEL_GAIN_DB / 20)),
+    ...roomEffects({ ...a, gainDb: 0 }),
   ]);
-  const dry = upsample(assistantSpeech());
+  const dry = upsample(assistantSpeech()).map((x) => x * 10 ** (PANEL_GAIN_DB / 20));
   const wet = readF32(out);
   return { activeDb: db(activeRms(wet)) - db(activeRms(dry)), energyDb: energyDb(wet) - energyDb(dry) };
 }

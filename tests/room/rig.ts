@@ -1,15 +1,18 @@
 /**
  * The acoustic loop (issue 23, docs/benchmarks.md "Talking over the reply"): a private PulseAudio server whose default
- * sink is the speakers and whose default source is a microphone in a room. What Chromium plays goes to the null sink
- * "speakers"; a room process reads its monitor, adds delay, reverb, non-linearity and gain with sox and writes the
- * result into the null sink "room"; the user's voice is played into "room" too; the microphone is a remapped source on
- * the room's monitor. Everything runs at 48 kHz mono, float32 on the pipes.
+ * sink is the speakers and whose default source is a microphone in a room. What Chromium plays goes to the sink
+ * "speakers", the head of a chain of LADSPA sinks (delay, reverb, band, distortion, gain: room-chain.ts) whose end is the
+ * null sink "room"; the user's voice is played into "room" too; the microphone is a remapped source on the room's
+ * monitor. All of it runs in the server, on one clock (ROOM_PATH=pipes: the earlier room, a parec → sox → pacat
+ * process chain between two null sinks). Everything runs at 48 kHz mono.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MAX_LAG_MS, probe, windowLags } from './clock-lag';
+import { chainModules, LADSPA_DIR, ladspaSoxEffects, roomStages } from './room-chain';
 
 export const RIG_RATE = 48_000;
 const RAW = ['--raw', '--format=float32le', `--rate=${RIG_RATE}`, '--channels=1', '--latency-msec=10'];
@@ -17,6 +20,13 @@ const RAW = ['--raw', '--format=float32le', `--rate=${RIG_RATE}`, '--channels=1'
 const LATENCY_CAP = fileURLToPath(new URL('./latency-cap.mjs', import.meta.url));
 const LATENCY_CAP_MS = 60;
 const SOX_RAW = ['-t', 'raw', '-r', String(RIG_RATE), '-e', 'floating-point', '-b', '32', '-c', '1'];
+
+/**
+ * Which room the rig builds: `server` (default) runs it as LADSPA plugins inside the PulseAudio server, on its one
+ * clock (room-chain.ts); `pipes` is the earlier parec → sox → pacat chain, whose delay moves with the scheduling of
+ * its processes (docs/benchmarks.md, "The rig's delay"). ROOM_PATH=pipes selects it.
+ */
+export const ROOM_PATH: 'server' | 'pipes' = process.env.ROOM_PATH === 'pipes' ? 'pipes' : 'server';
 
 /** The room between the speakers and the microphone. */
 export interface Acoustics {
@@ -28,14 +38,28 @@ export interface Acoustics {
   overdrive: number;
   /** Gain of the echo path in dB: sets the speaker level at the mic relative to the user. */
   gainDb: number;
+  /** The speaker's band: a high-pass (a small speaker's missing bass) and a low-pass, Hz (absent: none). */
+  lowCutHz?: number;
+  highCutHz?: number;
+  /** A resonance of the speaker's box: a peak of `db` at `hz`, one octave wide. */
+  resonance?: { hz: number; db: number };
 }
 
+/** The room as sox effects for the `pipes` path. */
 export function soxEffects(a: Acoustics): string[] {
   const fx = ['delay', a.delayS.toFixed(3)];
   if (a.reverb > 0) fx.push('reverb', String(a.reverb));
+  if (a.lowCutHz) fx.push('highpass', String(a.lowCutHz));
+  if (a.highCutHz) fx.push('lowpass', String(a.highCutHz));
+  if (a.resonance) fx.push('equalizer', String(a.resonance.hz), '1o', String(a.resonance.db));
   if (a.overdrive > 0) fx.push('overdrive', String(a.overdrive));
   fx.push('gain', a.gainDb.toFixed(2));
   return fx;
+}
+
+/** The sox effects that do offline what the rig's room (of the path in use) does live. */
+export function roomEffects(a: Acoustics): string[] {
+  return ROOM_PATH === 'server' ? ladspaSoxEffects(a) : soxEffects(a);
 }
 
 /** A capture of one source: float32 samples and the wall-clock time (Date.now()) of sample 0. */
@@ -94,7 +118,7 @@ export interface Rig {
   /** PULSE_SERVER for Chromium (launchExtension's `pulseServer`). */
   server: string;
   env: NodeJS.ProcessEnv;
-  /** Replaces the room (restarts the sox process between the speakers and the microphone). */
+  /** Replaces the room (its plugin chain, or the sox process between the speakers and the microphone). */
   setRoom(a: Acoustics): Promise<void>;
   /** Speakers → microphone delay of the first room, measured when the rig started (ms). */
   readonly roomDelayMs: number;
@@ -123,11 +147,20 @@ export async function startRig(room: Acoustics): Promise<Rig> {
       `The room tests need ${missing.join(', ')}: apt-get install -y --no-install-recommends pulseaudio pulseaudio-utils sox`,
     );
   }
+  const plugins =
+    ROOM_PATH === 'server' ? [...new Set(roomStages({ ...room, reverb: 1, overdrive: 1 }).map((x) => x.plugin))] : [];
+  const absent = plugins.filter((x) => !existsSync(join(LADSPA_DIR, `${x}.so`)));
+  if (absent.length > 0) {
+    throw new Error(
+      `The room tests' server path needs LADSPA plugins ${absent.join(', ')}: apt-get install -y --no-install-recommends swh-plugins (or ROOM_PATH=pipes)`,
+    );
+  }
   const runtime = mkdtempSync(join(tmpdir(), 'sidetalk-room-'));
   const socket = join(runtime, 'native');
   const server = `unix:${socket}`;
   const env = { ...process.env, XDG_RUNTIME_DIR: runtime, PULSE_SERVER: server };
   let pipe: ChildProcess[] = [];
+  let chain: string[] = [];
   let keepers: ChildProcess[] = [];
   const daemon = spawn(
     'pulseaudio',
@@ -159,8 +192,19 @@ export async function startRig(room: Acoustics): Promise<Rig> {
     if (i > 100 || daemon.exitCode !== null) throw new Error(`PulseAudio did not start:\n${log}`);
     await sleep(50);
   }
-  pactl(env, 'load-module', 'module-null-sink', 'sink_name=speakers', `rate=${RIG_RATE}`, 'channels=1');
-  pactl(env, 'load-module', 'module-null-sink', 'sink_name=room', `rate=${RIG_RATE}`, 'channels=1');
+  if (ROOM_PATH === 'pipes') {
+    pactl(env, 'load-module', 'module-null-sink', 'sink_name=speakers', `rate=${RIG_RATE}`, 'channels=1');
+    pactl(env, 'load-module', 'module-null-sink', 'sink_name=room', `rate=${RIG_RATE}`, 'channels=1');
+  } else {
+    // The speakers are the head of the room's plugin chain; a sink to hold the streams while setRoom replaces it.
+    // No rewinds: a new stream (the user's voice, a tone) would rewind the room and every filter sink above it, and
+    // a LADSPA sink resets its plugin on a rewind: the delay line and the reverb's tail, echo in flight, were lost.
+    for (const sink of ['room', 'hold']) {
+      const spec = [`rate=${RIG_RATE}`, 'channels=1', 'format=float32le', 'norewinds=1'];
+      pactl(env, 'load-module', 'module-null-sink', `sink_name=${sink}`, ...spec);
+    }
+    chain = loadChain(env, room);
+  }
   pactl(env, 'load-module', 'module-remap-source', 'source_name=mic', 'master=room.monitor', 'channels=1');
   pactl(env, 'set-default-sink', 'speakers');
   pactl(env, 'set-default-source', 'mic');
@@ -177,6 +221,10 @@ export async function startRig(room: Acoustics): Promise<Rig> {
     pipe = [];
   };
   const setRoom = async (a: Acoustics) => {
+    if (ROOM_PATH === 'server') {
+      chain = swapChain(env, chain, a);
+      return;
+    }
     await stopRoom();
     // One shell pipeline, so the audio never waits on this process's event loop: a synchronous step here (a test
     // build) once let ~20 s of backlog pile up in PulseAudio's record buffer, and the room kept that delay. Stalls of
@@ -196,7 +244,7 @@ export async function startRig(room: Acoustics): Promise<Rig> {
    * Measured once, before the browser loads the machine: under load the two paplay processes of the measurement start
    * up to a second apart, so later measurements say more about the scheduler than about the room.
    */
-  await setRoom(room);
+  if (ROOM_PATH === 'pipes') await setRoom(room);
   // A stall of the busy machine during the 30 ms tones loses them (the latency cap drops that backlog): try again.
   let measured: Awaited<ReturnType<typeof measureDelays>> | null = null;
   for (let attempt = 1; !measured; attempt++) {
@@ -205,7 +253,10 @@ export async function startRig(room: Acoustics): Promise<Rig> {
       return null;
     });
   }
-  const { startLatencyMs: startLatency, roomDelayMs } = measured;
+  const { startLatencyMs: startLatency } = measured;
+  // On the server's clock the two tones' paplays still start apart (a 200 ms room read 472 ms under load): the room's
+  // delay is taken from a probe played into the speakers alone, both monitors recorded (clock-lag.ts).
+  const roomDelayMs = ROOM_PATH === 'server' ? await probeDelay(env) : measured.roomDelayMs;
   if (process.env.ROOM_VERBOSE) console.error(`[room] speakers → microphone ${roomDelayMs.toFixed(0)} ms`);
 
   return {
@@ -233,6 +284,65 @@ export async function startRig(room: Acoustics): Promise<Rig> {
       rmSync(runtime, { recursive: true, force: true });
     },
   };
+}
+
+/** Loads the room's plugin chain (room-chain.ts), the speakers sink at its head; its module ids, the head first. */
+function loadChain(env: NodeJS.ProcessEnv, a: Acoustics): string[] {
+  const ids = chainModules(a, 'speakers', 'room', RIG_RATE)
+    .reverse()
+    .map((args) => pactl(env, 'load-module', ...args));
+  pactl(env, 'set-default-sink', 'speakers');
+  return ids.reverse();
+}
+
+/**
+ * A new room while streams play into the speakers and record their monitor (a sweep's next room): they are moved to
+ * the hold sink, the chain is replaced, and they are moved back, so the browser and the recordings never notice.
+ */
+function swapChain(env: NodeJS.ProcessEnv, ids: string[], a: Acoustics): string[] {
+  const index = (kind: 'sinks' | 'sources', name: string) =>
+    pactl(env, 'list', 'short', kind)
+      .split('\n')
+      .map((l) => l.split('\t'))
+      .find((c) => c[1] === name)?.[0];
+  const streamsOn = (kind: 'sink-inputs' | 'source-outputs', owner: string | undefined) =>
+    pactl(env, 'list', 'short', kind)
+      .split('\n')
+      .map((l) => l.split('\t'))
+      .filter((c) => c[1] === owner)
+      .map((c) => c[0]!);
+  const inputs = streamsOn('sink-inputs', index('sinks', 'speakers'));
+  const outputs = streamsOn('source-outputs', index('sources', 'speakers.monitor'));
+  for (const id of inputs) pactl(env, 'move-sink-input', id, 'hold');
+  for (const id of outputs) pactl(env, 'move-source-output', id, 'hold.monitor');
+  for (const id of ids) pactl(env, 'unload-module', id);
+  const next = loadChain(env, a);
+  for (const id of inputs) pactl(env, 'move-sink-input', id, 'speakers');
+  for (const id of outputs) pactl(env, 'move-source-output', id, 'speakers.monitor');
+  return next;
+}
+
+/** The speakers → microphone lag (ms) of the room, median over the windows of a 3.5 s probe. */
+async function probeDelay(env: NodeJS.ProcessEnv): Promise<number> {
+  const file = join(tmpdir(), `sidetalk-room-probe-${process.pid}.f32`);
+  writeFileSync(file, probe(3.5));
+  const speakers = new Recording(env, 'speakers.monitor');
+  const mic = new Recording(env, 'room.monitor');
+  await sleep(300);
+  const play = spawn('pacat', ['-d', 'speakers', '--playback', ...RAW.slice(0, -1), file], { env, stdio: 'ignore' });
+  await new Promise((r) => play.once('exit', r));
+  await sleep(MAX_LAG_MS + 300);
+  speakers.stop();
+  mic.stop();
+  rmSync(file, { force: true });
+  const start = Math.max(speakers.startedAt, mic.startedAt);
+  const from = (rec: Recording) => rec.samples().subarray(Math.round(((start - rec.startedAt) / 1000) * RIG_RATE));
+  const lags = windowLags(from(speakers), from(mic))
+    .map((w) => w.lagMs)
+    .filter((v): v is number => v !== null)
+    .sort((a, b) => a - b);
+  if (lags.length === 0) throw new Error('the rig did not hear its probe through the room');
+  return lags[Math.floor(lags.length / 2)]!;
 }
 
 /** A 30 ms sine tone at half scale, a WAV at the rig's rate (the rig's delay measurement, bench/room/rig-latency.ts). */

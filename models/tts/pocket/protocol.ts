@@ -91,6 +91,8 @@ export type TtsWorkerEvent =
       decodeLoop: { kind: 'overlapped' | 'single'; decoderThreads?: number; reason?: string };
       /** Asked for 'auto' and staying on WASM: why (no adapter in the worker, or the self-test failed, now or before). */
       cpuReason?: string;
+      /** On WASM: the flow LM's KV caches sized to each chunk ('chunk') or at the graph's declared capacity (docs/tts.md). */
+      flowCache?: 'chunk' | 'declared';
     }
   | { type: 'verdict'; key: string; verdict: CachedVerdict }
   | {

@@ -171,6 +171,7 @@ export class PocketWorkerHost {
         threads: wasmEnv?.numThreads ?? 1,
         decodeLoop: chosen.backend === 'wasm' ? chosen.decodeLoop : { kind: 'single', reason: 'the flow LM runs on WebGPU' },
         ...(cpuReason ? { cpuReason } : {}),
+        ...(chosen.backend === 'wasm' ? { flowCache: chosen.chunkSizedCache ? ('chunk' as const) : ('declared' as const) } : {}),
       });
     } catch (e) {
       this.error('load-failed', (e as Error).message, requestId);

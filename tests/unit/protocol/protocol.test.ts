@@ -193,6 +193,10 @@ describe('offscreen status: the LLM decode path', () => {
       expect(r.success, JSON.stringify(llm).slice(0, 40)).toBe(false);
       expect(r.error?.issues[0]?.path[0]).toBe('llm');
     }
+    const tts = { backend: 'wasm', threads: 4, flowCache: 'chunk' };
+    expect(OffscreenStatusSchema.parse({ ...base, tts }).tts).toEqual(tts);
+    const bad = OffscreenStatusSchema.safeParse({ ...base, tts: { ...tts, flowCache: 'huge' } });
+    expect(bad.error?.issues[0]?.path).toEqual(['tts', 'flowCache']);
   });
 });
 
