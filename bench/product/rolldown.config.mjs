@@ -7,7 +7,7 @@ const alias = {
   'onnxruntime-web/webgpu': resolve('bench/product/ort-shim.ts'),
 };
 
-export default ['llm-loop', 'tts-loop', 'asr-loop', 'pipeline-loop'].map((name) => ({
+export default ['llm-loop', 'tts-loop', 'tts-decoder-thread', 'asr-loop', 'pipeline-loop'].map((name) => ({
   input: `bench/product/${name}.ts`,
   platform: 'node',
   resolve: { alias },

@@ -8,20 +8,27 @@
  * manifest written from the decoder graph (the fixture's files come from write-pocket-fixture.ts, in
  * SIDETALK_POCKET_FIXTURE). Every `session.run` is timed where the loop calls it, so the loop's time
  * per audio frame is compared with the runtime's own time in the same frames, and split by graph.
- * On WASM the product's loop (flow-LM caches sized to the chunk, models/tts/pocket/flow-capacity.ts) runs against the
- * same loop on the declared 1000-slot caches, round by round in one process (`declaredCache`: its medians, the
- * ratio of frame times, and the largest sample difference between the two, same seed).
+ * On WASM the product's loop runs Mimi in its own ORT instance (a worker thread, product-tts-decoder-thread.mjs, with
+ * SIDETALK_DECODER_THREADS threads, default 1) overlapped with the flow LM, against the same model's single-instance
+ * loop (`overlapDecode: false`), rounds interleaved in one process (`singleInstance`: its medians, the paired ratios of
+ * frame times and of first audio, and the largest sample difference, same seed); `overlapMsPerFrame` is the part of
+ * the decoder's run time that fell inside a run of this thread (> 0 only if the two really ran at once) and
+ * `cpuOverWall` the process's CPU time over wall time. `--declared 1` adds the declared 1000-slot cache loop
+ * (`declaredCache`, single-instance); `--ahead n` sets tts.decodeAheadFrames; `--no-overlap 1` leaves the decoder out.
  *
- *   node product-tts-loop.mjs [--device webgpu|wasm] [--rounds 4] [--frames 48] [--out f.json]
- * Environment: SIDETALK_ORT_DIST, SIDETALK_WEBGPU_MODULE, SIDETALK_THREADS (bench/product/ort-shim.ts).
+ *   node product-tts-loop.mjs [--device webgpu|wasm] [--rounds 4] [--frames 48] [--declared 1] [--out f.json]
+ * Environment: SIDETALK_ORT_DIST, SIDETALK_WEBGPU_MODULE, SIDETALK_THREADS (bench/product/ort-shim.ts),
+ * SIDETALK_DECODER_THREADS.
  */
 import * as ort from './ort-shim';
 import { PocketModel } from '../../models/tts/pocket/model';
-import { synthesize } from '../../models/tts/pocket/generator';
+import { synthesize, type SynthesizeOptions } from '../../models/tts/pocket/generator';
+import { nodeDecoderPort } from './node-decoder-port';
 import type { OrtLike } from '../../models/tts/pocket/ort-types';
 import { mediansAfterFirst, parseArgs, r1, ratio, report, runMs, timeRuns, type TimedCall } from './loop-timing';
 import { probePrefill } from './tts-prefill-probe';
 import { pocketBundleFiles } from './pocket-files';
+import { applyOverrides } from '../../core/tunables';
 
 const args = parseArgs();
 const device = (args.get('device') ?? 'webgpu') as 'webgpu' | 'wasm';
@@ -43,6 +50,17 @@ interface Round {
   mainMsPerFrame: number;
   flowMsPerFrame: number;
   mimiMsPerFrame: number;
+  /** Process CPU time (all threads) over wall time of the round. */
+  cpuOverWall: number;
+  /** Overlapped loop: the separate decoder's run time per frame, and the part of it that ran during a local run. */
+  remoteMimiMsPerFrame: number;
+  overlapMsPerFrame: number;
+}
+
+/** One loop to time: a model and the synthesize options that pick its loop. */
+interface Variant {
+  model: PocketModel;
+  opts?: SynthesizeOptions;
 }
 
 interface Measured {
@@ -52,13 +70,28 @@ interface Measured {
 }
 
 /** `rounds` syntheses of TEXT with the product's loop per model, interleaved round by round (load hits all alike). */
-async function measure(models: PocketModel[]): Promise<Measured[]> {
+async function measure(variants: Variant[]): Promise<Measured[]> {
   let calls: TimedCall[] = [];
-  for (const model of models) for (const [graph, entry] of model.sessions) timeRuns(entry.session as never, graph, () => calls);
-  const out: Measured[] = models.map(() => ({ rounds: [], pcm: [] }));
+  let remote: TimedCall[] = [];
+  const models = [...new Set(variants.map((v) => v.model))];
+  for (const model of models) {
+    for (const [graph, entry] of model.sessions) timeRuns(entry.session as never, graph, () => calls);
+    const dec = model.separateDecoder;
+    if (!dec) continue;
+    const decode = dec.decode.bind(dec);
+    dec.decode = (...a) =>
+      decode(...a).then((d) => {
+        const at = (abs: number) => abs - performance.timeOrigin;
+        remote.push({ label: 'mimi_decoder', start: at(d.startAbs), end: at(d.endAbs) });
+        return d;
+      });
+  }
+  const out: Measured[] = variants.map(() => ({ rounds: [], pcm: [] }));
   for (let r = 0; r < rounds; r++) {
-    for (const [i, model] of models.entries()) {
+    for (const [i, { model, opts }] of variants.entries()) {
       calls = [];
+      remote = [];
+      const cpu0 = process.cpuUsage();
       const voice = model.voices.values().next().value!;
       const begin = performance.now();
       const frameAt: number[] = [];
@@ -71,11 +104,13 @@ async function measure(models: PocketModel[]): Promise<Measured[]> {
         eosThreshold: Infinity,
         maxFramesPerChunk: FRAMES,
         random,
+        ...opts,
       })) {
         frameAt.push(performance.now());
         pcm.push(frame.pcm);
       }
       const finish = performance.now();
+      const cpu = process.cpuUsage(cpu0);
       if (frameAt.length < 4) throw new Error(`round ${r}: only ${frameAt.length} frames`);
       const steady = calls.filter((c) => c.start >= frameAt[0]!);
       const steadyRunMs = runMs(steady);
@@ -96,12 +131,22 @@ async function measure(models: PocketModel[]): Promise<Measured[]> {
         mainMsPerFrame: graphMs('flow_lm_main'),
         flowMsPerFrame: graphMs('flow_lm_flow'),
         mimiMsPerFrame: graphMs('mimi_decoder'),
+        cpuOverWall: ratio((cpu.user + cpu.system) / 1000, finish - begin),
+        remoteMimiMsPerFrame: r1(runMs(remote.filter((c) => c.start >= frameAt[0]!)) / frames),
+        overlapMsPerFrame: r1(overlapMs(steady, remote) / frames),
       });
       out[i]!.pcm = pcm;
       console.error(`model ${i} round ${r}: ${JSON.stringify(out[i]!.rounds.at(-1))}`);
     }
   }
   return out;
+}
+
+/** Time during which a local run and a separate-decoder run were both going. */
+function overlapMs(local: readonly TimedCall[], other: readonly TimedCall[]): number {
+  let sum = 0;
+  for (const a of local) for (const b of other) sum += Math.max(0, Math.min(a.end, b.end) - Math.max(a.start, b.start));
+  return sum;
 }
 
 function maxAbsDiff(a: Float32Array[], b: Float32Array[]): number {
@@ -121,40 +166,70 @@ const KEYS = [
   'mainMsPerFrame',
   'flowMsPerFrame',
   'mimiMsPerFrame',
+  'cpuOverWall',
+  'remoteMimiMsPerFrame',
+  'overlapMsPerFrame',
 ] as const;
 
 async function main(): Promise<void> {
   const { files, buildMs } = pocketBundleFiles([device === 'webgpu' ? 'fp32' : 'int8']);
   const t0 = performance.now();
   const load = (extra: object = {}) => PocketModel.load({ ort: ort as unknown as OrtLike, files, backend: device, ...extra });
-  const model = await load();
+  // WASM: Mimi in its own ORT instance (a worker thread with SIDETALK_DECODER_THREADS threads), so the same model
+  // runs both loops: overlapped (the product) and single-instance (`overlapDecode: false`), rounds interleaved.
+  const decoderThreads = process.env.SIDETALK_DECODER_THREADS ?? '1';
+  // Node 20 stalls a new thread's start for minutes while V8 optimises ORT's wasm on a busy 2-core box (not seen in
+  // Chrome); the bench waits rather than fall back.
+  applyOverrides({
+    'tts.decoderStartTimeoutMs': 600_000,
+    ...(args.has('ahead') ? { 'tts.decodeAheadFrames': Number(args.get('ahead')) } : {}),
+  });
+  const separateDecoder =
+    device === 'wasm' && !args.has('no-overlap')
+      ? {
+          spawn: () =>
+            nodeDecoderPort(new URL('./product-tts-decoder-thread.mjs', import.meta.url), { SIDETALK_THREADS: decoderThreads }),
+          numThreads: Number(decoderThreads),
+        }
+      : undefined;
+  const model = await load(separateDecoder ? { separateDecoder } : {});
   const loadMs = performance.now() - t0;
-  // WASM: the declared-capacity loop alongside, round by round.
-  const declared = device === 'wasm' ? await load({ chunkSizedCache: false }) : null;
-  const [product, plainCache] = await measure(declared ? [model, declared] : [model]);
-  const perRound = product!.rounds;
-  let declaredCache: Record<string, unknown> | undefined;
-  if (declared && plainCache) {
-    const medians = mediansAfterFirst(plainCache.rounds, KEYS);
-    declaredCache = {
+  if (separateDecoder && model.decodeLoop.kind !== 'overlapped') throw new Error(`no overlap: ${model.decodeLoop.reason}`);
+  // --declared: also the declared-capacity loop (the product before flow-capacity.ts), single-instance.
+  const declared = device === 'wasm' && args.has('declared') ? await load({ chunkSizedCache: false }) : null;
+  const variants: Variant[] = [{ model }];
+  if (separateDecoder) variants.push({ model, opts: { overlapDecode: false } });
+  if (declared) variants.push({ model: declared, opts: { overlapDecode: false } });
+  const measured = await measure(variants);
+  const product = measured[0]!;
+  const perRound = product.rounds;
+  const productMedians = mediansAfterFirst(perRound, KEYS);
+  const compare = (m: Measured) => {
+    const medians = mediansAfterFirst(m.rounds, KEYS);
+    return {
       ...medians,
-      loopMsPerFrameRatio: ratio(mediansAfterFirst(perRound, KEYS).medianLoopMsPerFrame!, medians.medianLoopMsPerFrame!),
-      pcmMaxAbsDiff: maxAbsDiff(product!.pcm, plainCache.pcm),
-      perRound: plainCache.rounds,
+      loopMsPerFrameRatio: ratio(productMedians.medianLoopMsPerFrame!, medians.medianLoopMsPerFrame!),
+      firstAudioMsRatio: ratio(productMedians.medianFirstAudioMs!, medians.medianFirstAudioMs!),
+      pairedLoopRatios: perRound.map((p, k) => ratio(p.loopMsPerFrame, m.rounds[k]!.loopMsPerFrame)),
+      pcmMaxAbsDiff: maxAbsDiff(product.pcm, m.pcm),
+      perRound: m.rounds,
     };
-    await declared.release();
-  }
+  };
+  const singleInstance = separateDecoder ? compare(measured[1]!) : undefined;
+  const declaredCache = declared ? compare(measured.at(-1)!) : undefined;
+  await declared?.release();
   const voice = model.voices.values().next().value!;
   const prefillProbe = await probePrefill(model, voice);
   const gpuInputs = model.gpuInputs !== null;
   const chunkSizedCache = model.chunkSizedCache;
+  const decodeLoop = model.decodeLoop;
   await model.release();
   // The same loop with every chunk handing ORT host arrays for the voice and Mimi's fresh states (the product before
   // models/tts/pocket/gpu-inputs.ts), in the same run.
   let hostInputs: Record<string, number> | undefined;
   if (device === 'webgpu') {
     const plain = await load({ gpuInputs: false });
-    hostInputs = mediansAfterFirst((await measure([plain]))[0]!.rounds, KEYS);
+    hostInputs = mediansAfterFirst((await measure([{ model: plain }]))[0]!.rounds, KEYS);
     await plain.release();
   }
   const result = {
@@ -164,11 +239,13 @@ async function main(): Promise<void> {
     graphs: device === 'webgpu' ? 'fp32, GPU-resident states' : 'int8',
     gpuInputs,
     chunkSizedCache,
+    decodeLoop,
     threads: Number(process.env.SIDETALK_THREADS ?? 4),
     buildMs: Math.round(buildMs),
     loadMs: Math.round(loadMs),
-    ...mediansAfterFirst(perRound, KEYS),
+    ...productMedians,
     perRound,
+    ...(singleInstance ? { singleInstance } : {}),
     ...(hostInputs ? { hostInputs } : {}),
     ...(declaredCache ? { declaredCache } : {}),
     prefillProbe,

@@ -50,6 +50,14 @@ export const OffscreenStatusSchema = z.object({
       threads: z.number().int().positive(),
       reason: z.string().max(200).optional(),
       gpuRefused: z.string().max(200).optional(),
+      /** WASM: Mimi in its own ORT instance, overlapped with the flow LM, or one instance (and why). */
+      decodeLoop: z
+        .object({
+          kind: z.enum(['overlapped', 'single']),
+          decoderThreads: z.number().int().positive().optional(),
+          reason: z.string().max(300).optional(),
+        })
+        .optional(),
       /** On WASM: the flow LM's caches sized to each chunk, or at the declared capacity (docs/tts.md). */
       flowCache: z.enum(['chunk', 'declared']).optional(),
     })

@@ -18,6 +18,13 @@ export const ttsTunables = registerTunables(
     maxTokensPerChunk: 50,
     /** Latents decoded per mimi_decoder call; 1 = every 80 ms frame leaves as soon as it exists. */
     decodeBatchFrames: 1,
+    /**
+     * WASM with the Mimi decoder in its own ORT instance (docs/tts.md, "Overlapped decode"): latents the flow LM may
+     * run ahead of the decoder. The utterance's first frame is always awaited before the next step.
+     */
+    decodeAheadFrames: 2,
+    /** The separate decoder's start (its own WASM runtime + session) longer than this falls back to one instance. */
+    decoderStartTimeoutMs: 30_000,
     /** Longest reference clip used for cloning, seconds (upstream export-voice uses the first 30 s). */
     cloneMaxSeconds: 30,
     /** Self-test: peak |sample| above this is an overflow (real speech stays within ±1). */
@@ -48,6 +55,8 @@ export const ttsTunables = registerTunables(
     maxFramesPerChunk: { min: 1, max: 2000, integer: true },
     maxTokensPerChunk: { min: 4, max: 200, integer: true },
     decodeBatchFrames: { min: 1, max: 16, integer: true },
+    decodeAheadFrames: { min: 1, max: 8, integer: true },
+    decoderStartTimeoutMs: { min: 1_000, max: 600_000, integer: true },
     cloneMaxSeconds: { min: 1, max: 60 },
     selfTestMaxPeak: { min: 0.5, max: 100 },
     selfTestMinRms: { min: 0, max: 0.5 },

@@ -65,6 +65,8 @@ export class TtsClient {
 
   /** WASM threads of the current worker's sessions (from its `loaded` report). */
   threads: number | null = null;
+  /** Which WASM loop the worker runs (its `loaded` report): Mimi overlapped in its own instance, or one instance. */
+  decodeLoop: (TtsWorkerEvent & { type: 'loaded' })['decodeLoop'] | null = null;
   /** Set once a threaded load hung: every later worker of this client uses one thread. */
   singleThread = false;
 
@@ -197,6 +199,7 @@ export class TtsClient {
       case 'loaded':
         this.backend = event.backend;
         this.threads = event.threads;
+        this.decodeLoop = event.decodeLoop;
         this.backendReason = null;
         this.gpuRefused = event.cpuReason ?? null;
         this.flowCache = event.flowCache ?? null;

@@ -22,6 +22,14 @@ export { base64ToBytes };
 export { IdbVoiceStore, type CloneRecord } from './voice-store-idb';
 import { IdbVoiceStore } from './voice-store-idb';
 
+type TtsStatus = NonNullable<OffscreenStatus['tts']>;
+
+/** The worker's decode loop as the status schema bounds it (the reason cut to its limit). */
+function decodeLoopStatus(loop: NonNullable<TtsClient['decodeLoop']>): NonNullable<TtsStatus['decodeLoop']> {
+  const { reason, ...rest } = loop;
+  return reason ? { ...rest, reason: reason.slice(0, 300) } : rest;
+}
+
 const PREVIEW_LINE = 'Hello! This is how I sound when I read your answers.';
 const CONSENT_MISSING = 'Voice cloning needs your consent: tick "This is my voice, or I have the speaker’s permission".';
 
@@ -90,11 +98,12 @@ export class VoiceService {
   }
 
   /** Where the voice runs now, for the status line (null before the voice model is loaded). */
-  backendStatus(): NonNullable<OffscreenStatus['tts']> | null {
+  backendStatus(): TtsStatus | null {
     if (!this.tts.backend) return null;
     return {
       backend: this.tts.backend,
       threads: this.tts.threads ?? 1,
+      ...(this.tts.decodeLoop ? { decodeLoop: decodeLoopStatus(this.tts.decodeLoop) } : {}),
       ...(this.tts.backendReason ? { reason: this.tts.backendReason } : {}),
       ...(this.tts.gpuRefused ? { gpuRefused: this.tts.gpuRefused } : {}),
       ...(this.tts.flowCache ? { flowCache: this.tts.flowCache } : {}),

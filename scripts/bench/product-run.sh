@@ -11,6 +11,7 @@ export SIDETALK_ORT_DIST=/tmp/kit/ort SIDETALK_THREADS=${SIDETALK_THREADS:-4} SI
 rc=0
 for bench in /tmp/kit/product-${BENCH:-*}.mjs; do
   name=$(basename "$bench" .mjs)
+  case "$name" in *-thread) continue ;; esac # a worker thread a bench starts (product-tts-decoder-thread), not a bench
   for device in ${DEVICES:-webgpu wasm}; do
     if [ "${device#webgpu}" != "$device" ]; then export SIDETALK_WEBGPU_MODULE=/tmp/kit/webgpu/index.js; else unset SIDETALK_WEBGPU_MODULE; fi
     echo "== $name $device"

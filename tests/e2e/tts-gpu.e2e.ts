@@ -136,7 +136,8 @@ describe('Pocket TTS on WebGPU in the built extension', () => {
     await session!.worker.evaluate(() => chrome.offscreen.closeDocument());
     await waitForOffscreen(session!, panel);
     expect(await preview(panel, 'Once more.')).toMatchObject({ ok: true });
-    expect(await ttsStatus(panel)).toMatchObject({ backend: 'wasm' });
+    // Straight to WASM now, where Mimi decodes in its own nested worker alongside the flow LM (docs/tts.md).
+    expect(await ttsStatus(panel)).toMatchObject({ backend: 'wasm', decodeLoop: { kind: 'overlapped' } });
     expect(session!.errors.filter((e) => /uncaught/i.test(e))).toEqual([]);
   });
 });

@@ -56,6 +56,8 @@ export interface SynthesizeOptions {
   onStep?: (info: StepInfo) => void;
   /** Inspect frames for NaN/Inf/overflow (default true). The self-test turns it off to judge raw output. */
   guardFrames?: boolean;
+  /** Use the model's separate Mimi decoder when it has one (default true; false = the single-instance loop). */
+  overlapDecode?: boolean;
   /** Called when a bad WebGPU frame moved the session to WASM. */
   onBackendSwitch?: (info: { to: TtsBackend; reason: string; frameIndex: number }) => void;
 }
@@ -166,6 +168,8 @@ export async function* synthesize(
   const emptyText = new ort.Tensor('float32', new Float32Array(0), [1, 0, bundle.conditioning_dim]);
   let frameIndex = 0;
   let mimiCarry: Feeds | null = null;
+  // Mimi in its own ORT instance (WASM only): it decodes frame n while the flow LM computes frame n+1.
+  const remote = model.backend === 'wasm' && opts.overlapDecode !== false ? model.separateDecoder : null;
 
   const chunks = chunksFor(model, text);
   for (let chunkIndex = 0; chunkIndex < chunks.length; chunkIndex++) {
@@ -179,6 +183,9 @@ export async function* synthesize(
       let flow: Feeds = {};
       let mimi: Feeds = {};
       let keepMimi = false;
+      // Decodes sent to the separate decoder and not yet emitted, oldest first.
+      const inflight: Promise<{ audio: Float32Array; n: number } | null>[] = [];
+      let freshDecoder = !(opts.carryDecoderStateAcrossChunks && chunkIndex > 0);
       try {
         // Prefill: text after the voice prefix, starting from a fresh copy of the voice state.
         const ids = new ort.Tensor('int64', BigInt64Array.from(chunk.ids.map(BigInt)), [1, chunk.ids.length]);
@@ -196,17 +203,8 @@ export async function* synthesize(
         let eosStep: number | null = null;
         const pending: Float32Array[] = [];
 
-        const decode = async function* (): AsyncGenerator<AudioFrame> {
-          if (pending.length === 0) return;
-          const n = pending.length;
-          const latent = new Float32Array(n * D);
-          pending.forEach((p, i) => latent.set(p, i * D));
-          pending.length = 0;
-          const out = await model.session('mimi_decoder').run({ latent: new ort.Tensor('float32', latent, [1, n, D]), ...mimi });
-          const nextMimi = threadStates(bundle.mimi_state_manifest, out);
-          releaseStates(mimi);
-          mimi = nextMimi;
-          const audio = out.audio_frame!.data as Float32Array;
+        /** Guard, skip (after a restart), abort check and yield for `n` decoded frames. */
+        const emit = async function* (audio: Float32Array, n: number): AsyncGenerator<AudioFrame> {
           for (let k = 0; k < n; k++) {
             const pcm = audio.slice(k * spf, (k + 1) * spf);
             const decision = opts.guardFrames === false ? ({ action: 'play' } as const) : guard.inspect(pcm, frameIndex);
@@ -225,6 +223,47 @@ export async function* synthesize(
             throwIfAborted(opts.signal);
             yield { pcm, frameIndex: frameIndex++, chunkIndex, text: chunk.text };
           }
+        };
+
+        const decode = async function* (): AsyncGenerator<AudioFrame> {
+          if (pending.length === 0) return;
+          const n = pending.length;
+          const latent = new Float32Array(n * D);
+          pending.forEach((p, i) => latent.set(p, i * D));
+          pending.length = 0;
+          // Overlapped: the decoder works while the flow LM computes the next steps; frames leave in order.
+          const send = (firstAudio: boolean) => {
+            const sent = remote!.decode(latent, n, freshDecoder);
+            freshDecoder = false;
+            inflight.push(sent.then((d) => (firstAudio ? null : { audio: d.pcm, n })));
+            inflight.at(-1)!.catch(() => {}); // awaited below, or dropped on abort
+          };
+          // The utterance's first frame is decoded here, as the single-instance loop does, so first audio neither waits
+          // on nor shares the CPU with the other instance; sent after, it only advances the decoder's states.
+          const firstAudio = frameIndex === 0 && inflight.length === 0;
+          if (remote && !firstAudio) {
+            send(false);
+            while (inflight.length > t.decodeAheadFrames) yield* emitDecoded();
+            return;
+          }
+          const out = await model.session('mimi_decoder').run({ latent: new ort.Tensor('float32', latent, [1, n, D]), ...mimi });
+          const nextMimi = threadStates(bundle.mimi_state_manifest, out);
+          releaseStates(mimi);
+          mimi = nextMimi;
+          if (remote) send(true);
+          yield* emit(out.audio_frame!.data as Float32Array, n);
+        };
+
+        const emitDecoded = async function* (): AsyncGenerator<AudioFrame> {
+          let d: { audio: Float32Array; n: number } | null;
+          try {
+            d = await inflight.shift()!;
+          } catch (e) {
+            if ((e as Error).name === 'AbortError') throw e;
+            model.dropSeparateDecoder((e as Error).message);
+            throw new SynthesisError(`separate Mimi decoder failed: ${(e as Error).message}`);
+          }
+          if (d) yield* emit(d.audio, d.n);
         };
 
         for (let step = 0; step < maxFrames; step++) {
@@ -258,6 +297,7 @@ export async function* synthesize(
           if (pending.length >= batch) yield* decode();
         }
         yield* decode();
+        while (inflight.length) yield* emitDecoded();
         if (opts.carryDecoderStateAcrossChunks) {
           mimiCarry = mimi;
           keepMimi = true;
@@ -271,6 +311,8 @@ export async function* synthesize(
         throw e;
       } finally {
         // Also on abort (the consumer stopped pulling) and on a backend restart.
+        if (inflight.length) remote?.dropPending();
+        inflight.length = 0;
         releaseStates(flow);
         if (!keepMimi && mimi !== mimiAtStart) releaseStates(mimi);
       }

@@ -13,6 +13,9 @@ import { parseVoiceSafetensors } from '../../../core/tts/voice-safetensors';
 import { GpuInputs, ortGpuUpload } from './gpu-inputs';
 import { openCacheCapacity, trimmedCapacityHolds } from './flow-capacity';
 import type { GraphName, OrtLike, OrtSessionLike } from './ort-types';
+import type { DecoderPort } from './decoder-protocol';
+import { DecoderRemote, DecoderStartError } from './decoder-remote';
+import { ttsTunables } from '../../../core/tunables';
 
 /**
  * Bundle files by role, as models/manifest.json names them (docs/tts.md): `bundle_json`, `tokenizer`,
@@ -47,6 +50,19 @@ export interface LoadOptions {
   gpuInputs?: boolean;
   /** On WASM, size the flow LM's caches to each chunk when the graph allows it (default true; flow-capacity.ts). */
   chunkSizedCache?: boolean;
+  /**
+   * On WASM, run `mimi_decoder` in a second ORT instance (a worker `spawn` creates) so it decodes frame n while the
+   * flow LM computes frame n+1 (docs/tts.md, "Overlapped decode"). Absent, or if the worker cannot start: the
+   * single-instance loop.
+   */
+  separateDecoder?: { spawn: () => DecoderPort; numThreads?: number };
+}
+
+/** Which loop a loaded model runs, and why the single-instance one when the overlapped one was asked for. */
+export interface DecodeLoop {
+  kind: 'overlapped' | 'single';
+  decoderThreads?: number;
+  reason?: string;
 }
 
 export class PocketLoadError extends Error {
@@ -70,6 +86,9 @@ export class PocketModel {
   gpuInputs: GpuInputs | null = null;
   /** The WASM flow LM takes caches sized to the chunk (checked at load, flow-capacity.ts). */
   chunkSizedCache = false;
+  /** Mimi in its own ORT instance (WASM only; decoder-remote.ts), or null for the single-instance loop. */
+  separateDecoder: DecoderRemote | null = null;
+  decodeLoop: DecodeLoop = { kind: 'single' };
 
   private constructor(
     readonly ort: OrtLike,
@@ -112,13 +131,51 @@ export class PocketModel {
       model.voices.set(name, { id: name, name, kind: 'preset', tensors: parseVoiceSafetensors(bytes) });
     }
     const backend = opts.backend ?? 'wasm';
-    for (const g of REQUIRED_GRAPHS) await model.openGraph(g, WEBGPU_GRAPHS.includes(g) ? backend : 'wasm');
-    if (graphFile(files, 'mimi_encoder', 'wasm')) await model.openGraph('mimi_encoder', 'wasm');
+    // The separate decoder compiles its runtime and graph while this instance opens its own.
+    const decoder = opts.separateDecoder && backend === 'wasm' ? model.startSeparateDecoder(opts.separateDecoder) : null;
+    try {
+      for (const g of REQUIRED_GRAPHS) await model.openGraph(g, WEBGPU_GRAPHS.includes(g) ? backend : 'wasm');
+      if (graphFile(files, 'mimi_encoder', 'wasm')) await model.openGraph('mimi_encoder', 'wasm');
+    } catch (e) {
+      await decoder;
+      model.separateDecoder?.close();
+      throw e;
+    }
+    await decoder;
     if (model.backend === 'webgpu' && opts.gpuInputs !== false) {
       const upload = await ortGpuUpload(opts.ort);
       if (upload) model.gpuInputs = new GpuInputs(opts.ort, upload);
     }
     return model;
+  }
+
+  private async startSeparateDecoder(how: NonNullable<LoadOptions['separateDecoder']>): Promise<void> {
+    try {
+      const file = graphFile(this.files, 'mimi_decoder', 'wasm');
+      if (!file) throw new PocketLoadError('no file for graph mimi_decoder');
+      const graph = this.files.get(file)!;
+      this.separateDecoder = await DecoderRemote.start(how.spawn(), {
+        graph,
+        manifest: this.bundle.mimi_state_manifest,
+        latentDim: this.bundle.latent_dim,
+        numThreads: how.numThreads,
+        timeoutMs: ttsTunables.decoderStartTimeoutMs,
+      });
+      this.decodeLoop = { kind: 'overlapped', decoderThreads: this.separateDecoder.threads };
+    } catch (e) {
+      const message = (e as Error).message;
+      this.decodeLoop = {
+        kind: 'single',
+        reason: e instanceof DecoderStartError ? message : `separate Mimi decoder did not start: ${message}`,
+      };
+    }
+  }
+
+  /** The separate decoder failed mid-utterance: later utterances use the single-instance loop. */
+  dropSeparateDecoder(reason: string): void {
+    this.separateDecoder?.close();
+    this.separateDecoder = null;
+    this.decodeLoop = { kind: 'single', reason };
   }
 
   private async openGraph(graph: GraphName, backend: TtsBackend): Promise<void> {
@@ -192,6 +249,8 @@ export class PocketModel {
   }
 
   async release(): Promise<void> {
+    this.separateDecoder?.close();
+    this.separateDecoder = null;
     this.gpuInputs?.dispose();
     this.gpuInputs = null;
     for (const { session } of this.sessions.values()) await session.release?.();

@@ -23,6 +23,13 @@ export const ttsWorkerRequestSchema = z.discriminatedUnion('type', [
     verdicts: z.record(z.string(), cachedVerdictSchema).default({}),
     /** WASM threads for this worker's sessions (set before the first session: a retry after a hung load uses 1). */
     numThreads: z.number().int().min(1).max(16).optional(),
+    /**
+     * WASM: 'overlapped' = Mimi in its own ORT instance (a nested worker) decoding frame n while the flow LM computes
+     * n+1; 'single' = one instance. Default overlapped where the worker can spawn one (docs/tts.md).
+     */
+    decodeLoop: z.enum(['overlapped', 'single']).optional(),
+    /** Threads of the separate decoder's instance (default: decoderThreadSplit). */
+    decoderThreads: z.number().int().min(1).max(16).optional(),
   }),
   z.object({
     type: z.literal('speak'),
@@ -80,6 +87,8 @@ export type TtsWorkerEvent =
       sampleRate: number;
       voices: VoiceInfo[];
       threads: number;
+      /** Which loop runs (WASM): the overlapped one with its decoder's threads, or the single one and why. */
+      decodeLoop: { kind: 'overlapped' | 'single'; decoderThreads?: number; reason?: string };
       /** Asked for 'auto' and staying on WASM: why (no adapter in the worker, or the self-test failed, now or before). */
       cpuReason?: string;
       /** On WASM: the flow LM's KV caches sized to each chunk ('chunk') or at the graph's declared capacity (docs/tts.md). */

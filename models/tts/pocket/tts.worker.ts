@@ -9,6 +9,7 @@ import * as ortWeb from 'onnxruntime-web/webgpu'; // same build (and wasm file) 
 import type { OrtLike } from './ort-types';
 import { PocketWorkerHost } from './worker-host';
 import { serializeRuns } from '../../workers/run-lane';
+import type { DecoderPort } from './decoder-protocol';
 
 // The project's tsconfig has no "webworker" lib; declare the few members of the worker scope used here.
 declare const self: {
@@ -34,8 +35,24 @@ if (ort.env?.wasm) {
   ort.env.wasm.wasmPaths ??= new URL('/ort/', self.location.origin).href;
 }
 
+/** The separate Mimi decoder's nested worker (docs/tts.md, "Overlapped decode"); Worker types it for the DOM. */
+function spawnDecoder(): DecoderPort {
+  const worker = new Worker(new URL('./decoder.worker.ts', import.meta.url), { type: 'module' });
+  const port: DecoderPort = {
+    onmessage: null,
+    onerror: null,
+    postMessage: (message, transfer) => worker.postMessage(message, transfer ?? []),
+    terminate: () => worker.terminate(),
+  };
+  worker.onmessage = (e) => port.onmessage?.(e);
+  worker.onerror = (e) => port.onerror?.(e);
+  return port;
+}
+
 const host = new PocketWorkerHost({
   ort,
+  // A nested worker needs the Worker constructor in this worker's scope (Chrome has it); else one instance.
+  ...(typeof Worker === 'function' ? { spawnDecoder } : {}),
   post: (event, transfer) => self.postMessage(event, transfer ?? []),
   fetchBytes: async (url) => {
     // Weights come from the weights manager's cache (same key transformers.js uses), never straight off the network.

@@ -9,6 +9,7 @@ import { CloneAudioError, CloningUnavailableError, ConsentRequiredError, cloneVo
 import { synthesize } from './generator';
 import { PocketModel, type BundleFiles, type LoadOptions, type Voice } from './model';
 import type { OrtLike } from './ort-types';
+import type { DecoderPort } from './decoder-protocol';
 import { ttsWorkerRequestSchema, type PostEvent, type TtsErrorCode, type VoiceInfo } from './protocol';
 import { cpuReasonOf, decideBackend, runSelfTest } from './self-test-runner';
 import { applyOverrides, snapshotTunables } from '../../../core/tunables';
@@ -22,6 +23,16 @@ export interface WorkerHostDeps {
   adapterIdentity?: () => Promise<AdapterIdentity | null>;
   sessionOptions?: LoadOptions['sessionOptions'];
   sessionFactory?: LoadOptions['sessionFactory'];
+  /** Starts a worker for the separate Mimi decoder (decoder-host.ts); absent: the single-instance loop only. */
+  spawnDecoder?: () => DecoderPort;
+}
+
+/**
+ * Threads for the flow LM and the separate decoder out of the `total` the worker would give one instance: the
+ * decoder gets one; the flow LM keeps all up to 2 (a 2-core machine runs 1 + 1), else gives one up (4 → 3 + 1).
+ */
+export function decoderThreadSplit(total: number): { main: number; decoder: number } {
+  return { main: total >= 3 ? total - 1 : total, decoder: 1 };
 }
 
 function info(v: Voice): VoiceInfo {
@@ -51,7 +62,7 @@ export class PocketWorkerHost {
     const msg = parsed.data;
     switch (msg.type) {
       case 'load':
-        return this.load(msg.requestId, msg.files, msg.backend, msg.verdicts, msg.numThreads);
+        return this.load(msg.requestId, msg.files, msg.backend, msg.verdicts, msg.numThreads, msg.decodeLoop, msg.decoderThreads);
       case 'cancel':
         this.aborts.get(msg.requestId)?.abort();
         return;
@@ -95,10 +106,15 @@ export class PocketWorkerHost {
     backend: 'wasm' | 'webgpu' | 'auto',
     verdicts: Record<string, CachedVerdict>,
     numThreads?: number,
+    decodeLoop?: 'overlapped' | 'single',
+    decoderThreads?: number,
   ) {
     try {
       const wasmEnv = (this.deps.ort as { env?: { wasm?: { numThreads?: number } } }).env?.wasm;
-      if (numThreads && wasmEnv) wasmEnv.numThreads = numThreads;
+      const spawn = decodeLoop !== 'single' ? this.deps.spawnDecoder : undefined;
+      const total = numThreads ?? wasmEnv?.numThreads ?? 1;
+      const split = spawn ? decoderThreadSplit(total) : { main: total, decoder: 0 };
+      if (wasmEnv && (numThreads || spawn)) wasmEnv.numThreads = split.main;
       const files: BundleFiles = new Map();
       for (const [name, src] of Object.entries(sources)) {
         if (typeof src === 'string') {
@@ -115,7 +131,8 @@ export class PocketWorkerHost {
       await this.model?.release();
       this.model = null;
       this.verdictKey = null;
-      const wasm = await PocketModel.load({ ...base, backend: 'wasm' });
+      const separateDecoder = spawn ? { spawn, numThreads: decoderThreads ?? split.decoder } : undefined;
+      const wasm = await PocketModel.load({ ...base, backend: 'wasm', ...(separateDecoder ? { separateDecoder } : {}) });
       let chosen = wasm;
       let cpuReason: string | undefined;
       if (backend !== 'wasm') {
@@ -152,6 +169,7 @@ export class PocketWorkerHost {
         sampleRate: chosen.bundle.sample_rate,
         voices: [...chosen.voices.values()].map(info),
         threads: wasmEnv?.numThreads ?? 1,
+        decodeLoop: chosen.backend === 'wasm' ? chosen.decodeLoop : { kind: 'single', reason: 'the flow LM runs on WebGPU' },
         ...(cpuReason ? { cpuReason } : {}),
         ...(chosen.backend === 'wasm' ? { flowCache: chosen.chunkSizedCache ? ('chunk' as const) : ('declared' as const) } : {}),
       });

@@ -14,6 +14,7 @@ const loaded = (threads: number): Omit<Extract<TtsWorkerEvent, { type: 'loaded' 
   sampleRate: 24000,
   voices: [],
   threads,
+  decodeLoop: { kind: 'single' },
 });
 
 describe('TtsClient (offscreen face of the voice worker)', () => {
