@@ -21,6 +21,8 @@ export const CONTEXTS = {
   offscreen: 'entrypoints/offscreen/main.ts',
   'model-worker': 'models/workers/model.worker.ts',
   'tts-worker': 'models/tts/pocket/tts.worker.ts',
+  /** The voice's Mimi decoder beside the TTS worker (docs/tts.md, the overlapped decode loop). */
+  'tts-decoder-worker': 'models/tts/pocket/decoder.worker.ts',
   sidepanel: 'entrypoints/sidepanel/main.tsx',
   popup: 'entrypoints/popup/main.tsx',
   permissions: 'entrypoints/permissions/main.tsx',
