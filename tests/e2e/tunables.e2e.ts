@@ -65,6 +65,8 @@ async function live(context: ContextName): Promise<TunablesSnapshot> {
       );
     case 'page-script':
       throw new Error('the page script receives no tunables; the reader-map test keeps knobs out of it');
+    case 'tts-decoder-worker':
+      throw new Error('the voice decoder worker reads no tunables; the reader-map test keeps knobs out of it');
   }
 }
 
