@@ -23,10 +23,11 @@ const LLM_HAS_TEMPLATE_FILE = LLM_BUNDLE.files.some((f) => f.role === 'chat_temp
 const LLM_HAS_EXTERNAL_DATA = LLM_BUNDLE.files.some((f) => f.role === 'model_data');
 import { AbortSignalCriteria } from './abort-criteria';
 import { compactHistory, type ChatMessage } from './compaction';
-import { PrefixCache } from './prefix-cache';
+import { isStrictPrefix, PrefixCache } from './prefix-cache';
+import { SystemCheckpoint, type OrtTensorFactory } from './system-checkpoint';
 import type { DecodeStatus, StaticKvMode } from './decode-path';
 import { openStaticPath, type StaticPath } from './static-path';
-import { generateStatic } from './static-generate';
+import { generateStatic, prefillHead } from './static-generate';
 import type { OrtClasses, StaticDecoder } from './static-kv/static-decoder';
 
 export type { ChatMessage } from './compaction';
@@ -43,6 +44,8 @@ export interface LlmLoadOptions {
   warmUp?: boolean;
   /** The decode path: 'auto' (captured on WebGPU, plain elsewhere), 'static' (no capture, any backend), 'plain'. */
   staticKv?: StaticKvMode;
+  /** Keep the system prompt's cache for later turns (system-checkpoint.ts); default on. */
+  systemCheckpoint?: boolean;
   /**
    * The onnxruntime instance transformers.js runs on, for the static-KV session; default: the one the extension
    * registers at globalThis[Symbol.for('onnxruntime')] (docs/architecture.md).
@@ -78,12 +81,18 @@ export interface GenerateResult {
 
 type ChatTemplateOutput = { input_ids: Tensor; attention_mask: Tensor };
 
+/** Below this the system prompt's own prefill run costs more than it saves (docs/llm-static-kv.md). */
+const SYSTEM_CHECKPOINT_MIN_TOKENS = 32;
+
 function idsOf(t: Tensor): number[] {
   return (t.tolist() as bigint[][])[0]!.map(Number);
 }
 
 export class LlmRuntime {
   private readonly prefix = new PrefixCache<InstanceType<typeof DynamicCache>>();
+  private checkpoint = new SystemCheckpoint(null);
+  /** Off only for benches and tests that compare against a runtime without it (LlmLoadOptions.systemCheckpoint). */
+  private useCheckpoint = true;
   private busy = false;
   private decoder: StaticDecoder | null = null;
   private status: DecodeStatus = { decode: 'plain', plainReason: 'not checked yet' };
@@ -116,6 +125,9 @@ export class LlmRuntime {
       ...(LLM_HAS_EXTERNAL_DATA ? { use_external_data_format: true } : {}),
     });
     const runtime = new LlmRuntime(tokenizer, model, options.device);
+    const ort = options.ort ?? ((globalThis as Record<symbol, unknown>)[Symbol.for('onnxruntime')] as OrtClasses | undefined);
+    runtime.checkpoint = new SystemCheckpoint((ort?.Tensor as unknown as OrtTensorFactory | undefined) ?? null);
+    runtime.useCheckpoint = options.systemCheckpoint ?? true;
     if (options.warmUp ?? true) await runtime.warmUp();
     const path = await openStaticPath({
       mode: options.staticKv ?? 'auto',
@@ -145,9 +157,9 @@ export class LlmRuntime {
     return this.render(messages, tools).input_ids.dims[1]!;
   }
 
-  private render(messages: readonly ChatMessage[], tools?: object[]): ChatTemplateOutput {
+  private render(messages: readonly ChatMessage[], tools?: object[], generationPrompt = true): ChatTemplateOutput {
     return this.tokenizer.apply_chat_template([...messages], {
-      add_generation_prompt: true,
+      add_generation_prompt: generationPrompt,
       tokenize: true,
       return_dict: true,
       ...(tools && tools.length > 0 ? { tools } : {}),
@@ -180,7 +192,11 @@ export class LlmRuntime {
     };
     if (stats.aborted) return { text: '', stats };
 
-    const taken = await this.prefix.take(promptIds);
+    let taken: { cache: InstanceType<typeof DynamicCache> | null; cachedTokens: number } = await this.prefix.take(promptIds);
+    if (!taken.cache) taken = this.checkpoint.take(promptIds) ?? { cache: null, cachedTokens: 0 };
+    // The turn that builds the checkpoint computes its tokens itself: they are prefilled, not served from a cache.
+    if (!taken.cache && this.useCheckpoint)
+      taken = { cache: await this.fromSystemPrompt(compacted.messages, options.tools, inputs, promptIds), cachedTokens: 0 };
     const cache = taken.cache ?? new DynamicCache();
     stats.cachedTokens = taken.cachedTokens;
     stats.prefillTokens = promptIds.length - taken.cachedTokens;
@@ -225,6 +241,28 @@ export class LlmRuntime {
     return { text, stats };
   }
 
+  /**
+   * No cache serves this prompt: when it starts with system messages, their prefill becomes the checkpoint every later
+   * turn starts from (system-checkpoint.ts), and this turn goes on from it. Otherwise an empty cache.
+   */
+  private async fromSystemPrompt(
+    messages: readonly ChatMessage[],
+    tools: object[] | undefined,
+    inputs: ChatTemplateOutput,
+    promptIds: readonly number[],
+  ): Promise<InstanceType<typeof DynamicCache> | null> {
+    const end = messages.findIndex((m) => m.role !== 'system');
+    if (end <= 0) return null;
+    const ids = idsOf(this.render(messages.slice(0, end), tools, false).input_ids);
+    // Long enough to be worth a second prefill run, and followed by the rest of the prompt.
+    if (ids.length < SYSTEM_CHECKPOINT_MIN_TOKENS || !isStrictPrefix(ids, promptIds)) return null;
+    const cache = new DynamicCache();
+    await prefillHead(this.model, inputs, ids.length, cache);
+    if (await this.checkpoint.keep(cache, ids)) return cache;
+    await cache.dispose();
+    return null;
+  }
+
   /** A failed static turn: later turns decode on the plain path, and the status says why. */
   private async dropStaticPath(error: unknown): Promise<void> {
     const decoder = this.decoder;
@@ -258,13 +296,15 @@ export class LlmRuntime {
     return idsOf(out);
   }
 
-  /** Drops the cached prefix (e.g. a new conversation). */
+  /** Drops the cached prefix and the system prompt's checkpoint (e.g. a new conversation). */
   async resetCache(): Promise<void> {
     await this.prefix.clear();
+    await this.checkpoint.clear();
   }
 
   async dispose(): Promise<void> {
     await this.prefix.clear();
+    await this.checkpoint.clear();
     // After a GPU loss the capture session may fail to release; the model below must still go.
     await this.decoder?.release().catch(() => undefined);
     this.decoder = null;

@@ -56,7 +56,13 @@ function wrap(feeds: Feeds): Record<string, Tensor> {
 }
 
 /** The plain graph's prefill of the prompt's first `length` tokens into `cache` (the token it picks is not used). */
-async function prefill(model: PreTrainedModel, inputs: StaticTurn['inputs'], length: number, cache: Cache, kwargs: object) {
+export async function prefillHead(
+  model: PreTrainedModel,
+  inputs: StaticTurn['inputs'],
+  length: number,
+  cache: Cache,
+  kwargs: object = { do_sample: false },
+) {
   const head = (t: Tensor) => new Tensor('int64', (t.data as BigInt64Array).slice(0, length), [1, length]);
   await model.generate({
     input_ids: head(inputs.input_ids),
@@ -87,7 +93,7 @@ export async function generateStatic(turn: StaticTurn): Promise<number[]> {
   let pos: number;
   if (turn.firstOnStatic) {
     const head = turn.promptIds.length - 1;
-    if (turn.cache.get_seq_length() < head) await prefill(model, turn.inputs, head, turn.cache, kwargs);
+    if (turn.cache.get_seq_length() < head) await prefillHead(model, turn.inputs, head, turn.cache, kwargs);
     pos = turn.cache.get_seq_length();
     await decoder.load(cacheFeeds(turn.cache), pos);
     token = await step(all[0]!.at(-1)!, pos);
