@@ -10,18 +10,34 @@ import { readFileSync } from 'node:fs';
 import { measureIndexTime, releaseGpu, type TokenBatch } from './index-time';
 import { unpackBatch, type PackedPage } from './whole-page-batches';
 
-/** WASM rows only below this many chunks: the 250k-word page would take minutes a run (derived rows say how many). */
-const WASM_MAX_CHUNKS = 800;
+/**
+ * WASM rows only below this many chunks: the 250k-word page takes minutes a run. SIDETALK_WASM_MAX_CHUNKS raises it for
+ * a run that can wait (this box, off the GPU machine's per-call limit).
+ */
+const WASM_MAX_CHUNKS = Number(process.env.SIDETALK_WASM_MAX_CHUNKS ?? 800);
+/** SIDETALK_RETRIEVAL_EP=wasm (or webgpu): one backend only, e.g. WASM on a machine without dawn.node. */
+const ONLY_EP = process.env.SIDETALK_RETRIEVAL_EP;
 
 async function wholePages(file: string, distDir: string, webgpuModule: string, threads: number): Promise<unknown[]> {
   const pages = JSON.parse(readFileSync(file, 'utf8')) as PackedPage[];
   const rows: unknown[] = [];
   for (const p of pages) {
     const page = { pageChars: p.pageChars, chunks: p.chunks, batches: p.batches.map(unpackBatch) };
-    const eps = p.chunks <= WASM_MAX_CHUNKS ? (['webgpu', 'wasm'] as const) : (['webgpu'] as const);
+    const eps = (p.chunks <= WASM_MAX_CHUNKS ? (['webgpu', 'wasm'] as const) : (['webgpu'] as const)).filter((ep) =>
+      ONLY_EP ? ep === ONLY_EP : true,
+    );
     for (const ep of eps) {
       try {
-        rows.push({ words: p.words, ...(await measureIndexTime(page, { ep, format: 'float', threads, distDir, webgpuModule })) });
+        rows.push({
+          words: p.words,
+          ...(await measureIndexTime(page, {
+            ep,
+            format: 'float',
+            threads,
+            distDir,
+            ...(ONLY_EP === 'wasm' ? {} : { webgpuModule }),
+          })),
+        });
       } catch (err) {
         rows.push({ words: p.words, ep, format: 'float', error: err instanceof Error ? err.message : String(err) });
       }
