@@ -27,7 +27,7 @@ import { isStrictPrefix, PrefixCache } from './prefix-cache';
 import { SystemCheckpoint, type OrtTensorFactory } from './system-checkpoint';
 import type { DecodeStatus, StaticKvMode } from './decode-path';
 import { openStaticPath, type StaticPath } from './static-path';
-import { generateStatic, prefillHead } from './static-generate';
+import { generateStatic, prefillIds } from './static-generate';
 import type { OrtClasses, StaticDecoder } from './static-kv/static-decoder';
 
 export type { ChatMessage } from './compaction';
@@ -196,7 +196,7 @@ export class LlmRuntime {
     if (!taken.cache) taken = this.checkpoint.take(promptIds) ?? { cache: null, cachedTokens: 0 };
     // The turn that builds the checkpoint computes its tokens itself: they are prefilled, not served from a cache.
     if (!taken.cache && this.useCheckpoint)
-      taken = { cache: await this.fromSystemPrompt(compacted.messages, options.tools, inputs, promptIds), cachedTokens: 0 };
+      taken = { cache: await this.fromSystemPrompt(compacted.messages, options.tools, promptIds), cachedTokens: 0 };
     const cache = taken.cache ?? new DynamicCache();
     stats.cachedTokens = taken.cachedTokens;
     stats.prefillTokens = promptIds.length - taken.cachedTokens;
@@ -248,7 +248,6 @@ export class LlmRuntime {
   private async fromSystemPrompt(
     messages: readonly ChatMessage[],
     tools: object[] | undefined,
-    inputs: ChatTemplateOutput,
     promptIds: readonly number[],
   ): Promise<InstanceType<typeof DynamicCache> | null> {
     const end = messages.findIndex((m) => m.role !== 'system');
@@ -257,7 +256,7 @@ export class LlmRuntime {
     // Long enough to be worth a second prefill run, and followed by the rest of the prompt.
     if (ids.length < SYSTEM_CHECKPOINT_MIN_TOKENS || !isStrictPrefix(ids, promptIds)) return null;
     const cache = new DynamicCache();
-    await prefillHead(this.model, inputs, ids.length, cache);
+    await prefillIds(this.model, ids, cache);
     if (await this.checkpoint.keep(cache, ids)) return cache;
     await cache.dispose();
     return null;

@@ -55,22 +55,19 @@ function wrap(feeds: Feeds): Record<string, Tensor> {
   return out;
 }
 
-/** The plain graph's prefill of the prompt's first `length` tokens into `cache` (the token it picks is not used). */
-export async function prefillHead(
-  model: PreTrainedModel,
-  inputs: StaticTurn['inputs'],
-  length: number,
-  cache: Cache,
-  kwargs: object = { do_sample: false },
-) {
-  const head = (t: Tensor) => new Tensor('int64', (t.data as BigInt64Array).slice(0, length), [1, length]);
-  await model.generate({
-    input_ids: head(inputs.input_ids),
-    attention_mask: head(inputs.attention_mask),
+/**
+ * A greedy prefill of `ids` through the plain graph into `cache` (which then covers them); returns the token it picks,
+ * which callers that only want the cache ignore.
+ */
+export async function prefillIds(model: PreTrainedModel, ids: readonly number[], cache: Cache): Promise<number> {
+  const out = (await model.generate({
+    input_ids: new Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]),
+    attention_mask: new Tensor('int64', new BigInt64Array(ids.length).fill(1n), [1, ids.length]),
     past_key_values: cache,
-    ...kwargs,
     max_new_tokens: 1,
-  });
+    do_sample: false,
+  })) as Tensor;
+  return Number((out.tolist() as bigint[][])[0]!.at(-1)!);
 }
 
 /** Returns prompt + generated ids, as generate() does; `cache` covers all but the last id afterwards. */
@@ -93,7 +90,7 @@ export async function generateStatic(turn: StaticTurn): Promise<number[]> {
   let pos: number;
   if (turn.firstOnStatic) {
     const head = turn.promptIds.length - 1;
-    if (turn.cache.get_seq_length() < head) await prefillHead(model, turn.inputs, head, turn.cache, kwargs);
+    if (turn.cache.get_seq_length() < head) await prefillIds(model, turn.promptIds.slice(0, head), turn.cache);
     pos = turn.cache.get_seq_length();
     await decoder.load(cacheFeeds(turn.cache), pos);
     token = await step(all[0]!.at(-1)!, pos);

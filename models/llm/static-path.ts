@@ -3,7 +3,7 @@
  * is read and rewritten, a second session over the rewrite is created (with graph capture on WebGPU), and the
  * load-time check compares it with the plain graph from one prefill. Returns the decoder or the plain path's reason.
  */
-import { DynamicCache, Tensor, type PreTrainedModel } from '@huggingface/transformers';
+import { DynamicCache, type PreTrainedModel } from '@huggingface/transformers';
 import { llmTunables } from '../../core/tunables';
 import { dtypeSuffix } from '../registry';
 import { pinnedBytes } from '../pinned-hub';
@@ -11,7 +11,7 @@ import { openStaticDecoder, type DecodeStatus, type StaticKvMode } from './decod
 import { checkStaticDecoder } from './static-kv/guard';
 import type { OrtClasses, OrtSession, StaticDecoder } from './static-kv/static-decoder';
 import type { GpuDeviceLike } from '../gpu/webgpu-types';
-import { cacheFeeds } from './static-generate';
+import { cacheFeeds, prefillIds } from './static-generate';
 
 export interface StaticPathInput {
   mode: StaticKvMode;
@@ -93,16 +93,7 @@ export async function openStaticPath(i: StaticPathInput): Promise<StaticPath> {
 async function checkOnPrompt(model: PreTrainedModel, ort: OrtClasses, decoder: StaticDecoder, prompt: number[]) {
   const cache = new DynamicCache();
   try {
-    const ids = new Tensor('int64', BigInt64Array.from(prompt.map(BigInt)), [1, prompt.length]);
-    const mask = new Tensor('int64', new BigInt64Array(prompt.length).fill(1n), [1, prompt.length]);
-    const out = (await model.generate({
-      input_ids: ids,
-      attention_mask: mask,
-      past_key_values: cache,
-      max_new_tokens: 1,
-      do_sample: false,
-    })) as Tensor;
-    const first = Number((out.tolist() as bigint[][])[0]!.at(-1)!);
+    const first = await prefillIds(model, prompt, cache);
     const plainSession = (model as unknown as { sessions: Record<string, OrtSession> }).sessions.model!;
     const result = await checkStaticDecoder({
       ort,
@@ -124,14 +115,7 @@ async function checkOnPrompt(model: PreTrainedModel, ort: OrtClasses, decoder: S
 async function greedyByPrefill(model: PreTrainedModel, ids: number[]): Promise<number> {
   const cache = new DynamicCache();
   try {
-    const out = (await model.generate({
-      input_ids: new Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]),
-      attention_mask: new Tensor('int64', new BigInt64Array(ids.length).fill(1n), [1, ids.length]),
-      past_key_values: cache,
-      max_new_tokens: 1,
-      do_sample: false,
-    })) as Tensor;
-    return Number((out.tolist() as bigint[][])[0]!.at(-1)!);
+    return await prefillIds(model, ids, cache);
   } finally {
     await cache.dispose();
   }

@@ -13,7 +13,7 @@ rm -rf bench/out/gpu-kit && mv bench/out/gpu-one bench/out/gpu-kit
 export OUT=/tmp/one && mkdir -p "$OUT"
 save() { tar czf "$R/all.tgz" -C "$OUT" . && echo "== saved after $1 ($(date +%T))"; }
 source scripts/bench/gpu-setup.sh; save setup
-timeout "${RETRIEVAL_S:-80}" "$NODE" bench/out/gpu-kit/retrieval-index.mjs --whole bench/out/gpu-kit/retrieval-whole.json \
+timeout "${RETRIEVAL_S:-150}" "$NODE" bench/out/gpu-kit/retrieval-index.mjs --whole bench/out/gpu-kit/retrieval-whole.json \
   /tmp/kit/ort /tmp/kit/webgpu/index.js 4 > "$OUT/retrieval-whole.json" 2> "$OUT/retrieval-whole.stderr"
 echo "retrieval exit $?"; save retrieval
 BENCH=llm-loop DEVICES=webgpu TIMEOUT_S=${LLM_S:-150} bash scripts/bench/product-run.sh --graph genai-builder --tokens 64 --rounds 2
