@@ -41,8 +41,13 @@ export interface FrameTiming {
 export interface InterruptionDetector {
   /** Speech over the reply paused it and is not decided yet, on either track. */
   readonly deciding: boolean;
-  /** When the playback was last audible (on arrival of its level). */
+  /** When the playback was last audible (on arrival of its level): the engine's processing clock. */
   readonly lastAudibleAt: number;
+  /**
+   * When that audible playback was heard from the speakers (the level's own time where the panel gave one): the
+   * microphone frames' capture clock, on which its echo arrives.
+   */
+  readonly lastAudibleHeardAt: number;
   /** Both gates' frames while `traceGateFrames` is on (gate-frames.ts): diagnostics. */
   readonly gateFrames: GateFrameLog;
   /** A new turn: the gates forget the last reply's speech. */
@@ -78,6 +83,7 @@ export class TwoTrackDetector implements InterruptionDetector {
   private readonly jointRun = new JointRun();
   readonly gateFrames = new GateFrameLog();
   lastAudibleAt = -Infinity;
+  lastAudibleHeardAt = -Infinity;
   private lastLevelHeardAt = -Infinity;
   /** The last frame during a reply came with the unprocessed microphone (trace). */
   private unprocessedMic = false;
@@ -100,9 +106,9 @@ export class TwoTrackDetector implements InterruptionDetector {
     this.lastLevelHeardAt = heardAt;
     this.barge.onPlaybackLevel(now, rms, heardAt);
     this.rawGate.onPlaybackLevel(now, rms, heardAt);
-    // On arrival, as the windows after a reply measure it from the frames' processing (the later of the two).
     if (rms <= T.playbackAudibleRms) return false;
     this.lastAudibleAt = now;
+    this.lastAudibleHeardAt = heardAt;
     return true;
   }
 

@@ -75,21 +75,23 @@ export class UserSpeech {
   listen(now: number, frame: MicFrame, timing: FrameTiming): void {
     this.drafts.onFrame();
     const { tracker, detector } = this;
-    const lastAudibleAt = detector.lastAudibleAt;
+    // On the capture clock: a frame handled late (a feed behind real time) was heard when it was captured, and the
+    // reply's echo follows when the playback was heard, not when the engine learnt of it (docs/echo.md, "Which clock").
+    const sinceAudibleMs = timing.at - detector.lastAudibleHeardAt;
     const echoLevel = unprocessed(frame)?.rms ?? rms(frame.pcm);
-    if (now - lastAudibleAt < T.echoMaxDelayMs + T.echoDecayMs) detector.recordListening(timing.at, echoLevel);
+    if (sinceAudibleMs < T.echoMaxDelayMs + T.echoDecayMs) detector.recordListening(timing.at, echoLevel);
     // The tail of our own playback is still in the room: keep it as pre-roll but do not open an utterance on it.
-    if (!tracker.inSpeech && now - lastAudibleAt < T.echoTailMs) return tracker.observe(frame.pcm);
+    if (!tracker.inSpeech && sinceAudibleMs < T.echoTailMs) return tracker.observe(frame.pcm);
     // The reply's echo may still be arriving (a longer path, the room's reverb): only a voice above it opens an
     // utterance; above the unprocessed track's echo too, which the canceller lets through once the reply stops.
     const released = !tracker.inSpeech ? detector.releasedEcho(timing.at) : 0;
-    if (!tracker.inSpeech && detector.heldByEcho(timing.at, now - lastAudibleAt, echoLevel, released)) {
+    if (!tracker.inSpeech && detector.heldByEcho(timing.at, sinceAudibleMs, echoLevel, released)) {
       tracker.observe(frame.pcm);
       return this.hooks.onQuiet(now);
     }
     const event = tracker.onFrame(now, frame.pcm, frame.prob);
     if (event.kind === 'onset') {
-      this.onsetAfterAudibleMs = now - lastAudibleAt;
+      this.onsetAfterAudibleMs = sinceAudibleMs;
       this.hooks.onSpeechStart(event.at, detector.onsetTrace(timing.lagMs, this.onsetAfterAudibleMs, echoLevel, released));
     }
     if (event.kind === 'resume' || event.kind === 'onset') this.staleHint = null;
