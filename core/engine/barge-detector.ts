@@ -47,8 +47,6 @@ export class BargeDetector {
   private coupling = 0;
   protected run = 0;
   private runStart = 0;
-  /** Frames under the gate bridged inside the current run (at most `bargeGapFrames` in a row). */
-  private gap = 0;
   /** This reply's frames as the gate judged them, for its `echo-path` mark. */
   private readonly trace = new GateTrace();
   /** Speech over the reply that ducked it and is not decided yet: its onset, voiced frames, and quiet run since. */
@@ -85,7 +83,6 @@ export class BargeDetector {
     this.calibFrames = 0;
     this.coupling = 0;
     this.run = 0;
-    this.gap = 0;
     this.tentative = null;
     this.trace.reset();
     this.replyPeak = 0;
@@ -215,32 +212,20 @@ export class BargeDetector {
   }
 
   /**
-   * Louder than `residualVoiceRatio` times the echo this track's path expects at `capturedAt`: a voice is in the
-   * frame. False while no path is known, and with the ratio at 0 (the default: docs/echo.md says why).
-   */
-  louderThanEcho(capturedAt: number, micRms: number): boolean {
-    const ratio = engineTunables.residualVoiceRatio;
-    if (ratio <= 0) return false;
-    const echo = this.echo.expected(capturedAt);
-    return echo > 0 && micRms > ratio * echo;
-  }
-
-  /**
-   * Feed one mic frame (time = end of frame). `nearEnd`: the frame carries a voice by the echo path's measure
-   * (`louderThanEcho`, on the track whose path is linear): the floor does not learn it. `otherTrackAgrees`: false
+   * Feed one mic frame (time = end of frame). `otherTrackAgrees`: false
    * when the other track's frame shows no voice over its echo (`overEchoSoFar`): the frame is no candidate.
    */
-  onFrame(now: number, prob: number, micRms: number, capturedAt = now, nearEnd = false, otherTrackAgrees = true): BargeDecision {
+  onFrame(now: number, prob: number, micRms: number, capturedAt = now, otherTrackAgrees = true): BargeDecision {
     const voiced = prob > engineTunables.vadOn;
     this.candidateNow = false;
     this.judgedAgainst = Number.NaN;
-    this.residual.onFrame(voiced, micRms, nearEnd);
+    this.residual.onFrame(voiced, micRms);
     const playback = this.expectedPlayback(capturedAt);
     const audible = playback > engineTunables.playbackAudibleRms;
     if (audible && !this.calibrated) {
       this.coupling = Math.max(this.coupling, micRms / playback);
       this.calibFrames++;
-      this.run = this.gap = 0;
+      this.run = 0;
       return NONE;
     }
     const gate = this.threshold(now, capturedAt);
@@ -251,9 +236,7 @@ export class BargeDetector {
     if (candidate) this.echo.markNearEnd(capturedAt);
     if (this.tentative) return this.decide(this.tentative, candidate);
     if (!candidate) {
-      // A short hole inside a run is bridged (it does not count towards the run); a longer one ends the run.
-      if (this.run > 0 && this.gap < engineTunables.bargeGapFrames) this.gap++;
-      else this.run = this.gap = 0;
+      this.run = 0;
       return NONE;
     }
     if (this.run === 0) {
@@ -261,7 +244,6 @@ export class BargeDetector {
       this.residual.runStarted();
     }
     this.run++;
-    this.gap = 0;
     this.trace.run(this.run);
     if (this.run < engineTunables.bargeFrames) return NONE;
     return this.holdRun(this.runStart);
@@ -273,7 +255,7 @@ export class BargeDetector {
    */
   protected holdRun(onsetAt: number): BargeDecision {
     const voiced = this.run;
-    this.run = this.gap = 0;
+    this.run = 0;
     this.residual.ducked();
     if (engineTunables.bargeConfirmFrames <= voiced) return { kind: 'barge', onsetAt };
     this.tentative = { onsetAt, voiced, quiet: 0 };

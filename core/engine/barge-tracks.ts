@@ -108,11 +108,8 @@ export class JointRun {
   private heard = 0;
   private longest = 0;
 
-  /**
-   * One frame's candidacy on both tracks (`now`: its end): the run's onset once it has lasted long enough, or at once
-   * when `clear` (each track's level `bargeJointClearRatio` times its gate: jointClear), else null.
-   */
-  frame(now: number, both: boolean, clear = false): number | null {
+  /** One frame's candidacy on both tracks (`now`: its end): the run's onset once it has lasted long enough, else null. */
+  frame(now: number, both: boolean): number | null {
     if (!both) {
       this.frames = 0;
       return null;
@@ -120,7 +117,6 @@ export class JointRun {
     if (this.frames++ === 0) this.startAt = now - FRAME_MS;
     this.heard++;
     this.longest = Math.max(this.longest, this.frames);
-    if (clear && T.bargeJointClearRatio > 0) return this.startAt;
     if (T.bargeJointFrames <= 0) return null;
     return this.frames >= T.bargeJointFrames ? this.startAt : null;
   }
@@ -134,18 +130,6 @@ export class JointRun {
   trace(): Pick<TurnStageFields['echo-path'], 'jointFrames' | 'jointLongestRun'> {
     return { jointFrames: this.heard, jointLongestRun: this.longest };
   }
-}
-
-/**
- * Both tracks' frames clear of their gates by `bargeJointClearRatio` (docs/echo.md, "One clear frame"): a voice over
- * the reply is most of its frames, the echo that passed both gates at once in the room sweeps only while a floor was
- * stale, which `floorHolds` already excludes. `rms`/`rawRms`: the levels each gate judged this frame at.
- */
-export function jointClear(gate: BargeDetector, rms: number, rawGate: BargeDetector, rawRms: number): boolean {
-  const ratio = T.bargeJointClearRatio;
-  if (ratio <= 0) return false;
-  const over = (level: number, g: BargeDetector) => Number.isFinite(g.lastGate) && level >= ratio * g.lastGate;
-  return over(rms, gate) && over(rawRms, rawGate);
 }
 
 /**
@@ -183,18 +167,13 @@ export function crossCheckTracks(
 }
 
 /**
- * The unprocessed twin as a second barge gate's input: captured, asked for, not already the echo handling's, and with
- * its own P(speech) (a feed behind real time leaves it out).
+ * The unprocessed twin as a second barge gate's input: captured, asked for, and with its own P(speech) (a feed behind
+ * real time leaves it out).
  */
 export function bargeTrack(frame: MicFrame): { rms: number; prob: number } | undefined {
   const raw = frame.raw;
-  if (!T.bargeFromUnprocessed || T.echoFromUnprocessed || raw?.prob === undefined) return undefined;
+  if (!T.bargeFromUnprocessed || raw?.prob === undefined) return undefined;
   return { rms: raw.rms, prob: raw.prob };
-}
-
-/** The frame's unprocessed twin, when it has one and the echo handling is to use it (`echoFromUnprocessed`). */
-export function unprocessed(frame: MicFrame): MicFrame['raw'] {
-  return T.echoFromUnprocessed ? frame.raw : undefined;
 }
 
 /** The unprocessed track's gate over the reply, as the `echo-path` mark's fields. */

@@ -6,16 +6,7 @@
  */
 import { engineTunables as T } from '../tunables';
 import type { BargeDecision } from './barge-detector';
-import {
-  bargeTrack,
-  crossCheckTracks,
-  JointRun,
-  jointClear,
-  mergeBargeDecisions,
-  rawGateTrace,
-  TrackGate,
-  unprocessed,
-} from './barge-tracks';
+import { bargeTrack, crossCheckTracks, JointRun, mergeBargeDecisions, rawGateTrace, TrackGate } from './barge-tracks';
 import type { EchoLikeness } from './echo-path';
 import { gateFrameRow, GateFrameLog } from './gate-frames';
 import type { MicFrame, TurnStageFields } from './types';
@@ -85,8 +76,6 @@ export class TwoTrackDetector implements InterruptionDetector {
   lastAudibleAt = -Infinity;
   lastAudibleHeardAt = -Infinity;
   private lastLevelHeardAt = -Infinity;
-  /** The last frame during a reply came with the unprocessed microphone (trace). */
-  private unprocessedMic = false;
   /** The unprocessed track's own gate saw a frame of this session (trace). */
   private rawGateUsed = false;
 
@@ -113,30 +102,22 @@ export class TwoTrackDetector implements InterruptionDetector {
   }
 
   judge(now: number, frame: MicFrame, level: number, timing: FrameTiming): OverReplyJudgement {
-    // The echo's side of the microphone: unprocessed where it is available (docs/echo.md, "The unprocessed microphone").
-    const raw = unprocessed(frame);
-    const echoLevel = raw?.rms ?? level;
-    this.unprocessedMic = raw !== undefined;
+    const echoLevel = level;
     this.barge.observeMic(timing.at, echoLevel);
     const wasDeciding = this.deciding;
     const second = bargeTrack(frame);
     if (second) this.rawGate.observeMic(timing.at, second.rms);
     this.rawGateUsed ||= second !== undefined;
-    // Judged on the unprocessed track, whose echo is the speakers' through the room (the processed residual's level
-    // follows the canceller, not the playback): a frame louder than its echo explains is not learned as residual.
-    const judge = second ? this.rawGate : raw ? this.barge : null;
-    const nearEnd = judge?.louderThanEcho(timing.at, second?.rms ?? echoLevel) ?? false;
     const { confirmed, rawConfirmed } = crossCheckTracks(this.barge, this.rawGate, echoLevel, second?.rms);
-    const own = this.barge.onFrame(now, raw?.prob ?? frame.prob, echoLevel, timing.at, nearEnd, confirmed);
-    const other = second ? this.rawGate.onFrame(now, second.prob, second.rms, timing.at, nearEnd, rawConfirmed) : NONE;
+    const own = this.barge.onFrame(now, frame.prob, echoLevel, timing.at, confirmed);
+    const other = second ? this.rawGate.onFrame(now, second.prob, second.rms, timing.at, rawConfirmed) : NONE;
     const both = this.barge.candidate && this.rawGate.candidate && this.barge.floorHolds && this.rawGate.floorHolds;
-    const clear = both && second !== undefined && jointClear(this.barge, echoLevel, this.rawGate, second.rms);
-    const jointOnset = this.jointRun.frame(now, both, clear);
+    const jointOnset = this.jointRun.frame(now, both);
     const merged = mergeBargeDecisions(own, other, wasDeciding, this.deciding);
     const together = merged.kind === 'none' && jointOnset !== null && !this.deciding;
     const decision = together ? this.barge.duckTogether(jointOnset) : merged;
     if (T.traceGateFrames > 0) {
-      const judged = { rms: echoLevel, prob: raw?.prob ?? frame.prob };
+      const judged = { rms: echoLevel, prob: frame.prob };
       this.gateFrames.push(gateFrameRow(timing.at, judged, this.barge, second, this.rawGate, decision.kind));
     }
     const track = second ? { unprocessedTrack: decision === other, ...(together ? { bothTracks: true } : {}) } : null;
@@ -156,7 +137,6 @@ export class TwoTrackDetector implements InterruptionDetector {
   replyTrace(): TurnStageFields['echo-path'] {
     return {
       ...this.barge.replyTrace(),
-      unprocessedMic: this.unprocessedMic,
       ...(this.rawGateUsed ? { ...rawGateTrace(this.rawGate), ...this.jointRun.trace() } : {}),
     };
   }

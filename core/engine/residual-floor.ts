@@ -58,18 +58,14 @@ export class ResidualFloor {
    */
   constructor(private readonly behindCanceller = false) {}
 
-  /**
-   * One microphone frame while the reply plays. `nearEnd`: louder than the echo path explains (a voice the gate let
-   * pass under it, or did not hear): it ends a run and is not learned, or one interruption the gate missed would lift
-   * the floor over the voice, and every later one would be missed too (docs/echo.md, "The measured floor").
-   */
-  onFrame(voiced: boolean, micRms: number, nearEnd = false): void {
+  /** One microphone frame while the reply plays. */
+  onFrame(voiced: boolean, micRms: number): void {
     if (this.mode === 'closed') return;
     this.before.push({ frames: this.frames, runLevel: this.runLevel });
     if (this.before.length > ROLLBACK_FRAMES) this.before.shift();
     this.frames++;
     this.sustainedAt.push(0);
-    if (!voiced || (nearEnd && this.mode === 'open')) {
+    if (!voiced) {
       this.voicedRun = [];
       return;
     }

@@ -246,8 +246,6 @@ export interface TurnStageFields {
     floorRms?: number;
     /** Speech cut the reply before this one: the processed gate's candidates needed the unprocessed floor (barge-tracks.ts). */
     followsCut?: boolean;
-    /** The reply's frames came with the unprocessed microphone (the echo handling used it). */
-    unprocessedMic?: boolean;
     /** The unprocessed track's own barge gate, where it has one (barge-tracks.ts): as the fields above. */
     rawPeakOverGate?: number;
     rawLongestRun?: number;

@@ -7,7 +7,6 @@
 import { engineTunables as T } from '../tunables';
 import { rms } from './audio-frames';
 import { AsrDrafts, type DraftReport } from './asr-drafts';
-import { unprocessed } from './barge-tracks';
 import { EndOfTurnCheck, endpointWindow } from './end-of-turn-check';
 import type { FrameTiming, InterruptionDetector } from './interruption-detector';
 import { newSpeculation, speculativeAsrQuietMs, type Speculation } from './speculation';
@@ -78,7 +77,7 @@ export class UserSpeech {
     // On the capture clock: a frame handled late (a feed behind real time) was heard when it was captured, and the
     // reply's echo follows when the playback was heard, not when the engine learnt of it (docs/echo.md, "Which clock").
     const sinceAudibleMs = timing.at - detector.lastAudibleHeardAt;
-    const echoLevel = unprocessed(frame)?.rms ?? rms(frame.pcm);
+    const echoLevel = rms(frame.pcm);
     if (sinceAudibleMs < T.echoMaxDelayMs + T.echoDecayMs) detector.recordListening(timing.at, echoLevel);
     // The tail of our own playback is still in the room: keep it as pre-roll but do not open an utterance on it.
     if (!tracker.inSpeech && sinceAudibleMs < T.echoTailMs) return tracker.observe(frame.pcm);

@@ -103,18 +103,6 @@ export const engineTunables = registerTunables(
     residualWindowRank: 4,
     residualPeakOverRank: 2,
     /**
-     * A frame over a reply louder than this times the echo the unprocessed track's path expects carries a voice: the
-     * floor does not learn it (docs/echo.md, "A missed voice"). 0 (off): in the room rig at 2 it kept the
-     * floor from learning a missed voice, but also from learning a non-linear speaker's echo, which then cut replies.
-     */
-    residualVoiceRatio: 0,
-    /**
-     * 1: the microphone is also captured unprocessed, and the echo handling (barge gate, echo path, the hold after a
-     * reply) reads that track; 0: one processed track. Off: in the room sweep it stopped every interruption but let
-     * the echo barge in 8 times against 3 (docs/echo.md, "The unprocessed microphone"). Read when capture starts.
-     */
-    echoFromUnprocessed: 0,
-    /**
      * 1: the unprocessed track (captured for this) also opens a barge-in, through its own gate; the echo handling
      * stays on the processed track. On: in two room sweeps it missed 1 of 36 interruptions against 5 of 18 without,
      * with no false barge-in in either (docs/echo.md, "Both tracks gate a barge-in"). Read when capture starts.
@@ -161,14 +149,6 @@ export const engineTunables = registerTunables(
      */
     bargeJointFrames: 2,
     /**
-     * One frame both tracks' gates took for speech, each track's level at least this many times its gate, holds the
-     * reply at once, without waiting for `bargeJointFrames`; 0 (off) by default. Replayed on five sweeps' frame logs,
-     * 1.5 held no echo and held interruptions 30–50 ms sooner; in the room (06j–06n) the gain was within the spread
-     * between sweeps, and in 06n it held the first reply after the speakers were turned up on its echo (4.2× and
-     * 1.7× the gates, both floors still holding), a reply that was then cut (docs/echo.md, "One clear frame").
-     */
-    bargeJointClearRatio: 0,
-    /**
      * A microphone frame handled later than this after its capture skips the unprocessed track's VAD: the feed is
      * behind real time (a busy CPU), and that second VAD is the work it can drop. Without it, on 2 loaded cores the
      * backlog grew without bound and the offscreen document stopped answering for a minute (docs/echo.md).
@@ -181,12 +161,6 @@ export const engineTunables = registerTunables(
     traceGateFrames: 0,
     /** … with P(speech) > vadOn for this many consecutive frames (5 × 32 ms = 160 ms). */
     bargeFrames: 5,
-    /**
-     * Frames under the gate that an onset run may bridge (0: every hole restarts the run). Chrome's echo suppressor and
-     * the gaps between syllables chop a voice over the reply, but bridging one frame changed nothing measurable in the
-     * room sweep (docs/echo.md, "The tunables"), so it is off.
-     */
-    bargeGapFrames: 0,
     /**
      * … which only holds the reply (paused where it is); it interrupts once this many frames were voiced over the
      * gate (14 × 32 ms ≈ 450 ms), and a burst that goes quiet for `bargeReleaseFrames` first was a backchannel
@@ -290,19 +264,15 @@ export const engineTunables = registerTunables(
     residualWindowFrames: { min: 1, max: 1000, integer: true },
     residualWindowRank: { min: 1, max: 50, integer: true },
     residualPeakOverRank: { min: 1, max: 100 },
-    residualVoiceRatio: { min: 0, max: 100 },
-    echoFromUnprocessed: { min: 0, max: 1, integer: true },
     bargeFromUnprocessed: { min: 0, max: 1, integer: true },
     bargeFirstReplyCrossCheck: { min: 0, max: 1, integer: true },
     bargeStaleFloorRatio: { min: 0, max: 20 },
     bargeAfterCutCrossCheck: { min: 0, max: 1, integer: true },
     bargeProcessedOverRawFloor: { min: 0, max: 1, integer: true },
     bargeJointFrames: { min: 0, max: 20, integer: true },
-    bargeJointClearRatio: { min: 0, max: 20 },
     unprocessedVadMaxLagMs: { min: 0, max: 5000, integer: true },
     traceGateFrames: { min: 0, max: 1, integer: true },
     bargeFrames: { min: 1, max: 50, integer: true },
-    bargeGapFrames: { min: 0, max: 10, integer: true },
     bargeConfirmFrames: { min: 1, max: 100, integer: true },
     bargeReleaseFrames: { min: 1, max: 100, integer: true },
     bargeBackchannelMaxFrames: { min: 1, max: 200, integer: true },

@@ -3,7 +3,7 @@
  * The capture context is never suspended while listening (a MediaStream source can stay silent after resume);
  * stopping closes the context and the tracks so the browser's mic indicator goes off.
  *
- * With `engine.echoFromUnprocessed` or `engine.bargeFromUnprocessed` on, two tracks of the one microphone: one
+ * With `engine.bargeFromUnprocessed` on, two tracks of the one microphone: one
  * through Chrome's echo canceller (what speech recognition and turn-taking hear) and one unprocessed, cut into the
  * same frames. While a reply plays, Chrome's canceller can turn the user's voice down to nothing; the unprocessed track
  * keeps it, next to an echo that follows the reply's own level (docs/echo.md, "The unprocessed microphone"). Without
@@ -67,10 +67,9 @@ export class MicCapture {
       const audio = { channelCount: 1, noiseSuppression: false, autoGainControl: false };
       this.stream = await navigator.mediaDevices.getUserMedia({ audio: { ...audio, echoCancellation: true } });
       // The unprocessed track is a help for the echo handling, not a condition for listening; off unless asked for.
-      this.rawStream =
-        engineTunables.echoFromUnprocessed || engineTunables.bargeFromUnprocessed
-          ? await navigator.mediaDevices.getUserMedia({ audio: { ...audio, echoCancellation: false } }).catch(() => null)
-          : null;
+      this.rawStream = engineTunables.bargeFromUnprocessed
+        ? await navigator.mediaDevices.getUserMedia({ audio: { ...audio, echoCancellation: false } }).catch(() => null)
+        : null;
       const context = new AudioContext({ sampleRate: MIC_SAMPLE_RATE, latencyHint: 'interactive' });
       await context.audioWorklet.addModule(this.workletUrl);
       const withRaw = this.rawStream !== null;

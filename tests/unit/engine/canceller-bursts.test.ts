@@ -54,7 +54,6 @@ describe('a burst the canceller let through', () => {
   it('a voice whose later frames the unprocessed track hears under its floor still holds and interrupts', async () => {
     // The processed gate alone: no joint hold, whose two frames would come first here.
     setTunable('engine.bargeJointFrames', 0);
-    setTunable('engine.bargeJointClearRatio', 0);
     const loudRoom = () =>
       storyRun(vad, { greeting: true, stopAfterMs: 4200 }, { echoDelayMs: 480, unprocessed: { echoGain: 0.6, vad: rawVad } });
     const ruled = await loudRoom();

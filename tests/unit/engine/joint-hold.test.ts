@@ -35,8 +35,6 @@ function run(interrupt: boolean) {
 
 describe('a run both tracks heard', () => {
   it('holds the reply sooner than either gate alone, and the voice still interrupts', async () => {
-    // The run alone (the default): a clear frame would hold it sooner still (next test).
-    expect(T.bargeJointClearRatio).toBe(0);
     const together = await run(true);
     const jointFrames = T.bargeJointFrames;
     setTunable('engine.bargeJointFrames', 0);
@@ -59,35 +57,8 @@ describe('a run both tracks heard', () => {
     }
   });
 
-  it('one frame both tracks hear clear of their gates holds it at once, a frame before the run of two', async () => {
-    setTunable('engine.bargeJointClearRatio', 1.5);
-    const clear = await run(true);
-    setTunable('engine.bargeJointClearRatio', 0);
-    const run2 = await run(true);
-    const [held] = clear.marks('barge-tentative');
-    expect(held).toMatchObject({ bothTracks: true });
-    expect(run2.first('barge-tentative') - clear.first('barge-tentative')).toBe(FRAME_MS);
-    for (const r of [clear, run2]) {
-      expect(r.marks('barge-in')).toHaveLength(1);
-      expect(r.respondCalls.at(-1)!.text).toBe('Stop, wait a second.');
-    }
-  });
-
-  it('a frame clear of one gate only waits for the run', async () => {
-    // Here the voice stands 13–18× over the processed gate (the canceller keeps it whole, the gate at its floor) and
-    // 1.7–2.1× over the unprocessed one (its floor set by the loud echo): at 5 only the processed track is clear.
-    setTunable('engine.bargeJointClearRatio', 5);
-    const high = await run(true);
-    setTunable('engine.bargeJointClearRatio', 0);
-    const off = await run(true);
-    expect(high.first('barge-tentative')).toBe(off.first('barge-tentative'));
-  });
-
-  it("the reply's echo alone is not heard by both: neither reply is held, also with a clear frame holding", async () => {
+  it("the reply's echo alone is not heard by both: neither reply is held", async () => {
     const r = await run(false);
-    setTunable('engine.bargeJointClearRatio', 1.5);
-    const clear = await run(false);
-    expect(clear.marks('barge-tentative')).toHaveLength(0);
     expect(r.marks('barge-tentative')).toHaveLength(0);
     expect(r.marks('barge-in')).toHaveLength(0);
     expect(r.marks('done')).toHaveLength(2);
@@ -105,19 +76,6 @@ describe('JointRun', () => {
     expect(j.frame(5 * FRAME_MS, true)).toBeNull();
     expect(j.frame(6 * FRAME_MS, true)).toBeNull();
     expect(j.frame(7 * FRAME_MS, true)).toBe(4 * FRAME_MS);
-  });
-
-  it('gives the onset at once for a clear frame, also with bargeJointFrames at 0; not for one that was not both', () => {
-    setTunable('engine.bargeJointClearRatio', 1.5);
-    setTunable('engine.bargeJointFrames', 3);
-    const j = new JointRun();
-    expect(j.frame(1 * FRAME_MS, true)).toBeNull();
-    expect(j.frame(2 * FRAME_MS, true, true)).toBe(0); // the run began with the frame before
-    expect(j.frame(3 * FRAME_MS, false, true)).toBeNull();
-    setTunable('engine.bargeJointFrames', 0);
-    expect(j.frame(4 * FRAME_MS, true, true)).toBe(3 * FRAME_MS);
-    setTunable('engine.bargeJointClearRatio', 0);
-    expect(j.frame(5 * FRAME_MS, true, true)).toBeNull();
   });
 
   it('never with bargeJointFrames at 0', () => {

@@ -222,21 +222,12 @@ describe('the measured floor of the barge gate', () => {
     expect(barge.floor).toBeGreaterThan(0.02);
   });
 
-  it('a voice the gate did not hear: learned where no echo path can tell it from the echo, not where one can', () => {
+  it('a voice the gate did not hear is learned as the echo (a weakness the canceller is to remove: docs/echo.md)', () => {
     const voice = Array.from({ length: 20 }, () => 0.015);
     const blind = new BargeDetector();
     play(blind, [...residual(80, 0.001, 0.003), ...voice]);
     play(blind, residual(80, 0.001, 0.003));
     expect(blind.floor).toBeCloseTo(T.bargeResidualMargin * 0.015, 6);
-    // The same frames, the voice's judged louder than the echo explains (louderThanEcho on the unprocessed track,
-    // with the rule on).
-    const judged = new BargeDetector();
-    judged.reset();
-    [...residual(80, 0.001, 0.003), ...voice].forEach((rms, i) =>
-      judged.onFrame((i + 1) * FRAME_MS, rms < 0 ? 0.1 : 0.9, Math.abs(rms), (i + 1) * FRAME_MS, i >= 80),
-    );
-    play(judged, residual(80, 0.001, 0.003));
-    expect(judged.floor).toBe(T.bargeLearnedMinRms); // the residual's alone: its sustained level is 0.001
   });
 
   it("a listener's backchannel that ducked the reply is the user's voice: released, and not learned", () => {
@@ -256,27 +247,6 @@ describe('the measured floor of the barge gate', () => {
     expect(duckedAndReleased(false)).toBeCloseTo(Math.max(T.bargeLearnedMinRms, T.bargeResidualMargin * 0.004), 6);
     // Released as the reply's echo instead, the same burst is learned.
     expect(duckedAndReleased(true)).toBeCloseTo(T.bargeResidualMargin * 0.05, 6);
-  });
-
-  it('louderThanEcho: a frame over residualVoiceRatio times the echo the learned path expects', () => {
-    expect(setTunable('engine.residualVoiceRatio', 2)).toEqual({ ok: true });
-    const barge = new BargeDetector();
-    expect(barge.louderThanEcho(1000, 0.5)).toBe(false); // no path yet
-    const t0 = 10_000;
-    for (let k = 0; k < 300; k++) {
-      const at = t0 + k * FRAME_MS;
-      const level = 0.05 * (1 + Math.sin(k / 3));
-      barge.onPlaybackLevel(at, level);
-      barge.observeMic(at, 0.2 * level + 0.0005);
-    }
-    const at = t0 + 299 * FRAME_MS;
-    const expected = barge.echo.expected(at);
-    expect(expected).toBeGreaterThan(0);
-    expect(barge.louderThanEcho(at, 0.9 * T.residualVoiceRatio * expected)).toBe(false);
-    expect(barge.louderThanEcho(at, 1.1 * T.residualVoiceRatio * expected)).toBe(true);
-    // Off (the default): never.
-    expect(setTunable('engine.residualVoiceRatio', 0)).toEqual({ ok: true });
-    expect(barge.louderThanEcho(at, 100 * expected)).toBe(false);
   });
 
   it('loud room: a residual a little louder than the fixed floor does not duck once the residual is known', () => {
