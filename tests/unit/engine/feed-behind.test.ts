@@ -40,7 +40,7 @@ describe('a feed behind real time', () => {
       [0.05, SHORT],
       [0.3, SHORT],
     ] as const) {
-      it(`frames of the reply's echo handled ${feedLagMs} ms late open no turn after it (echo × ${echoGain}, ${text.length} chars)`, async () => {
+      it(`frames of the reply's echo handled ${feedLagMs} ms late open no turn after it (echo gain ${echoGain}, ${text.length} chars)`, async () => {
         const r = await reply(feedLagMs, echoGain, text);
         // The user's question is answered once and the reply plays to its end...
         expect(r.marks('done')).toHaveLength(1);
