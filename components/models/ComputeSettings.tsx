@@ -8,6 +8,15 @@ interface Props {
   voice?: OffscreenStatus['tts'];
   /** Which path the language model decodes on (null until it has loaded). */
   llm?: OffscreenStatus['llm'];
+  /** Where speech recognition and the language model run (null before the conversation started). */
+  speech?: OffscreenStatus['speech'];
+}
+
+/** Where the speech models run; on the CPU, why, when the GPU was wanted but did not serve. */
+export function speechLine(speech: NonNullable<OffscreenStatus['speech']>): string {
+  if (speech.runtime === 'starting') return 'The speech models are starting…';
+  if (speech.runtime === 'webgpu') return 'Speech recognition and the language model run on the GPU (WebGPU).';
+  return `Speech recognition and the language model run on the CPU${speech.reason ? ` (${speech.reason})` : ''}.`;
 }
 
 /** One short line: the decode path, and why the plain one when it is (docs/llm-static-kv.md, "Fallback"). */
@@ -41,7 +50,7 @@ const LANGUAGES: [string, string][] = [
 ];
 
 /** Which speech recogniser to use, in which language, and whether models may use the GPU. */
-export function ComputeSettings({ settings, onChange, voice, llm }: Props) {
+export function ComputeSettings({ settings, onChange, voice, llm, speech }: Props) {
   if (!settings) return null;
   const whisper = settings.asrModel === 'whisper-base';
   return (
@@ -94,6 +103,11 @@ export function ComputeSettings({ settings, onChange, voice, llm }: Props) {
             data-testid="debug-toggle"
           />
         </label>
+      )}
+      {speech && (
+        <p class="muted small" data-testid="speech-backend">
+          {speechLine(speech)}
+        </p>
       )}
       {voice && (
         <p class="muted small" data-testid="voice-backend">

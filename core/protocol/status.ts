@@ -26,6 +26,17 @@ export const LlmDecodeStatusSchema = z.object({
 });
 export type LlmDecodeStatus = z.infer<typeof LlmDecodeStatusSchema>;
 
+/**
+ * The model worker (speech recognition, end of turn, LLM): its runtime once started ('starting' until then), why it is
+ * not on WebGPU when it is not, and which models it holds.
+ */
+export const SpeechModelsStatusSchema = z.object({
+  runtime: z.enum(['starting', 'webgpu', 'wasm']),
+  reason: z.string().max(200).optional(),
+  loaded: z.array(z.enum(['asr', 'llm', 'turn'])).max(3),
+});
+export type SpeechModelsStatus = z.infer<typeof SpeechModelsStatusSchema>;
+
 /** What the offscreen document can do right now; shown by the side panel and popup. */
 export const OffscreenStatusSchema = z.object({
   startedAt: z.number(),
@@ -65,6 +76,8 @@ export const OffscreenStatusSchema = z.object({
     .optional(),
   /** The LLM's decode path, once it has loaded. */
   llm: LlmDecodeStatusSchema.nullable().optional(),
+  /** The speech models' worker, once the conversation exists (null before). */
+  speech: SpeechModelsStatusSchema.nullable().optional(),
 });
 export type OffscreenStatus = z.infer<typeof OffscreenStatusSchema>;
 

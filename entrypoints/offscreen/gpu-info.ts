@@ -1,4 +1,8 @@
 import type { GpuInfo } from '../../core/protocol';
+import { TIMED_OUT, within } from '../../core/lifecycle/within';
+
+/** The status waits on this answer: an adapter request that never settles must not leave it unanswered. */
+const ADAPTER_WAIT_MS = 15_000;
 
 /** Describes the WebGPU adapter this document would use; retried because the first request can race startup. */
 export async function readGpuInfo(attempts = 3): Promise<GpuInfo> {
@@ -15,7 +19,8 @@ export async function readGpuInfo(attempts = 3): Promise<GpuInfo> {
   let lastError = 'No WebGPU adapter is available.';
   for (let i = 0; i < attempts; i++) {
     try {
-      const adapter = await navigator.gpu.requestAdapter({ powerPreference: 'high-performance' });
+      const adapter = await within(navigator.gpu.requestAdapter({ powerPreference: 'high-performance' }), ADAPTER_WAIT_MS);
+      if (adapter === TIMED_OUT) return none(`WebGPU did not answer within ${ADAPTER_WAIT_MS / 1000} s.`);
       if (adapter) {
         const info = adapter.info;
         return {

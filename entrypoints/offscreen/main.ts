@@ -105,6 +105,7 @@ async function status(): Promise<OffscreenStatus> {
     camera: { live: liveTracks('video') },
     tts: voices.backendStatus(),
     llm: ModelWorkerClient.latest?.llmDecode ?? null,
+    speech: ModelWorkerClient.latest?.status() ?? null,
   };
 }
 

@@ -2,7 +2,7 @@ import { TEST_HOOKS } from '../../core/build-flags';
 import type { ChatMessage } from '../../core/conversation/chat-message';
 import type { ModelPart, ModelWorkerEvent, ModelWorkerRequest } from '../../models/workers/model-protocol';
 import { WorkerClient, type WorkerLike } from '../../models/workers/worker-client';
-import type { LlmDecodeStatus } from '../../core/protocol/status';
+import type { LlmDecodeStatus, SpeechModelsStatus } from '../../core/protocol/status';
 import { onTunablesApplied, type TunablesSnapshot } from '../../core/tunables';
 import { tunablesGreeting, tunablesMessage } from './worker-tunables';
 
@@ -28,6 +28,8 @@ export class ModelWorkerClient {
   /** The LLM's decode path as the worker reported it when loading the LLM (null before). */
   llmDecode: LlmDecodeStatus | null = null;
   onEvent: ((event: ModelWorkerEvent) => void) | null = null;
+  /** Why the worker is not on WebGPU (null when it is, or before it started). */
+  private fallbackReason: string | null = null;
 
   /** Called when the worker was replaced after a GPU loss, with a promise that settles once it is ready again. */
   onRestart: ((ready: Promise<void>) => void) | null = null;
@@ -54,6 +56,15 @@ export class ModelWorkerClient {
     this.channel.onEvent = (event) => this.observe(event);
     onTunablesApplied(() => this.channel.post(tunablesMessage()));
     ModelWorkerClient.latest = this;
+  }
+
+  /** For the offscreen status: the runtime (starting until the worker is ready), why not WebGPU, the models held. */
+  status(): SpeechModelsStatus {
+    return {
+      runtime: this.backend ?? 'starting',
+      ...(this.backend === 'wasm' && this.fallbackReason ? { reason: this.fallbackReason.slice(0, 200) } : {}),
+      loaded: [...this.loaded],
+    };
   }
 
   /** The worker's live tunables (what its code reads now). */
@@ -226,6 +237,8 @@ export class ModelWorkerClient {
     switch (event.type) {
       case 'ready':
         this.backend = event.backend;
+        // After a GPU loss the new worker starts without WebGPU on purpose: the loss stays the reason.
+        this.fallbackReason = this.forceWasm ? (this.fallbackReason ?? event.fallbackReason) : event.fallbackReason;
         break;
       case 'loaded':
         event.parts.forEach((p) => this.loaded.add(p));
@@ -237,6 +250,7 @@ export class ModelWorkerClient {
         break;
       case 'backend':
         this.backend = event.backend;
+        this.fallbackReason = event.reason;
         this.restartOnWasm();
         break;
       default:

@@ -152,6 +152,7 @@ export function SidePanelApp() {
                   onChange={(patch) => void updateSettings(patch)}
                   voice={status?.offscreen?.tts ?? null}
                   llm={status?.offscreen?.llm ?? null}
+                  speech={status?.offscreen?.speech ?? null}
                 />
                 <AvatarSettings current={userAvatar} onChange={setUserAvatar} />
                 <MemoryPanel />

@@ -10,6 +10,7 @@
  *   applyToTransformers(tjs.env, rt);                // re-asserts local wasm paths over transformers' CDN default
  *   load models with device: rt.backend ('webgpu' | 'wasm'); on rt.onDeviceLost(...) reload them with 'wasm'.
  */
+import { TIMED_OUT, within } from '../../core/lifecycle/within';
 import { trackBuffers, type GpuBufferCount } from './buffer-ledger';
 import {
   BUFFER_USAGE,
@@ -42,6 +43,11 @@ export interface GpuRuntimeOptions {
   maxThreads?: number;
   /** How long the health check may take before WebGPU is declared unhealthy. */
   healthTimeoutMs?: number;
+  /**
+   * How long the adapter and the device may take to arrive. Both promises "may not resolve for a long time"
+   * (docs/gpu-browser.md, "When WebGPU does not answer"); past this the models start on WASM instead of waiting.
+   */
+  openTimeoutMs?: number;
 }
 
 export interface GpuRuntime {
@@ -192,8 +198,12 @@ export async function initGpuRuntime(options: GpuRuntimeOptions): Promise<GpuRun
 
   if (options.gpu) {
     try {
-      const opened = await openDevice(options.gpu, options.healthTimeoutMs ?? 3000);
-      if (typeof opened === 'string') fallbackReason = opened;
+      const openMs = options.openTimeoutMs ?? 15_000;
+      const opened = await within(openDevice(options.gpu, options.healthTimeoutMs ?? 3000), openMs, (late) => {
+        if (typeof late !== 'string') late.device.destroy();
+      });
+      if (opened === TIMED_OUT) fallbackReason = `WebGPU did not answer within ${Math.round(openMs / 1000)} s`;
+      else if (typeof opened === 'string') fallbackReason = opened;
       else {
         hasShaderF16 = opened.f16;
         adopt(opened.device);
@@ -204,8 +214,18 @@ export async function initGpuRuntime(options: GpuRuntimeOptions): Promise<GpuRun
           // onnxruntime-web's native WebGPU EP ignores a preset device and creates its own from `env.webgpu.adapter`
           // (or a fresh adapter): hand it an adapter whose requestDevice reports that device back, so the device the
           // models really run on is the one whose buffers are counted and whose loss is handled (and ours is freed).
-          const adapter = await options.gpu.requestAdapter({ powerPreference: 'high-performance' });
-          if (adapter) {
+          const adapter = await within(options.gpu.requestAdapter({ powerPreference: 'high-performance' }), openMs);
+          if (adapter === TIMED_OUT) {
+            // onnxruntime would ask for an adapter of its own, as likely to hang: the models run on WASM instead.
+            // (The device's loss is not reported: its handler ignores a device that is no longer the current one.)
+            device = null;
+            opened.device.destroy();
+            ort.env.webgpu.device = undefined;
+            countBuffers = () => ({ count: 0, bytes: 0 });
+            hasShaderF16 = false;
+            backend = 'wasm';
+            fallbackReason = `WebGPU did not answer within ${Math.round(openMs / 1000)} s`;
+          } else if (adapter) {
             const request = adapter.requestDevice.bind(adapter);
             (adapter as { requestDevice: typeof adapter.requestDevice }).requestDevice = async (descriptor) => {
               const d = await request(descriptor);
@@ -215,7 +235,7 @@ export async function initGpuRuntime(options: GpuRuntimeOptions): Promise<GpuRun
             ort.env.webgpu.adapter = adapter;
           }
           // Whatever adapter it ends up using, a device created later in this worker is onnxruntime's.
-          watchNewDevices(adopt);
+          if (backend === 'webgpu') watchNewDevices(adopt);
         }
       }
     } catch (error) {

@@ -355,7 +355,7 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     expect(status.ok && status.data.mic.capturing).toBe(false); // released: the mic is off again
   });
 
-  it('Settings → Models says which path the LLM decodes on, and why the plain one (docs/llm-static-kv.md)', async () => {
+  it('Settings → Models says where the speech models run and which path the LLM decodes on, and why the plain one (docs/llm-static-kv.md)', async () => {
     // The fixture LLM has no GroupQueryAttention, so on either backend the plain path is used, with its reason.
     const reason = /^(no graph capture on WASM|graph not recognised: .*GroupQueryAttention.*)$/;
     const status = await sendFromPage<Reply<OffscreenStatus>>(panel, request('offscreen/status', 'offscreen'));
@@ -364,6 +364,13 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     const line = await panel.getByTestId('llm-decode').innerText();
     expect(line).toContain('standard path');
     expect(line).toContain(status.ok ? status.data.llm!.plainReason! : 'no status');
+    // Where the speech models run, from the model worker itself, and the line that says so.
+    const speech = status.ok ? status.data.speech : null;
+    expect(speech?.loaded).toEqual(expect.arrayContaining(['asr', 'llm']));
+    expect(['webgpu', 'wasm']).toContain(speech?.runtime);
+    expect(await panel.getByTestId('speech-backend').innerText()).toContain(
+      speech?.runtime === 'webgpu' ? 'on the GPU (WebGPU)' : 'on the CPU',
+    );
   });
 
   it('the voice on WASM runs with chunk-sized flow-LM caches (the load-time check passed on the fixture graphs)', async () => {

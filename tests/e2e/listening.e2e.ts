@@ -44,7 +44,10 @@ async function openPanel(): Promise<Page> {
   return panel;
 }
 
-/** What the user would have seen, for a wait that timed out: the switches, the panel's notice, the engine's mic error. */
+/**
+ * What the user would have seen, for a wait that timed out: the switches, the panel's notice, the engine's mic error,
+ * and how far the engine's models got.
+ */
 async function seen(panel: Page | undefined): Promise<string> {
   const settings = await settingsOf(observer).then(
     (s) => `handsFree ${s.handsFree}, visionEnabled ${s.visionEnabled}`,
@@ -60,7 +63,10 @@ async function seen(panel: Page | undefined): Promise<string> {
   const r = await sendFromPage<Reply<OffscreenStatus> | undefined>(observer, request('offscreen/status', 'offscreen')).catch(
     () => undefined,
   );
-  return `settings: ${settings}; panel notice: ${notice}; mic error: ${r?.ok ? (r.data.mic.error ?? 'none') : 'no engine'}`;
+  // Where the engine got to: a wait that timed out says whether the speech models' worker started and what it loaded.
+  const speech = r?.ok ? JSON.stringify(r.data.speech ?? null) : 'no engine';
+  const voice = r?.ok ? JSON.stringify(r.data.tts ?? null) : 'no engine';
+  return `settings: ${settings}; panel notice: ${notice}; mic error: ${r?.ok ? (r.data.mic.error ?? 'none') : 'no engine'}; speech models: ${speech}; voice: ${voice}`;
 }
 
 /** Waits for the engine's own report of what it captures; a timeout says what the user saw meanwhile. */

@@ -1,7 +1,7 @@
 // models/gpu/runtime: backend choice, WASM settings, device-loss fallback and the shared-ORT guard. Node has no
 // WebGPU, so navigator.gpu is replaced by a small in-memory stand-in whose queue really copies bytes (or corrupts
 // them, to fail the health check); ORT is a plain namespace object carrying the env the runtime configures.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { initGpuRuntime, threadCount, type OrtNamespace } from '../../../models/gpu/runtime';
 import type { GpuDeviceLostInfo, GpuLike } from '../../../models/gpu/webgpu-types';
 
@@ -171,5 +171,63 @@ describe('gpu runtime', () => {
     orts.loseDevice({ reason: 'unknown', message: 'reset' });
     await new Promise((r) => setTimeout(r, 0));
     expect([seen, rt.backend]).toEqual([['unknown'], 'wasm']);
+  });
+  describe('a GPU that does not answer (its promises "may not resolve for a long time")', () => {
+    afterEach(() => vi.useRealTimers());
+    const never = <T>() => new Promise<T>(() => undefined);
+
+    it('starts on WASM, saying why, when no adapter arrives within openTimeoutMs', async () => {
+      vi.useFakeTimers();
+      const gpu = { requestAdapter: () => never() } as unknown as GpuLike;
+      const ort = fakeOrt();
+      const started = initGpuRuntime({ ort, gpu, openTimeoutMs: 10_000 });
+      await vi.advanceTimersByTimeAsync(10_001);
+      const rt = await started;
+      expect([rt.backend, rt.fallbackReason, rt.device]).toEqual(['wasm', 'WebGPU did not answer within 10 s', null]);
+      expect(ort.env.webgpu!.device).toBeUndefined();
+    });
+
+    it('starts on WASM when the device never arrives, and frees one that arrives after the wait', async () => {
+      vi.useFakeTimers();
+      const { gpu, device } = fakeGpu();
+      let deliver!: (d: typeof device) => void;
+      const adapterOf = gpu.requestAdapter.bind(gpu);
+      (gpu as { requestAdapter: GpuLike['requestAdapter'] }).requestAdapter = async () => {
+        const a = (await adapterOf())!;
+        return { ...a, requestDevice: () => new Promise<typeof device>((resolve) => (deliver = resolve)) } as unknown as typeof a;
+      };
+      const started = initGpuRuntime({ ort: fakeOrt(), gpu, openTimeoutMs: 5_000 });
+      await vi.advanceTimersByTimeAsync(5_001);
+      const rt = await started;
+      expect([rt.backend, rt.fallbackReason]).toEqual(['wasm', 'WebGPU did not answer within 5 s']);
+      deliver(device);
+      await vi.advanceTimersByTimeAsync(3_001); // the late device's own health check
+      expect(device.destroyed).toBe(true);
+      expect(rt.backend).toBe('wasm');
+    });
+
+    it("starts on WASM when the adapter for onnxruntime's own device never arrives, freeing the device it had", async () => {
+      vi.useFakeTimers();
+      const ours = fakeGpu();
+      let calls = 0;
+      const gpu = { requestAdapter: () => (calls++ === 0 ? ours.gpu.requestAdapter() : never()) } as unknown as GpuLike;
+      const ort = fakeOrt();
+      const started = initGpuRuntime({ ort, gpu, openTimeoutMs: 5_000 });
+      await vi.advanceTimersByTimeAsync(5_001);
+      const rt = await started;
+      expect([rt.backend, rt.fallbackReason, rt.device, rt.hasShaderF16]).toEqual([
+        'wasm',
+        'WebGPU did not answer within 5 s',
+        null,
+        false,
+      ]);
+      expect(ours.device.destroyed).toBe(true);
+      expect(ort.env.webgpu!.device).toBeUndefined();
+      const seen: string[] = [];
+      rt.onDeviceLost((info) => seen.push(info.reason));
+      ours.loseDevice({ reason: 'destroyed', message: 'freed' });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(seen).toEqual([]); // freeing it on purpose is not a loss
+    });
   });
 });

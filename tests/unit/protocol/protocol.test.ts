@@ -198,6 +198,33 @@ describe('offscreen status: the LLM decode path', () => {
     const bad = OffscreenStatusSchema.safeParse({ ...base, tts: { ...tts, flowCache: 'huge' } });
     expect(bad.error?.issues[0]?.path).toEqual(['tts', 'flowCache']);
   });
+
+  it("carries the speech models' runtime, why not WebGPU and what is loaded; a value it does not know is refused", async () => {
+    const { OffscreenStatusSchema } = await import('../../../core/protocol');
+    const { speechLine } = await import('../../../components/models/ComputeSettings');
+    const base = {
+      startedAt: 1,
+      crossOriginIsolated: true,
+      gpu: { available: true, vendor: 'v', architecture: 'a', description: '', isFallbackAdapter: false, shaderF16: true },
+      mic: { capturing: false, sampleRate: null },
+    };
+    const speech = { runtime: 'wasm', reason: 'WebGPU did not answer within 15 s', loaded: ['asr', 'llm'] };
+    const parsed = OffscreenStatusSchema.parse({ ...base, speech }).speech!;
+    expect(parsed).toEqual(speech);
+    expect(speechLine(parsed)).toBe(
+      'Speech recognition and the language model run on the CPU (WebGPU did not answer within 15 s).',
+    );
+    expect(speechLine({ runtime: 'starting', loaded: [] })).toMatch(/starting/);
+    for (const bad of [
+      { ...speech, runtime: 'cuda' },
+      { ...speech, loaded: ['vision'] },
+      { ...speech, reason: 'x'.repeat(201) },
+    ]) {
+      const r = OffscreenStatusSchema.safeParse({ ...base, speech: bad });
+      expect(r.success, JSON.stringify(bad).slice(0, 40)).toBe(false);
+      expect(r.error?.issues[0]?.path[0]).toBe('speech');
+    }
+  });
 });
 
 describe('audio channel messages', () => {
