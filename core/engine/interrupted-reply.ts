@@ -39,10 +39,14 @@ export class InterruptedReply {
     this.pending = null;
   }
 
-  /** A playback event: the player's report on the cut turn turns its entry and caption into the words heard. */
+  /**
+   * A playback event: the player's report on the cut turn turns its entry and caption into the words heard. Only the
+   * stop's own end counts (`interrupted`, the turn's total): the end of a run that drained before the stop can reach
+   * this document after the cut (it travels on another channel than the stop), and says less than was heard.
+   */
   played(event: PlaybackEvent): void {
     const pending = this.pending;
-    if (event.type !== 'ended' || event.playedMs === undefined || pending?.turnId !== event.turnId) return;
+    if (event.type !== 'ended' || !event.interrupted || event.playedMs === undefined || pending?.turnId !== event.turnId) return;
     this.pending = null;
     const sentences = this.sentences?.(event.turnId) ?? [];
     if (sentences.length === 0) return;

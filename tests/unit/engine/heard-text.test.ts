@@ -118,6 +118,18 @@ describe('InterruptedReply: the history entry and caption follow the player’s 
     ]);
   });
 
+  it("a drained run's end that arrives after the cut is not the report: the stop's own end is", () => {
+    // The voice was slower than real time: the player played S1, ran dry (an end, not interrupted), got S2's first
+    // audio and was stopped 1000 ms into it. The drained end travels on the playback channel, the stop on another one,
+    // so the engine can see the drained end after the cut.
+    const { history, captions, reply } = setup(both({ complete: false }));
+    reply.cut('t1', `${S1} ${S2}`, true);
+    reply.played({ type: 'ended', turnId: 't1', playedMs: 2800 });
+    reply.played({ type: 'ended', turnId: 't1', interrupted: true, playedMs: 3800 });
+    expect(history.at(-1)).toEqual({ role: 'assistant', text: 'The lighthouse keeper woke early. He climbed [interrupted]' });
+    expect(captions.map((c) => c.text)).toEqual([`${S1} ${S2} —`, 'The lighthouse keeper woke early. He climbed —']);
+  });
+
   it('nothing heard: the entry is the marker alone, the caption a dash', () => {
     const { history, captions, reply } = setup(both());
     reply.cut('t1', S1, true);
