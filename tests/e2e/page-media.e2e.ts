@@ -19,7 +19,7 @@ import { PDF_FACT, reportPdf, scannedPdf } from '../fixtures/pdf/report';
 import { timedTextResponse, VIDEO_FACT, VIDEO_ID, watchPageHtml } from '../fixtures/youtube/watch-page';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
 import { pageTurns } from './page-turns';
-import { clickToolbarButton, downloadModels, launchExtension, poll, type ExtensionSession } from './harness';
+import { clickToolbarButton, downloadModels, launchExtension, poll, waitForLiveTunable, type ExtensionSession } from './harness';
 
 let session: ExtensionSession;
 let fixtures: FixtureHub;
@@ -81,6 +81,10 @@ beforeAll(async () => {
   await panel.setViewportSize({ width: 420, height: 860 });
   await downloadModels(panel, fixtures.hub.url, [LLM_BUNDLE.id, ASR_BUNDLES.moonshine.id, TTS_BUNDLE.id]);
   await must('settings/set', 'background', { patch: { debugPanel: true } });
+  // What is tested here is where the answer comes from, not how fast a 40-page PDF is indexed on a loaded machine: a
+  // question waits for the whole index (answering from part of a page, with its notice, is page-ask's test).
+  await must('tunables/set', 'background', { path: 'page.indexWaitMs', value: 120_000 });
+  await waitForLiveTunable(panel, 'page', 'indexWaitMs', 120_000);
 });
 
 afterAll(async () => {
