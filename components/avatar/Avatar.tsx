@@ -62,6 +62,7 @@ export function Avatar(props: AvatarProps) {
     onLevel: (v, at, windowAt) => events.current.onLevel?.(v, at, windowAt),
     onEnded: (i) => events.current.onEnded?.(i),
     onError: (m) => events.current.onError?.(m),
+    onPlayed: (samples, heardAt, rate) => events.current.onPlayed?.(samples, heardAt, rate),
   };
 
   useEffect(() => {

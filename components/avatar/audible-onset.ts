@@ -28,12 +28,31 @@ export function firstLoudSample(buf: Float32Array, amplitude = ONSET_AMPLITUDE):
  * sample's age.
  */
 export function heardAtMs(clock: OutputClock, bufLength: number, index: number, nowMs: number): number {
-  const ageS = (bufLength - index) / clock.sampleRate;
+  return heardAtAgeMs(clock, (bufLength - index) / clock.sampleRate, nowMs);
+}
+
+/**
+ * performance.now() time at which what the context rendered `ageS` before its current time is heard: through the
+ * output timestamp when there is one, else `nowMs` minus that age.
+ */
+function heardAtAgeMs(clock: OutputClock, ageS: number, nowMs: number): number {
   const ts = clock.getOutputTimestamp?.();
   if (ts && ts.performanceTime && ts.contextTime !== undefined && ts.performanceTime > 0) {
     return ts.performanceTime + (clock.currentTime - ageS - ts.contextTime) * 1000;
   }
   return nowMs - ageS * 1000;
+}
+
+/** Frames of one render quantum: an AudioWorklet's `process` sees this many samples per call. */
+export const RENDER_QUANTUM = 128;
+
+/**
+ * When the first sample of a block posted by a framing worklet (public/worklets/mic-framer.js) is heard. The worklet
+ * stamps `time`, the context time of the render quantum in which the block filled up; its blocks are whole quanta, so
+ * the block ends with that quantum and began `length` samples before its end.
+ */
+export function blockHeardAtMs(clock: OutputClock, time: number, length: number, nowMs: number): number {
+  return heardAtAgeMs(clock, clock.currentTime - time - (RENDER_QUANTUM - length) / clock.sampleRate, nowMs);
 }
 
 /**

@@ -14,6 +14,7 @@ import { StreamingLipsync } from '../../core/lipsync/stream-lipsync';
 import { sampleCurve } from '../../core/lipsync/envelope';
 import { validateAvatarGlb } from '../../core/avatar/glb-check';
 import { LevelReporter } from './level-reporter';
+import { PlayedTap, type PlayedListener } from './played-tap';
 import { governRenderShare, longTaskClock, type GovernedHead } from './render-governor';
 import { lipsyncTunables } from '../../core/tunables';
 import { attachAvatarProbe, type AvatarProbe, type ProbedHead } from './avatar-probe';
@@ -52,6 +53,8 @@ export interface AvatarEvents {
    */
   onEnded?: (info: { interrupted: boolean; playedMs?: number }) => void;
   onError?: (message: string) => void;
+  /** Each block of sound the speakers got, with when it is heard (played-tap.ts): the echo canceller's reference. */
+  onPlayed?: PlayedListener;
 }
 
 export interface AvatarOptions {
@@ -84,6 +87,7 @@ export class AvatarController {
   private readonly hold: TalkingHeadHold;
   private readonly stream: StreamStarter;
   private readonly levels: LevelReporter | null;
+  private readonly tap: PlayedTap | null;
   private interrupting = false;
   private blobUrl: string | null = null;
   private probe: AvatarProbe | null = null;
@@ -128,6 +132,7 @@ export class AvatarController {
       (name) => this.probe?.mark(name),
     );
     this.levels = events.onLevel ? new LevelReporter(events.onLevel) : null;
+    this.tap = events.onPlayed ? new PlayedTap(events.onPlayed) : null;
     this.stream = new StreamStarter(this.head as unknown as StreamableHead, playbackWorkletUrl, PCM_SAMPLE_RATE, (m) =>
       console.warn(`[sidetalk] ${m}`),
     );
@@ -298,6 +303,8 @@ export class AvatarController {
     const head = this.head;
     const ctx = head.audioCtx;
     if (this.wired.has(ctx)) return;
+    // The end of the audible path (worklet → analyser → speech gain → reverb → speakers): what the speakers get.
+    void this.tap?.attach(head.audioReverbNode);
     try {
       // One audible path: worklet → analyser → speech gain → reverb. The stream-gain edge duplicated the audio.
       head.audioStreamGainNode.disconnect(head.audioReverbNode);

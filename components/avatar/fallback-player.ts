@@ -4,6 +4,7 @@
  */
 import type { AvatarEvents } from './avatar-controller';
 import { LevelReporter } from './level-reporter';
+import { PlayedTap } from './played-tap';
 import { PlayedAudio } from '../../core/tts/played-audio';
 import { ContextPause, HOLD_FADE_S, rampGain } from './speech-hold';
 
@@ -32,6 +33,8 @@ export class FallbackPlayer {
       // After the analyser: the level the engine sees stays the reply's own, at any gain.
       this.gain = this.ctx.createGain();
       this.analyser.connect(this.gain).connect(this.ctx.destination);
+      // What the speakers get, after the gain: the echo canceller's reference.
+      if (this.events.onPlayed) void new PlayedTap(this.events.onPlayed).attach(this.gain);
     }
     const ctx = this.ctx;
     if (ctx.state === 'suspended' && !this.held) await ctx.resume();

@@ -158,6 +158,12 @@ export class AudioBridge implements AudioSink {
     this.report({ type: 'level', rms: Math.min(10, Math.max(0, rms)), ...at });
   }
 
+  /** A block of sound the speakers got, heard at `heardAt` (performance.now() ms): the echo canceller's reference. */
+  played(samples: Float32Array<ArrayBuffer>, heardAt: number, sampleRate: number): void {
+    if (!Number.isFinite(heardAt)) return;
+    this.report({ type: 'played', at: performance.timeOrigin + heardAt, sampleRate, samples });
+  }
+
   /** `playedMs`: the player's account of this playback run (docs/interruptions.md); the report adds up the turn's. */
   ended(interrupted: boolean, playedMs?: number): void {
     this.playing = false;

@@ -36,6 +36,20 @@ export const PlaybackMessageSchema = z.discriminatedUnion('type', [
      */
     at: z.number().positive().finite().optional(),
   }),
+  /**
+   * What the speakers got, block by block from the end of the panel's audio graph: the echo canceller's reference
+   * (docs/echo-canceller.md, "The reference"). `at`: when the block's first sample is heard, in epoch ms as for a
+   * level. Only blocks with sound are sent; silence between them is silence.
+   */
+  z.object({
+    type: z.literal('played'),
+    at: z.number().positive().finite(),
+    sampleRate: z.number().int().min(8000).max(96_000),
+    samples: z
+      .instanceof(Float32Array)
+      .refine((s) => s.length > 0 && s.length <= 4096, 'a played block is 1 to 4096 samples')
+      .refine((s) => s.every(Number.isFinite), 'audio has NaN or infinite samples'),
+  }),
 ]);
 export type PlaybackMessage = z.infer<typeof PlaybackMessageSchema>;
 

@@ -137,6 +137,24 @@ export function testHookRequests() {
      * side panel adds its stamps only while the debug panel is on, and this is refused unless it is.
      */
     'debug/turn-trace': { target: 'offscreen', payload: Empty, result: traceSchemas().TurnTraceExportSchema },
+    /**
+     * The echo canceller's reference as the side panel reported it (docs/echo-canceller.md, "The reference"), against
+     * the turn's audio as it was sent to the player: blocks taken and dropped, the sound and span kept, and how well
+     * the two match (GCC-PHAT peak, lag, correlation). Refused unless the debug panel is on.
+     */
+    'debug/played-reference': {
+      target: 'offscreen',
+      payload: z.object({ turnId: z.string().min(1).max(64) }).strict(),
+      result: z.object({
+        taken: z.number().int().nonnegative(),
+        dropped: z.number().int().nonnegative(),
+        heardMs: z.number(),
+        spanMs: z.number(),
+        matchScore: z.number().nullable(),
+        atMs: z.number().nullable(),
+        correlation: z.number().nullable(),
+      }),
+    },
     'mic/probe': {
       target: 'offscreen',
       payload: z.object({ durationMs: z.number().int().min(100).max(10_000) }).strict(),

@@ -25,6 +25,7 @@ import { readActivePage, runToolInBackground } from './background-calls';
 import { systemClock } from '../../core/tools/clock';
 import type { RemoteReplyDeps } from '../../core/remote-llm';
 import { SentenceSpeaker } from './sentence-speaker';
+import { PlayedReference } from './played-reference';
 import { PushToTalkHold } from '../../core/lifecycle/push-to-talk-hold';
 import { realTimers } from '../../core/lifecycle/timers';
 
@@ -60,6 +61,8 @@ export interface ConversationOptions {
 export class Conversation {
   private readonly models = new ModelWorkerClient();
   private readonly playbackIn = new BroadcastChannel(PLAYBACK_CHANNEL_NAME);
+  /** What the speakers played, for the echo canceller (docs/echo-canceller.md, "The reference"). */
+  readonly played = new PlayedReference();
   private readonly memory = new FactMemory();
   private readonly engine: DuplexEngine;
   private readonly marks = new TurnMarks();
@@ -198,6 +201,7 @@ export class Conversation {
       const parsed = PlaybackMessageSchema.safeParse(e.data);
       if (!parsed.success) return console.warn('[sidetalk] rejected playback message:', parsed.error.issues[0]?.message);
       const p = parsed.data;
+      if (p.type === 'played') return this.played.add(p);
       if (p.type === 'ended') return this.engine.onPlayback(endedWithAudioInFlight(p, options.audio));
       if (p.type !== 'level') return this.engine.onPlayback(p);
       const at = levelHeardAt(p, performance.timeOrigin, performance.now());
@@ -224,6 +228,11 @@ export class Conversation {
     this.memory.enabled = enabled;
     this.memory.load(data);
     this.lastMemory = JSON.stringify(this.memory.toJSON().facts);
+  }
+
+  /** Test builds: the speakers' audio as the panel reported it, against the turn's audio as sent to the player. */
+  playedReferenceCheck(turnId: string) {
+    return this.played.check(this.speaker.replyAudio.tail(turnId));
   }
 
   get timeline() {

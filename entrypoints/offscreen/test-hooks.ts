@@ -45,6 +45,7 @@ type TestHookHandlers = Pick<
   | 'debug/llm-script'
   | 'debug/asr-script'
   | 'debug/llm-log'
+  | 'debug/played-reference'
 >;
 
 /** What Chrome does when access is revoked or a device is unplugged: the track ends and says so. */
@@ -148,5 +149,11 @@ export function testHookHandlers(deps: TestHookDeps): TestHookHandlers {
       return { replaced };
     },
     'debug/llm-log': () => deps.llm.log.map((e) => ({ ...e })),
+    'debug/played-reference': async ({ turnId }) => {
+      await requireDebugPanel('The played-audio reference');
+      const conversation = deps.conversation();
+      if (!conversation) throw new Error('No conversation has started.');
+      return conversation.playedReferenceCheck(turnId);
+    },
   };
 }

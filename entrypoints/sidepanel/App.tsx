@@ -188,6 +188,7 @@ export function SidePanelApp() {
             onStarted={() => bridge.started()}
             onLevel={(rms, heardAt, windowAt) => bridge.level(rms, heardAt, windowAt)}
             onEnded={({ interrupted, playedMs }) => bridge.ended(interrupted, playedMs)}
+            onPlayed={(samples, heardAt, rate) => bridge.played(samples, heardAt, rate)}
           />
         </div>
         {settings?.visionEnabled && (

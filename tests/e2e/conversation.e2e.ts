@@ -378,6 +378,38 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     expect(status.ok && status.data.tts).toMatchObject({ backend: 'wasm', flowCache: 'chunk' });
   });
 
+  it("the speakers' audio comes back to the engine as the echo canceller's reference: the reply's own samples, in order", async () => {
+    await sendFromPage(panel, request('settings/set', 'background', { patch: { debugPanel: true } }));
+    const reply = 'He wiped the great lens and lit the lamp for the boats.';
+    const rules = [{ match: 'the great lens', reply }];
+    expect(await sendFromPage(panel, request('debug/llm-script', 'offscreen', { rules }))).toMatchObject({ ok: true });
+    const before = (await marks()).length;
+    await panel.getByTestId('composer').fill('what did he do with the great lens');
+    await panel.getByRole('button', { name: 'Send' }).click();
+    const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'done'), 90_000, 100);
+    const turnId = all.slice(before).find((x) => x.name === 'done')!.turnId;
+    await new Promise((r) => setTimeout(r, 500)); // the last blocks the panel tapped
+    type Check = {
+      taken: number;
+      dropped: number;
+      heardMs: number;
+      spanMs: number;
+      matchScore: number | null;
+      atMs: number | null;
+      correlation: number | null;
+    };
+    const r = await sendFromPage<Reply<Check>>(panel, request('debug/played-reference', 'offscreen', { turnId }));
+    if (!r.ok) throw new Error(r.error.message);
+    console.log(`[reference] ${JSON.stringify(r.data)}`);
+    // What the panel's speakers got is the reply as the offscreen document sent it: the same samples (correlation near
+    // 1 at the lag GCC-PHAT finds), none of them dropped as implausibly timed, and about as long as the sent audio.
+    expect(r.data.dropped).toBe(0);
+    expect(r.data.taken).toBeGreaterThan(10);
+    expect(r.data.correlation).toBeGreaterThan(0.9);
+    expect(Math.abs(r.data.atMs!)).toBeLessThan(50);
+    expect(r.data.spanMs).toBeGreaterThanOrEqual(r.data.heardMs - 1);
+  });
+
   it('logged no console errors', () => {
     expect(session.errors).toEqual([]);
   });

@@ -28,6 +28,7 @@ const MARKERS = [
   'debug/llm-script',
   'debug/asr-script',
   'debug/llm-log',
+  'debug/played-reference',
   'debug/tunables-live',
   'debug/gpu-stats',
   'debug/llm-probe',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstLoudSample, heardAtMs, readLevel } from '../../../components/avatar/audible-onset';
+import { blockHeardAtMs, firstLoudSample, heardAtMs, readLevel } from '../../../components/avatar/audible-onset';
 
 const RATE = 24_000;
 
@@ -23,6 +23,18 @@ describe('audible onset from an analyser window', () => {
     const clock = { currentTime: 10, sampleRate: RATE, getOutputTimestamp: () => ({ contextTime: 9.95, performanceTime: 5000 }) };
     // Sample 1500 of 2048 is 548 samples (22.83 ms) old: context time 9.97717 s, heard 27.17 ms after 5000 ms.
     expect(heardAtMs(clock, 2048, 1500, 4990)).toBeCloseTo(5000 + (10 - 548 / RATE - 9.95) * 1000, 6);
+  });
+
+  it("a framing worklet's block is heard from its first sample: the stamped quantum is the block's last", () => {
+    // The worklet stamped quantum start 9.990 s: the 512-sample block ends with that quantum (9.990 s + 128 samples)
+    // and began 384 samples before the stamp.
+    const clock = { currentTime: 10, sampleRate: RATE, getOutputTimestamp: () => ({ contextTime: 9.95, performanceTime: 5000 }) };
+    expect(blockHeardAtMs(clock, 9.99, 512, 4990)).toBeCloseTo(5000 + (9.99 - 384 / RATE - 9.95) * 1000, 6);
+    // Without an output timestamp: the read time minus how long ago the context was there.
+    expect(blockHeardAtMs({ currentTime: 10, sampleRate: RATE }, 9.99, 512, 4990)).toBeCloseTo(
+      4990 - (0.01 + 384 / RATE) * 1000,
+      6,
+    );
   });
 
   it('without an output timestamp, uses the read time minus the sample age', () => {

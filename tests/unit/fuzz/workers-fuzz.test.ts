@@ -342,15 +342,20 @@ describe('BroadcastChannel boundaries (audio to the side panel, playback back to
       { type: 'ended', turnId: '4', interrupted: true },
       { type: 'ended', turnId: '4', interrupted: true, playedMs: 1234.5 },
       { type: 'level', rms: 0.3 },
+      { type: 'played', at: 1.7e12, sampleRate: 24_000, samples: new Float32Array(512).fill(0.1) },
     ];
     let ok = 0;
     for (const input of hostileInputs(rng, 3000, valid)) {
       const r = PlaybackMessageSchema.safeParse(input);
       if (!r.success) continue;
       ok++;
-      // What reaches the engine is always a finite level or a bounded, non-empty turn id.
+      // What reaches the engine is always a finite level, finite played samples at a finite time, or a bounded,
+      // non-empty turn id.
       if (r.data.type === 'level') expect(Number.isFinite(r.data.rms)).toBe(true);
-      else expect(r.data.turnId.length).toBeGreaterThan(0);
+      else if (r.data.type === 'played') {
+        expect(Number.isFinite(r.data.at) && r.data.samples.every(Number.isFinite)).toBe(true);
+        expect(r.data.samples.length).toBeGreaterThan(0);
+      } else expect(r.data.turnId.length).toBeGreaterThan(0);
       // A played amount is a finite, non-negative duration when there is one.
       if (r.data.type === 'ended' && r.data.playedMs !== undefined) {
         expect(Number.isFinite(r.data.playedMs)).toBe(true);
