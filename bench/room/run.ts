@@ -13,7 +13,8 @@
  *   reverb, overdrive, level, band limits, resonance).
  *   --heard-as-said: the recogniser reports each phrase's own words while it plays (the scripted stand-in,
  *   `debug/asr-script`), so backchannels are decided on a listener's words, not the fixture recogniser's letters.
- * Besides `<out>.json` and `<out>.md`: `<out>-frames.json.gz`, both barge gates' frames during every reply
+ * Besides `<out>.json` and `<out>.md`: `<out>-echo.json.gz`, the microphone beside the reference over every reply
+ * (bench/room/echo-recording.ts, for bench/echo/room-offline.ts); `<out>-frames.json.gz`, both barge gates' frames during every reply
  * (bench/room/gate-frames.ts), to try a rule on a whole sweep without running it again.
  */
 import { cpus } from 'node:os';
@@ -26,6 +27,7 @@ import { openRoom, reply } from '../../tests/room/session';
 import { activeRms } from '../../tests/room/signal';
 import { BACKCHANNELS, BACKCHANNELS_HEARD_AS, backchannelPhrase, INTERRUPTIONS, userPhrase } from '../../tests/room/speech';
 import { takeGateFrames, type GateFrames } from './gate-frames';
+import { takeEchoRecording, type EchoRecordingTake } from './echo-recording';
 import { markdown, summarise, type RoomRow } from './report';
 
 function arg(name: string, fallback: string): number[] {
@@ -76,6 +78,15 @@ async function main(): Promise<void> {
   const room = await openRoom({ ...first.acoustics, gainDb: echoGainDb(first.acoustics, first.levelDb) }, TUNABLES);
   const rows: RoomRow[] = [];
   const frames: { room: number; reply: 'silent' | 'over' | 'backchannel'; frames: GateFrames }[] = [];
+  /** Per reply: the microphone beside the reference (bench/echo/room-offline.ts runs the canceller on them). */
+  const echo: ({ room: number; reply: 'silent' | 'over' | 'backchannel'; voiceWallAt?: number } & EchoRecordingTake)[] = [];
+  const record = async (n: number, kind: 'silent' | 'over' | 'backchannel', since: number, voiceWallAt?: number) =>
+    echo.push({
+      room: n,
+      reply: kind,
+      ...(voiceWallAt === undefined ? {} : { voiceWallAt }),
+      ...(await takeEchoRecording(room.panel, (Date.now() - since) / 1000)),
+    });
   const startedAt = Date.now();
   // A failure in one room (the browser lost its page, a message went unanswered) ends the sweep, but the rooms done
   // so far are still written, marked incomplete.
@@ -87,6 +98,8 @@ async function main(): Promise<void> {
         const from = Date.now();
         const silent = await reply(room);
         frames.push({ room: n, reply: 'silent', frames: await takeGateFrames(room.panel) });
+        await record(n, 'silent', from);
+        const overFrom = Date.now();
         const echoLevelDb = db(activeRms(room.room.between(from, Date.now()))) - db(userRms());
         const over = await reply(room, {
           wav: userPhrase(n % INTERRUPTIONS.length),
@@ -94,6 +107,8 @@ async function main(): Promise<void> {
           ...(HEARD_AS_SAID ? { heardAs: INTERRUPTIONS[n % INTERRUPTIONS.length]! } : {}),
         });
         frames.push({ room: n, reply: 'over', frames: await takeGateFrames(room.panel) });
+        await record(n, 'over', overFrom, over.interrupted?.voiceWallAt);
+        const backchannelFrom = Date.now();
         const backchannel = await reply(room, {
           wav: backchannelPhrase(n),
           afterMs: 2500,
@@ -102,6 +117,7 @@ async function main(): Promise<void> {
           ...(HEARD_AS_SAID ? { heardAs: BACKCHANNELS_HEARD_AS[n % BACKCHANNELS.length]! } : {}),
         });
         frames.push({ room: n, reply: 'backchannel', frames: await takeGateFrames(room.panel) });
+        await record(n, 'backchannel', backchannelFrom);
         rows.push({ ...r, roomDelayMs: room.rig.roomDelayMs, echoLevelDb, silent, over, backchannel });
         console.error(
           `${((Date.now() - startedAt) / 1000).toFixed(0)} s: level ${r.levelDb} reverb ${r.acoustics.reverb} overdrive ${r.acoustics.overdrive}: ` +
@@ -141,6 +157,7 @@ async function main(): Promise<void> {
     writeFileSync(`${OUT}.md`, md);
     // About 2 MB a sweep as JSON, a quarter of that compressed.
     writeFileSync(`${OUT}-frames.json.gz`, gzipSync(`${JSON.stringify(frames)}\n`));
+    writeFileSync(`${OUT}-echo.json.gz`, gzipSync(`${JSON.stringify({ rooms, echo })}\n`));
   }
 }
 

@@ -142,6 +142,23 @@ export function testHookRequests() {
      * the turn's audio as it was sent to the player: blocks taken and dropped, the sound and span kept, and how well
      * the two match (GCC-PHAT peak, lag, correlation). Refused unless the debug panel is on.
      */
+    /**
+     * The last `seconds` of the microphone as the engine got it, beside the reference over the same samples (16 kHz,
+     * Float32 as base64), the first frame's time and every frame's capture time on the offscreen clock: the echo
+     * canceller run offline on real browser audio (bench/echo/room-offline.ts). Refused unless the debug panel is on.
+     */
+    'debug/echo-recording': {
+      target: 'offscreen',
+      payload: z.object({ seconds: z.number().min(0.1).max(30) }).strict(),
+      result: z.object({
+        firstAt: z.number(),
+        frameAt: z.array(z.number()),
+        mic: z.string(),
+        reference: z.string(),
+        /** Adds to an offscreen time to give the wall clock's (Date.now()). */
+        clockToWallMs: z.number(),
+      }),
+    },
     'debug/played-reference': {
       target: 'offscreen',
       payload: z.object({ turnId: z.string().min(1).max(64) }).strict(),

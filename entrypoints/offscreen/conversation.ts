@@ -26,6 +26,8 @@ import { systemClock } from '../../core/tools/clock';
 import type { RemoteReplyDeps } from '../../core/remote-llm';
 import { SentenceSpeaker } from './sentence-speaker';
 import { PlayedReference } from './played-reference';
+import { EchoRecording } from './echo-recording';
+import { TEST_HOOKS } from '../../core/build-flags';
 import { PushToTalkHold } from '../../core/lifecycle/push-to-talk-hold';
 import { realTimers } from '../../core/lifecycle/timers';
 
@@ -63,6 +65,8 @@ export class Conversation {
   private readonly playbackIn = new BroadcastChannel(PLAYBACK_CHANNEL_NAME);
   /** What the speakers played, for the echo canceller (docs/echo-canceller.md, "The reference"). */
   readonly played = new PlayedReference();
+  /** Test builds: the microphone beside that reference, for the canceller run offline (`debug/echo-recording`). */
+  readonly echoRecording = TEST_HOOKS ? new EchoRecording(this.played.timeline) : null;
   private readonly memory = new FactMemory();
   private readonly engine: DuplexEngine;
   private readonly marks = new TurnMarks();
@@ -112,6 +116,7 @@ export class Conversation {
       void sendRequest(send, 'settings/set', { patch: { handsFree: false } }, 5_000).catch(() => undefined);
     };
     this.ready = this.models.init(chrome.runtime.getURL('/ort/'));
+    if (this.echoRecording) options.mic.onFrame((frame) => this.echoRecording?.frame(frame));
     this.vadWeights.catch(() => undefined); // seen by whoever listens first (listen, the VAD probe)
     this.probes = new ConversationProbes({
       models: this.models,

@@ -46,6 +46,7 @@ type TestHookHandlers = Pick<
   | 'debug/asr-script'
   | 'debug/llm-log'
   | 'debug/played-reference'
+  | 'debug/echo-recording'
 >;
 
 /** What Chrome does when access is revoked or a device is unplugged: the track ends and says so. */
@@ -149,6 +150,12 @@ export function testHookHandlers(deps: TestHookDeps): TestHookHandlers {
       return { replaced };
     },
     'debug/llm-log': () => deps.llm.log.map((e) => ({ ...e })),
+    'debug/echo-recording': async ({ seconds }) => {
+      await requireDebugPanel('The echo recording');
+      const recording = deps.conversation()?.echoRecording;
+      if (!recording) throw new Error('No conversation has started.');
+      return { ...recording.take(seconds), clockToWallMs: Date.now() - performance.now() };
+    },
     'debug/played-reference': async ({ turnId }) => {
       await requireDebugPanel('The played-audio reference');
       const conversation = deps.conversation();

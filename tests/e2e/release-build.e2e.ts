@@ -29,6 +29,7 @@ const MARKERS = [
   'debug/asr-script',
   'debug/llm-log',
   'debug/played-reference',
+  'debug/echo-recording',
   'debug/tunables-live',
   'debug/gpu-stats',
   'debug/llm-probe',

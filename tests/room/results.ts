@@ -54,6 +54,8 @@ export interface ReplyResult {
      * duck → the speakers lowered (the way to the side panel and out of the player). Absent in older results.
      */
     voiceToEngineOnsetMs?: number;
+    /** When the user's voice reached the room's microphone, wall clock (ms). */
+    voiceWallAt?: number;
     /** The voice's onset was found in the room's recording (else: paplay's start plus the phrase's lead). */
     voiceFound?: boolean;
     voiceToDuckMs?: number;

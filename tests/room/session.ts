@@ -316,6 +316,8 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
   const end = after.find((m) => m.turnId === turnId && TERMINAL.has(m.name));
   const interrupted = {
     detected,
+    /** When the user's voice reached the room's microphone, on the wall clock (the rig's recording found it). */
+    voiceWallAt: Math.round(voiceAt),
     ...(end
       ? {
           endedBy: after
