@@ -92,7 +92,12 @@ function run(rec: Recording) {
     };
   }
   if (rec.reply === 'over' && rec.voiceWallAt !== undefined) {
-    const k = Math.round((rec.voiceWallAt - rec.firstWallAt) / FRAME_MS);
+    // The frame captured nearest the voice's arrival: capture times, not the sample count, place it (the rig's
+    // voice onset shows where they say; the count runs behind them: docs/echo-canceller.md).
+    let k = 0;
+    rec.frameWallAt.forEach((t, i) => {
+      if (Math.abs(t - rec.voiceWallAt!) < Math.abs(rec.frameWallAt[k]! - rec.voiceWallAt!)) k = i;
+    });
     const voice = [k, k + Math.round(1000 / FRAME_MS)] as const;
     const echo = [k - Math.round(1500 / FRAME_MS), k - 3] as const;
     const ratio = (pick: (f: (typeof frames)[number]) => Float32Array) => {

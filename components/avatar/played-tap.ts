@@ -1,13 +1,18 @@
 /**
  * The echo canceller's reference, at its source: the audio at the end of the panel's graph, the node the speakers get
  * (after every gain, so a held or muted reply is silence here too). A framing worklet (the microphone's,
- * public/worklets/mic-framer.js, which cuts any stream into 512-sample blocks) is connected there; each block that is
+ * public/worklets/mic-framer.js, which cuts any stream into fixed blocks) is connected there; each block that is
  * not all zeros goes out with when its first sample is heard (docs/echo-canceller.md, "The reference").
  */
 import { blockHeardAtMs } from './audible-onset';
 
 /** The worklet file, as the extension serves it (public/). */
 export const FRAMER_WORKLET_URL = '/worklets/mic-framer.js';
+/**
+ * Samples per block: 85 ms at the player's 24 kHz, about 12 messages a second on the panel's busy main thread (the
+ * microphone's 512 would be 47). The canceller reads the reference when its echo arrives, well after the block.
+ */
+const TAP_FRAME = 2048;
 
 export type PlayedListener = (samples: Float32Array<ArrayBuffer>, heardAtMs: number, sampleRate: number) => void;
 
@@ -38,6 +43,7 @@ export class PlayedTap {
         channelCount: 1,
         channelCountMode: 'explicit',
         channelInterpretation: 'speakers',
+        processorOptions: { frame: TAP_FRAME },
       });
       framer.port.onmessage = (e: MessageEvent<FramerMessage>) => {
         const { frame, rms, time } = e.data;

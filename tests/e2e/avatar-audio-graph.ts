@@ -35,19 +35,26 @@ export function installAudioGraphRecorder(): void {
     }
     return result;
   };
-  /** Routes from every AudioWorkletNode to its context's destination, counted over audio (not AudioParam) edges. */
+  /**
+   * Audible routes from every AudioWorkletNode to its context's destination, counted over audio (not AudioParam)
+   * edges; a path through a gain set to 0 is not audible (the played-audio tap pulls its worklet that way: it hears
+   * the reply, it adds nothing to it). Worklets with no audible route are not listed.
+   */
   (
     globalThis as unknown as { __sidetalkAudioRoutes: () => { worklets: number; routes: number[]; edges: number } }
   ).__sidetalkAudioRoutes = () => {
-    const worklets = [...new Set(edges.map((e) => e.from))].filter((n) => n instanceof AudioWorkletNode);
     const count = (node: AudioNode, dest: AudioNode, depth: number): number => {
       if (node === dest) return 1;
-      if (depth > 32) return 0;
+      if (depth > 32 || (node instanceof GainNode && node.gain.value === 0)) return 0;
       let n = 0;
       for (const e of edges) if (e.from === node && e.to instanceof AudioNode) n += count(e.to, dest, depth + 1);
       return n;
     };
-    return { worklets: worklets.length, routes: worklets.map((w) => count(w, w.context.destination, 0)), edges: edges.length };
+    const audible = [...new Set(edges.map((e) => e.from))]
+      .filter((n) => n instanceof AudioWorkletNode)
+      .map((w) => count(w, w.context.destination, 0))
+      .filter((routes) => routes > 0);
+    return { worklets: audible.length, routes: audible, edges: edges.length };
   };
 }
 
