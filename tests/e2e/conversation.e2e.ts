@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { OffscreenStatus, Reply } from '../../core/protocol';
 import { heardText, type SentenceAudio } from '../../core/engine/heard-text';
+import type { PlayedReferenceCheck } from '../../entrypoints/offscreen/played-reference';
 import { interruptedCaption, interruptedEntry } from '../../core/engine/interrupted-reply';
 import { makeScriptWav } from '../fixtures/audio/make-wav';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
@@ -389,16 +390,7 @@ describe('a conversation in the built extension (fixture models, real runtimes)'
     const all = await poll(marks, (m) => m.slice(before).some((x) => x.name === 'done'), 90_000, 100);
     const turnId = all.slice(before).find((x) => x.name === 'done')!.turnId;
     await new Promise((r) => setTimeout(r, 500)); // the last blocks the panel tapped
-    type Check = {
-      taken: number;
-      dropped: number;
-      heardMs: number;
-      spanMs: number;
-      matchScore: number | null;
-      atMs: number | null;
-      correlation: number | null;
-    };
-    const r = await sendFromPage<Reply<Check>>(panel, request('debug/played-reference', 'offscreen', { turnId }));
+    const r = await sendFromPage<Reply<PlayedReferenceCheck>>(panel, request('debug/played-reference', 'offscreen', { turnId }));
     if (!r.ok) throw new Error(r.error.message);
     console.log(`[reference] ${JSON.stringify(r.data)}`);
     // What the panel's speakers got is the reply as the offscreen document sent it: the same samples (correlation near
