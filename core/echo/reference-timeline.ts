@@ -9,6 +9,8 @@
  * it exactly, so the reference has no clicks or overlaps that no speaker played.
  */
 const SNAP_MS = 4;
+/** How much of what was played is kept: more than the echo path's delay and a busy panel's lateness together. */
+export const REFERENCE_KEEP_MS = 4_000;
 
 interface Block {
   startMs: number;
@@ -21,7 +23,7 @@ const endOf = (b: Block) => b.startMs + (b.samples.length * 1000) / b.rate;
 export class ReferenceTimeline {
   private blocks: Block[] = [];
 
-  constructor(private readonly keepMs = 4_000) {}
+  constructor(private readonly keepMs = REFERENCE_KEEP_MS) {}
 
   /** A block the speakers played from `startMs` (this document's clock), at `rate`. */
   add(startMs: number, samples: Float32Array, rate: number): void {

@@ -54,19 +54,25 @@ export const PlaybackMessageSchema = z.discriminatedUnion('type', [
 export type PlaybackMessage = z.infer<typeof PlaybackMessageSchema>;
 
 /** A level heard this far from its arrival is not believed (clocks that disagree): it is placed at its arrival. */
-const LEVEL_HEARD_BEFORE_MS = 2_000;
+export const LEVEL_HEARD_BEFORE_MS = 2_000;
 const LEVEL_HEARD_AFTER_MS = 1_000;
 
 /**
  * When a reported level is heard, on the receiving document's performance.now() clock: the panel sends epoch ms
  * (its timeOrigin plus its performance.now()); both documents' origins are on the same system clock. Undefined when
  * the panel did not say, or the time is implausibly far from `now` (a level cannot be heard seconds before it was
- * read, and output latency is well under a second).
+ * read, and output latency is well under a second). `earliestMs`: how long ago it may have been heard; a receiver that
+ * keeps what was played for longer (the echo reference) takes blocks a busy panel sent late.
  */
-export function levelHeardAt(message: { at?: number }, timeOrigin: number, now: number): number | undefined {
+export function levelHeardAt(
+  message: { at?: number },
+  timeOrigin: number,
+  now: number,
+  earliestMs = LEVEL_HEARD_BEFORE_MS,
+): number | undefined {
   if (message.at === undefined) return undefined;
   const at = message.at - timeOrigin;
-  return at >= now - LEVEL_HEARD_BEFORE_MS && at <= now + LEVEL_HEARD_AFTER_MS ? at : undefined;
+  return at >= now - earliestMs && at <= now + LEVEL_HEARD_AFTER_MS ? at : undefined;
 }
 
 /**

@@ -206,7 +206,14 @@ export function testHookRequests() {
     'debug/llm-log': {
       target: 'offscreen',
       payload: Empty,
-      result: z.array(z.object({ source: z.enum(['local', 'remote', 'scripted']), prompt: z.string(), text: z.string() })),
+      result: z.array(
+        z.object({
+          source: z.enum(['local', 'remote', 'scripted']),
+          prompt: z.string(),
+          text: z.string(),
+          tokens: z.object({ prompt: z.number(), cached: z.number(), generated: z.number() }).optional(),
+        }),
+      ),
     },
   } as const;
 }

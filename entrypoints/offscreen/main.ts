@@ -64,7 +64,7 @@ voices.tts.onBackendChange = () =>
     .then((s) => chrome.runtime.sendMessage(eventMessage('event/offscreen-status', { status: s })))
     .catch(() => undefined);
 const activeCharacter = new ActiveCharacter(runtimeSend);
-const llm = new LanguageModel(runtimeSend);
+const llm = new LanguageModel(runtimeSend, () => ModelWorkerClient.latest?.lastLlmTokens ?? null);
 // The scripted recogniser stand-in: test builds only, read by the conversation's transcriptions (docs/security.md).
 const transcriptScript = TEST_HOOKS ? new TranscriptScript() : undefined;
 const talk = () =>

@@ -5,6 +5,7 @@ import { WorkerClient, type WorkerLike } from '../../models/workers/worker-clien
 import type { LlmDecodeStatus, SpeechModelsStatus } from '../../core/protocol/status';
 import { onTunablesApplied, type TunablesSnapshot } from '../../core/tunables';
 import { tunablesGreeting, tunablesMessage } from './worker-tunables';
+import type { LlmTokenCounts } from './remote-llm';
 
 function createSpeechWorker(): Worker {
   return new Worker(new URL('../../models/workers/model.worker.ts', import.meta.url), { type: 'module' });
@@ -40,6 +41,8 @@ export class ModelWorkerClient {
 
   /** The client made last in this document (one conversation makes one): the debug request for live tunables asks it. */
   static latest: ModelWorkerClient | null = null;
+  /** The last finished generation's token counts (test builds' `debug/llm-log` reports them per turn). */
+  lastLlmTokens: LlmTokenCounts | null = null;
 
   /** True from a GPU loss until the worker is ready again on the CPU. */
   get recovering(): boolean {
@@ -200,7 +203,8 @@ export class ModelWorkerClient {
       },
     });
     reply.then(
-      () => {
+      (done) => {
+        this.lastLlmTokens = { prompt: done.promptTokens, cached: done.cachedTokens, generated: done.newTokens };
         finished = true;
         wake?.();
       },

@@ -1,4 +1,4 @@
-import { ReferenceTimeline } from '../../core/echo/reference-timeline';
+import { REFERENCE_KEEP_MS, ReferenceTimeline } from '../../core/echo/reference-timeline';
 import { levelHeardAt, type PlaybackMessage } from '../../core/protocol/playback';
 import { matchEcho } from '../../core/engine/echo-match';
 
@@ -22,8 +22,9 @@ type Played = Extract<PlaybackMessage, { type: 'played' }>;
 
 /**
  * What the speakers played, as the side panel reports it, on this document's clock: the echo canceller's reference
- * (docs/echo-canceller.md, "The reference"). Blocks whose time is implausibly far from now (clocks that disagree) are
- * dropped, as a level at such a time is not believed.
+ * (docs/echo-canceller.md, "The reference"). A block is taken if it was heard within the time the reference keeps: a
+ * panel whose thread a frame held sends its blocks seconds late, and they still say what was playing then. One heard
+ * earlier, or in the future by more than output latency (clocks that disagree), is dropped.
  */
 export class PlayedReference {
   readonly timeline = new ReferenceTimeline();
@@ -32,7 +33,7 @@ export class PlayedReference {
   dropped = 0;
 
   add(p: Played): void {
-    const at = levelHeardAt(p, performance.timeOrigin, performance.now());
+    const at = levelHeardAt(p, performance.timeOrigin, performance.now(), REFERENCE_KEEP_MS);
     if (at === undefined) {
       this.dropped += 1;
       return;

@@ -13,6 +13,13 @@ export interface LlmLogEntry {
   /** The prompt as the engine built it: each message's role and content (page questions: the quoted sections). */
   prompt: string;
   text: string;
+  /** The in-browser model's own counts, once its answer is done (the prefix cache's share: `cached`). */
+  tokens?: LlmTokenCounts;
+}
+export interface LlmTokenCounts {
+  prompt: number;
+  cached: number;
+  generated: number;
 }
 const LOG_ENTRIES = 20;
 
@@ -30,7 +37,11 @@ export class LanguageModel {
   /** Test builds only (`debug/llm-log`): the last generations' prompts, what they streamed (raw), and who produced it. */
   readonly log: LlmLogEntry[] = [];
 
-  constructor(private readonly send: Send) {}
+  constructor(
+    private readonly send: Send,
+    /** The in-browser model's counts for the answer it finished last (test builds log them). */
+    private readonly localTokens: () => LlmTokenCounts | null = () => null,
+  ) {}
 
   private async config(): Promise<RemoteLlmConfig | null> {
     const reply = await sendRequest(this.send, 'remote-llm/get', {}, 5_000);
@@ -70,6 +81,8 @@ export class LanguageModel {
       entry.text += delta;
       yield delta;
     }
+    const tokens = source === 'local' ? this.localTokens() : null;
+    if (tokens) entry.tokens = tokens;
   }
 
   private remote(

@@ -23,5 +23,7 @@ WAV=$(npx jiti bench/gpu-browser/write-mic.ts)
 cp "$WAV" "$STAGE/mic.wav"
 # Questions at least 12 s apart, so a reply on a slower adapter finishes before the next question (--mic-gap 12).
 cp "$(npx jiti bench/gpu-browser/write-mic.ts --gap 12)" "$STAGE/mic-gap12.wav"
+# 10 s: 20 turns in ~4.5 minutes, once a turn's prefill starts from the system prompt's checkpoint.
+cp "$(npx jiti bench/gpu-browser/write-mic.ts --gap 10)" "$STAGE/mic-gap10.wav"
 tar cf - -C "$STAGE" . | xz -6 -T2 > "$KIT/kit.tar.xz"
 du -sh "$STAGE"/* "$KIT/kit.tar.xz"
