@@ -47,6 +47,47 @@ export async function pinnedBytes(repo: string, revision: string, file: string):
   return new Uint8Array(await (await pinnedResponse(repo, revision, file)).arrayBuffer());
 }
 
+/**
+ * Runs `load` (a transformers.js from_pretrained) with one pinned file's bytes replaced by `bytes`: a graph the product
+ * rewrote at load (models/llm/last-logits.ts). transformers.js reads files through `env.customCache` when one is set
+ * (4.3.2, utils/cache.js), under the same URL the weights manager stored them; every other file is passed to the weights
+ * cache as before (or fetched, where there is none), and the settings are restored afterwards.
+ */
+export async function withPinnedFileReplaced<T>(
+  repo: string,
+  revision: string,
+  file: string,
+  bytes: Uint8Array,
+  load: () => Promise<T>,
+): Promise<T> {
+  const url = pinnedUrl(repo, revision, file);
+  const inner = env.useBrowserCache && typeof caches !== 'undefined' ? await caches.open(WEIGHTS_CACHE).catch(() => null) : null;
+  // Without a weights cache (Node), transformers.js still reads each fetched file back from the cache it was given:
+  // those are held here for this load only.
+  const held = new Map<string, Response>();
+  const saved = { useCustomCache: env.useCustomCache, customCache: env.customCache };
+  const keyOf = (request: RequestInfo | URL) =>
+    typeof request === 'string' ? request : 'url' in request ? request.url : request.href;
+  env.useCustomCache = true;
+  env.customCache = {
+    match: async (request: RequestInfo | URL) => {
+      const key = keyOf(request);
+      if (key === url) return new Response(bytes as BlobPart, { headers: { 'content-length': String(bytes.byteLength) } });
+      return inner ? inner.match(request) : held.get(key)?.clone();
+    },
+    put: async (request: RequestInfo | URL, response: Response) => {
+      if (inner) await inner.put(request, response);
+      else held.set(keyOf(request), response);
+    },
+  } as typeof env.customCache;
+  try {
+    return await load();
+  } finally {
+    env.useCustomCache = saved.useCustomCache;
+    env.customCache = saved.customCache;
+  }
+}
+
 export async function pinnedJson<T = Record<string, unknown>>(repo: string, revision: string, file: string): Promise<T> {
   return (await (await pinnedResponse(repo, revision, file)).json()) as T;
 }

@@ -35,6 +35,8 @@ async function put(file: string, bytes: Uint8Array): Promise<void> {
   await writeFile(file, bytes);
 }
 
+const LLM_GRAPH = 'genai-builder' as const;
+
 export interface GpuHub extends FixtureLayout {
   /** What was replaced, with sizes, for the results file. */
   models: Record<string, string>;
@@ -50,9 +52,11 @@ export async function writeGpuHub(root: string, release: WeightsManifest = WEIGH
   };
   const models: Record<string, string> = {};
 
-  const llm = await writeLlmRepo(root, LFM2_1_2B, LLM_MODEL.dtype as LlmDtype);
+  // The onnxruntime-genai builder's node structure (docs/llm-static-kv.md), as a user's pinned graph has one of the two
+  // published exporters' structures: logits over every position, no num_logits_to_keep (models/llm/last-logits.ts).
+  const llm = await writeLlmRepo(root, LFM2_1_2B, LLM_MODEL.dtype as LlmDtype, LLM_GRAPH);
   await wordlikeTokenizer(join(root, LLM_MODEL.repo, 'tokenizer.json'));
-  models.llm = `LFM2.5-1.2B shape, ${LLM_MODEL.dtype}, ${((llm.onnxBytes + llm.dataBytes) / 1e6).toFixed(0)} MB`;
+  models.llm = `LFM2.5-1.2B shape, ${LLM_GRAPH} structure, ${LLM_MODEL.dtype}, ${((llm.onnxBytes + llm.dataBytes) / 1e6).toFixed(0)} MB`;
   const asr = await writeMoonshineHub(root, MOONSHINE_BASE);
   models.asr = `Moonshine base shape, ${((asr.encoderBytes + asr.decoderBytes) / 1e6).toFixed(0)} MB`;
 

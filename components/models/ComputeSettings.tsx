@@ -22,10 +22,13 @@ export function speechLine(speech: NonNullable<OffscreenStatus['speech']>): stri
 /** One short line: the decode path, and why the plain one when it is (docs/llm-static-kv.md, "Fallback"). */
 export function llmDecodeLine(llm: NonNullable<OffscreenStatus['llm']>): string {
   const fault = llm.plainFault ? ` The standard path gave wrong tokens on this GPU (${llm.plainFault}).` : '';
+  // Not a fault: answers are the same, a long prompt's first token comes later (docs/llm-static-kv.md).
+  const logits = llm.allLogits ? ` Prompts compute the scores of every position, not only the last (${llm.allLogits}).` : '';
   if (llm.decode === 'captured')
-    return `The language model decodes through a recorded GPU graph, replayed once per token (graph capture).${fault}`;
-  if (llm.decode === 'static') return `The language model decodes on its fixed-size cache, without graph capture.${fault}`;
-  return `The language model decodes on the standard path${llm.plainReason ? `: ${llm.plainReason}` : ''}.`;
+    return `The language model decodes through a recorded GPU graph, replayed once per token (graph capture).${fault}${logits}`;
+  if (llm.decode === 'static')
+    return `The language model decodes on its fixed-size cache, without graph capture.${fault}${logits}`;
+  return `The language model decodes on the standard path${llm.plainReason ? `: ${llm.plainReason}` : ''}.${logits}`;
 }
 
 function voiceLine(voice: NonNullable<OffscreenStatus['tts']>): string {

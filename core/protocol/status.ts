@@ -23,6 +23,7 @@ export const LlmDecodeStatusSchema = z.object({
   decode: z.enum(['captured', 'static', 'plain']),
   plainReason: z.string().max(240).optional(),
   plainFault: z.string().max(240).optional(),
+  allLogits: z.string().max(240).optional(),
 });
 export type LlmDecodeStatus = z.infer<typeof LlmDecodeStatusSchema>;
 

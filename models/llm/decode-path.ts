@@ -19,6 +19,8 @@ export interface DecodeStatus {
    * agreed (docs/llm-static-kv.md, "Fallback"): replies decode only on the static path here.
    */
   plainFault?: string;
+  /** Why a prompt's prefill computes the logits of every position, not only the last (models/llm/last-logits.ts). */
+  allLogits?: string;
 }
 
 /**

@@ -14,8 +14,8 @@ import {
   type Tensor,
 } from '@huggingface/transformers';
 import { llmTunables } from '../../core/tunables';
-import { LLM_BUNDLE, LLM_MODEL } from '../registry';
-import { loadPinnedTokenizer } from '../pinned-hub';
+import { dtypeSuffix, LLM_BUNDLE, LLM_MODEL } from '../registry';
+import { loadPinnedTokenizer, pinnedBytes, withPinnedFileReplaced } from '../pinned-hub';
 
 /** The pinned LLM repo keeps its chat template in chat_template.jinja (docs/models.md). */
 const LLM_HAS_TEMPLATE_FILE = LLM_BUNDLE.files.some((f) => f.role === 'chat_template');
@@ -28,6 +28,7 @@ import { SystemCheckpoint, type OrtTensorFactory } from './system-checkpoint';
 import type { DecodeStatus, StaticKvMode } from './decode-path';
 import { openStaticPath, type StaticPath } from './static-path';
 import { generateStatic, prefillIds } from './static-generate';
+import { keepLastLogits, type LastLogitsRewrite } from './last-logits';
 import type { OrtClasses, StaticDecoder } from './static-kv/static-decoder';
 
 export type { ChatMessage } from './compaction';
@@ -46,6 +47,8 @@ export interface LlmLoadOptions {
   staticKv?: StaticKvMode;
   /** Keep the system prompt's cache for later turns (system-checkpoint.ts); default on. */
   systemCheckpoint?: boolean;
+  /** Rewrite the plain graph to compute the last position's logits only (last-logits.ts); default on. */
+  lastLogits?: boolean;
   /**
    * The onnxruntime instance transformers.js runs on, for the static-KV session; default: the one the extension
    * registers at globalThis[Symbol.for('onnxruntime')] (docs/architecture.md).
@@ -96,6 +99,8 @@ export class LlmRuntime {
   private busy = false;
   private decoder: StaticDecoder | null = null;
   private status: DecodeStatus = { decode: 'plain', plainReason: 'not checked yet' };
+  /** Why prompts compute every position's logits (last-logits.ts), when they do; kept across decode path changes. */
+  private logitsNote: string | undefined;
   /** The load-time check's numbers, when it ran (benches report them). */
   staticCheck: StaticPath['check'] | null = null;
 
@@ -115,16 +120,23 @@ export class LlmRuntime {
     const common = { revision: options.revision ?? LLM_MODEL.revision, progress_callback: options.onProgress };
     // Not AutoTokenizer: in 4.3.2 it probes tokenizer_config.json at `main` (models/pinned-hub.ts).
     const tokenizer = await loadPinnedTokenizer(repo, common.revision, { chatTemplateFile: LLM_HAS_TEMPLATE_FILE });
-    const model = await AutoModelForCausalLM.from_pretrained(repo, {
-      ...common,
-      device: options.device,
-      // Always explicit: transformers' WebGPU default is fp32 (4× the download). See models/registry.ts.
-      dtype: (options.dtype ?? LLM_MODEL.dtype) as 'q4',
-      // The pinned manifest lists the graph's external data file; say so rather than rely on config.json declaring it
-      // (unverified for the pinned commit, docs/models.md): without it transformers.js never fetches `_data`.
-      ...(LLM_HAS_EXTERNAL_DATA ? { use_external_data_format: true } : {}),
-    });
+    const load = () =>
+      AutoModelForCausalLM.from_pretrained(repo, {
+        ...common,
+        device: options.device,
+        // Always explicit: transformers' WebGPU default is fp32 (4× the download). See models/registry.ts.
+        dtype: (options.dtype ?? LLM_MODEL.dtype) as 'q4',
+        // The pinned manifest lists the graph's external data file; say so rather than rely on config.json declaring it
+        // (unverified for the pinned commit, docs/models.md): without it transformers.js never fetches `_data`.
+        ...(LLM_HAS_EXTERNAL_DATA ? { use_external_data_format: true } : {}),
+      });
+    const graphFile = `onnx/model${dtypeSuffix(options.dtype ?? LLM_MODEL.dtype)}.onnx`;
+    const lastLogits = options.lastLogits === false ? null : await lastLogitsGraph(repo, common.revision, graphFile);
+    const model = lastLogits?.ok
+      ? await withPinnedFileReplaced(repo, common.revision, graphFile, lastLogits.onnx, load)
+      : await load();
     const runtime = new LlmRuntime(tokenizer, model, options.device);
+    runtime.logitsNote = allLogitsNote(lastLogits);
     const ort = options.ort ?? ((globalThis as Record<symbol, unknown>)[Symbol.for('onnxruntime')] as OrtClasses | undefined);
     runtime.checkpoint = new SystemCheckpoint((ort?.Tensor as unknown as OrtTensorFactory | undefined) ?? null);
     runtime.useCheckpoint = options.systemCheckpoint ?? true;
@@ -142,6 +154,7 @@ export class LlmRuntime {
     });
     runtime.decoder = path.decoder;
     runtime.status = path.status;
+    if (runtime.logitsNote) runtime.status.allLogits = runtime.logitsNote;
     runtime.staticCheck = path.check ?? null;
     return runtime;
   }
@@ -272,6 +285,7 @@ export class LlmRuntime {
       decode: 'plain',
       plainReason: `a static decode step failed: ${message.slice(0, 160)}`,
       ...(plainFault ? { plainFault } : {}),
+      ...(this.logitsNote ? { allLogits: this.logitsNote } : {}),
     };
     await decoder?.release().catch(() => undefined);
   }
@@ -309,4 +323,22 @@ export class LlmRuntime {
     this.decoder = null;
     await this.model.dispose();
   }
+}
+
+/** The plain graph with last-position logits (last-logits.ts), or why not; a graph that cannot be read is a reason too. */
+async function lastLogitsGraph(repo: string, revision: string, file: string): Promise<LastLogitsRewrite> {
+  try {
+    return keepLastLogits(await pinnedBytes(repo, revision, file));
+  } catch (e) {
+    return { ok: false, reason: `the graph could not be read: ${(e instanceof Error ? e.message : String(e)).slice(0, 120)}` };
+  }
+}
+
+/**
+ * The status's note when a prompt's prefill computes the logits of every position; none when it computes one, either
+ * through the rewrite or because the graph takes `num_logits_to_keep` (transformers.js passes 1), or when turned off.
+ */
+function allLogitsNote(r: LastLogitsRewrite | null): string | undefined {
+  if (!r || r.ok || r.reason.includes('num_logits_to_keep') || r.reason.includes('one position')) return undefined;
+  return r.reason;
 }

@@ -30,4 +30,9 @@ chromium --version > "$WORK/stage/VERSION" 2>/dev/null || dpkg-query -W chromium
 rm -rf "$KIT" && mkdir -p "$KIT"
 tar cf - -C "$WORK/stage" . | xz -9e -T2 | split -b "${PART_MB}m" - "$KIT/part-"
 (cd "$KIT" && sha256sum part-* > SHA256SUMS)
+# The GPU machine has no fonts: Skia's font manager aborts the browser when a page draws text (chromium-gpu-setup.sh).
+o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+mkdir -p /tmp/amd64/partial bench/out/fonts
+if ! ls /tmp/amd64/*Packages* >/dev/null 2>&1; then apt-get $o update >/dev/null; fi
+(cd bench/out/fonts && rm -f ./*.deb && apt-get $o download fonts-dejavu-core >/dev/null)
 cat "$WORK/stage/VERSION"; du -sh "$WORK/stage" "$KIT"/*

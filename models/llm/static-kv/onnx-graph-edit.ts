@@ -181,11 +181,16 @@ function writeNode(n: OnnxNode): Field[] {
 
 /**
  * The model as bytes: the graph's nodes, inputs, outputs and initializers as edited, value_info kept only for
- * tensors some node still produces (its old shapes may no longer hold otherwise), every other field as read.
+ * tensors some node still produces (its old shapes may no longer hold otherwise) and not in `reshaped` (tensors whose
+ * shape the edit changed), every other field as read.
  */
-export function writeModel(m: OnnxModel): Uint8Array {
+export function writeModel(m: OnnxModel, reshaped: ReadonlySet<string> = new Set()): Uint8Array {
   const produced = new Set(m.nodes.flatMap((n) => n.output));
-  const keptInfo = m.graph.filter((f) => f.n === 13 && produced.has(text(first(sub(f), 1))));
+  const keptInfo = m.graph.filter((f) => {
+    if (f.n !== 13) return false;
+    const name = text(first(sub(f), 1));
+    return produced.has(name) && !reshaped.has(name);
+  });
   const graph: Field[] = [
     ...m.nodes.map((n) => msgField(1, writeNode(n))),
     ...m.graph.filter((f) => ![1, 5, 11, 12, 13].includes(f.n)),
