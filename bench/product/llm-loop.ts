@@ -8,7 +8,9 @@
  * the paths on this device, and the two paths' answers are compared. Bundled by bench/product/rolldown.config.mjs.
  *
  *   node product-llm-loop.mjs [--shape full|tiny] [--graph bench|genai-builder|liquid-builder] [--device webgpu|wasm]
- *     [--dtype q4|q4f16] [--tokens 64] [--rounds 4] [--out f.json]
+ *     [--dtype q4|q4f16] [--tokens 64] [--rounds 4] [--prompt-chars N] [--last-logits on|off] [--out f.json]
+ * `--prompt-chars`: a question of about N characters instead of the short one (a long prefill, as a turn's prompt);
+ * `--last-logits off`: load the plain graph as published (logits for every position; models/llm/last-logits.ts).
  * `--dtype` defaults to the pinned bundle's (models/registry.ts); q4f16 is the hub's half-precision variant.
  * Environment: SIDETALK_ORT_DIST, SIDETALK_WEBGPU_MODULE, SIDETALK_THREADS (bench/product/ort-shim.ts).
  */
@@ -31,11 +33,29 @@ const tokens = Number(args.get('tokens') ?? 64);
 const rounds = Number(args.get('rounds') ?? 4);
 const shape = shapeName === 'tiny' ? LFM2_TINY : LFM2_1_2B;
 const dtype = (args.get('dtype') ?? LLM_MODEL.dtype) as LlmDtype;
-const PROMPT = [{ role: 'user' as const, content: 'Tell me about the lighthouse keeper.' }];
+const promptChars = Number(args.get('prompt-chars') ?? 0);
+const lastLogits = args.get('last-logits') !== 'off';
+const LONG = 'Please tell me, in a few words, what you think of the sea and the mountains today. ';
+const PROMPT = [
+  {
+    role: 'user' as const,
+    content:
+      promptChars > 0
+        ? LONG.repeat(Math.ceil(promptChars / LONG.length)).slice(0, promptChars)
+        : 'Tell me about the lighthouse keeper.',
+  },
+];
 
 async function runPath(mode: StaticKvMode) {
   const t0 = performance.now();
-  const llm = await LlmRuntime.load({ device, dtype, warmUp: true, staticKv: mode, ort: shim as unknown as OrtClasses });
+  const llm = await LlmRuntime.load({
+    device,
+    dtype,
+    warmUp: true,
+    staticKv: mode,
+    lastLogits,
+    ort: shim as unknown as OrtClasses,
+  });
   const loadMs = performance.now() - t0;
   const session = (llm.model as unknown as { sessions: Record<string, { run: (f: never) => Promise<unknown> }> }).sessions.model!;
   let calls: TimedCall[] = [];
@@ -89,6 +109,8 @@ async function main(): Promise<void> {
       : null,
     shape: shapeName,
     graph: graphKind,
+    lastLogits,
+    promptChars,
     dtype,
     graphFiles: { buildMs: Math.round(written.graphMs), onnxBytes: written.onnxBytes, dataBytes: written.dataBytes },
     tokensPerRound: tokens,
