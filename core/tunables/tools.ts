@@ -84,6 +84,11 @@ export const pageTunables = registerTunables(
      * CPU (docs/benchmarks.md, "Page retrieval"), so a whole long page would hold the model worker for many minutes.
      */
     denseMaxIndexedTokens: 60_000,
+    /**
+     * The same where the models run on WebGPU: a 250,000-word page (~320,000 tokens) embeds in 6.0 s on an H100
+     * (bench/results/2026-12-07-retrieval-whole-index.json), so the whole page of the longest size the index takes.
+     */
+    denseMaxIndexedTokensGpu: 400_000,
     /** Chunks embedded per model call. */
     embedBatchSize: 16,
     /** Word pieces per chunk the embedding model sees (all-MiniLM-L6-v2 was trained on 256). */
@@ -130,6 +135,7 @@ export const pageTunables = registerTunables(
     fusionDenseWeight: { min: 0, max: 10 },
     denseMinSimilarity: { min: -1, max: 1 },
     denseMaxIndexedTokens: { min: 1_000, max: 2_000_000, integer: true },
+    denseMaxIndexedTokensGpu: { min: 1_000, max: 2_000_000, integer: true },
     embedBatchSize: { min: 1, max: 256, integer: true },
     embedMaxTokens: { min: 8, max: 512, integer: true },
     denseWaitMs: { min: 0, max: 120_000, integer: true },

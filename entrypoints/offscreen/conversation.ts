@@ -129,6 +129,7 @@ export class Conversation {
       embed: (host, texts) => this.models.embed(host, texts),
       modelsReady: options.modelsReady,
       baseUrl: () => this.baseUrl,
+      backend: () => this.models.backend,
     });
     // Page indexes are built here in short slices (core/page/page-index.ts) and kept for the next question.
     const pageIndexes = new PageIndexCache(systemClock);

@@ -11,6 +11,8 @@ export interface PageSimilarityDeps {
   modelsReady(bundleIds: string[], baseUrl: string | undefined): Promise<boolean>;
   /** The mirror the conversation's models were loaded from (undefined: the hub). */
   baseUrl(): string | undefined;
+  /** Where the model worker runs (null: not started yet, taken as the CPU). */
+  backend(): 'webgpu' | 'wasm' | null;
 }
 
 /**
@@ -30,9 +32,11 @@ export class PageSimilarity {
 
   async scores(page: PageExtraction, question: string, signal: AbortSignal): Promise<DenseScores | null> {
     if (!(await this.deps.modelsReady([EMBED_BUNDLE.id], this.deps.baseUrl()))) return null;
-    // Only the page's first `page.denseMaxIndexedTokens` are embedded: a whole long page would keep the model worker
-    // busy for many minutes on a CPU (docs/tools.md, "Whole pages"); the rest is found lexically.
-    const chunks = chunkPage(page.text, { maxIndexedTokens: pageTunables.denseMaxIndexedTokens }).chunks;
+    // On the CPU only the page's first `page.denseMaxIndexedTokens` are embedded: a whole long page would keep the model
+    // worker busy for many minutes (docs/tools.md, "Whole pages"); the rest is found lexically. A GPU embeds it all.
+    const maxIndexedTokens =
+      this.deps.backend() === 'webgpu' ? pageTunables.denseMaxIndexedTokensGpu : pageTunables.denseMaxIndexedTokens;
+    const chunks = chunkPage(page.text, { maxIndexedTokens }).chunks;
     const work = this.index.scores(page.text, chunks, question);
     work.catch((err: unknown) => console.warn('[sidetalk] page embeddings failed:', err instanceof Error ? err.message : err));
     let timer: ReturnType<typeof setTimeout> | undefined;

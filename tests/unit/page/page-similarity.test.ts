@@ -28,18 +28,23 @@ function slowModel(initialDelayMs: number) {
   return { embed, calls: () => calls, setDelay: (ms: number) => (delayMs = ms) };
 }
 
-function similarity(delayMs: number, downloaded = true) {
+function similarity(delayMs: number, downloaded = true, backend: 'webgpu' | 'wasm' | null = 'wasm') {
   const model = slowModel(delayMs);
   const asked: string[][] = [];
+  const embedded: string[] = [];
   const sim = new PageSimilarity({
-    embed: model.embed,
+    embed: (host, texts) => {
+      embedded.push(...texts);
+      return model.embed(host, texts);
+    },
     modelsReady: async (ids) => {
       asked.push(ids);
       return downloaded;
     },
     baseUrl: () => undefined,
+    backend: () => backend,
   });
-  return { sim, model, asked };
+  return { sim, model, asked, embedded };
 }
 
 afterEach(() => {
@@ -97,5 +102,24 @@ describe('PageSimilarity', () => {
     const absent = similarity(0, false);
     expect(await absent.sim.scores(PAGE, 'anything', new AbortController().signal)).toBeNull();
     expect(absent.model.calls()).toBe(0);
+  });
+
+  it('embeds the whole of a long page where the models run on WebGPU, and only its beginning on the CPU', async () => {
+    setTunable('page.denseWaitMs', 60_000);
+    setTunable('page.denseMaxIndexedTokens', 1_000);
+    setTunable('page.denseMaxIndexedTokensGpu', 20_000);
+    const paragraphs = Array.from(
+      { length: 60 },
+      (_, i) => `## Part ${i}\n\n${`Sentence ${i} about the harbour and its boats. `.repeat(25)}`,
+    );
+    const long: PageExtraction = { ...PAGE, text: `# Long\n\n${paragraphs.join('\n\n')}` };
+    const covers = async (backend: 'webgpu' | 'wasm' | null) => {
+      const { sim, embedded } = similarity(0, true, backend);
+      expect(await sim.scores(long, 'where are the boats', new AbortController().signal)).not.toBeNull();
+      return embedded.some((t) => t.includes('Sentence 59 '));
+    };
+    expect(await covers('webgpu')).toBe(true);
+    expect(await covers('wasm')).toBe(false);
+    expect(await covers(null)).toBe(false);
   });
 });
