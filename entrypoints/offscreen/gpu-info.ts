@@ -1,8 +1,9 @@
 import type { GpuInfo } from '../../core/protocol';
 import { TIMED_OUT, within } from '../../core/lifecycle/within';
+import { WEBGPU_OPEN_TIMEOUT_MS } from '../../models/gpu/runtime';
 
 /** The status waits on this answer: an adapter request that never settles must not leave it unanswered. */
-const ADAPTER_WAIT_MS = 15_000;
+const ADAPTER_WAIT_MS = WEBGPU_OPEN_TIMEOUT_MS;
 
 /** Describes the WebGPU adapter this document would use; retried because the first request can race startup. */
 export async function readGpuInfo(attempts = 3): Promise<GpuInfo> {

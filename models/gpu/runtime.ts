@@ -23,6 +23,12 @@ import {
 
 export type Backend = 'webgpu' | 'wasm';
 
+/**
+ * How long a WebGPU adapter and device may take to arrive: both promises "may not resolve for a long time"
+ * (docs/gpu-browser.md, "When WebGPU does not answer"); past this the caller goes on without the GPU.
+ */
+export const WEBGPU_OPEN_TIMEOUT_MS = 15_000;
+
 /** The parts of an ORT namespace (onnxruntime-web) the runtime configures. */
 export interface OrtNamespace {
   env: {
@@ -198,7 +204,7 @@ export async function initGpuRuntime(options: GpuRuntimeOptions): Promise<GpuRun
 
   if (options.gpu) {
     try {
-      const openMs = options.openTimeoutMs ?? 15_000;
+      const openMs = options.openTimeoutMs ?? WEBGPU_OPEN_TIMEOUT_MS;
       const opened = await within(openDevice(options.gpu, options.healthTimeoutMs ?? 3000), openMs, (late) => {
         if (typeof late !== 'string') late.device.destroy();
       });
