@@ -13,6 +13,8 @@
  *   reverb, overdrive, level, band limits, resonance).
  *   --heard-as-said: the recogniser reports each phrase's own words while it plays (the scripted stand-in,
  *   `debug/asr-script`), so backchannels are decided on a listener's words, not the fixture recogniser's letters.
+ *   --echo-heard-as-reply: while the user is silent the recogniser reports the reply's latest words (what a real one
+ *   writes for its echo; tests/room/session.ts ReplyOptions), not the fixture's letters.
  * Besides `<out>.json` and `<out>.md`: `<out>-echo.json.gz`, the microphone beside the reference over every reply
  * (bench/room/echo-recording.ts, for bench/echo/room-offline.ts); `<out>-frames.json.gz`, both barge gates' frames during every reply
  * (bench/room/gate-frames.ts), to try a rule on a whole sweep without running it again.
@@ -50,6 +52,7 @@ const TUNABLES: Record<string, number> = {
   ),
 };
 const HEARD_AS_SAID = process.argv.includes('--heard-as-said');
+const ECHO_AS_REPLY = { echoHeardAsReply: process.argv.includes('--echo-heard-as-reply') };
 const outAt = process.argv.indexOf('--out');
 const OUT = outAt >= 0 ? process.argv[outAt + 1] : undefined;
 const DELAY_S = 0.04;
@@ -96,26 +99,34 @@ async function main(): Promise<void> {
       try {
         await room.rig.setRoom({ ...r.acoustics, gainDb: echoGainDb(r.acoustics, r.levelDb) });
         const from = Date.now();
-        const silent = await reply(room);
+        const silent = await reply(room, undefined, ECHO_AS_REPLY);
         frames.push({ room: n, reply: 'silent', frames: await takeGateFrames(room.panel) });
         await record(n, 'silent', from);
         const overFrom = Date.now();
         const echoLevelDb = db(activeRms(room.room.between(from, Date.now()))) - db(userRms());
-        const over = await reply(room, {
-          wav: userPhrase(n % INTERRUPTIONS.length),
-          afterMs: 2500,
-          ...(HEARD_AS_SAID ? { heardAs: INTERRUPTIONS[n % INTERRUPTIONS.length]! } : {}),
-        });
+        const over = await reply(
+          room,
+          {
+            wav: userPhrase(n % INTERRUPTIONS.length),
+            afterMs: 2500,
+            ...(HEARD_AS_SAID ? { heardAs: INTERRUPTIONS[n % INTERRUPTIONS.length]! } : {}),
+          },
+          ECHO_AS_REPLY,
+        );
         frames.push({ room: n, reply: 'over', frames: await takeGateFrames(room.panel) });
         await record(n, 'over', overFrom, over.interrupted?.voiceWallAt);
         const backchannelFrom = Date.now();
-        const backchannel = await reply(room, {
-          wav: backchannelPhrase(n),
-          afterMs: 2500,
-          kind: 'backchannel',
-          text: BACKCHANNELS[n % BACKCHANNELS.length]!,
-          ...(HEARD_AS_SAID ? { heardAs: BACKCHANNELS_HEARD_AS[n % BACKCHANNELS.length]! } : {}),
-        });
+        const backchannel = await reply(
+          room,
+          {
+            wav: backchannelPhrase(n),
+            afterMs: 2500,
+            kind: 'backchannel',
+            text: BACKCHANNELS[n % BACKCHANNELS.length]!,
+            ...(HEARD_AS_SAID ? { heardAs: BACKCHANNELS_HEARD_AS[n % BACKCHANNELS.length]! } : {}),
+          },
+          ECHO_AS_REPLY,
+        );
         frames.push({ room: n, reply: 'backchannel', frames: await takeGateFrames(room.panel) });
         await record(n, 'backchannel', backchannelFrom);
         rows.push({ ...r, roomDelayMs: room.rig.roomDelayMs, echoLevelDb, silent, over, backchannel });
@@ -148,6 +159,7 @@ async function main(): Promise<void> {
       `npx jiti bench/room/run.ts --levels ${LEVELS.join(',')} --reverbs ${REVERBS.join(',')} --overdrive ${OVERDRIVE.join(',')}` +
       (tunablesAt >= 0 ? ` --tunables ${process.argv[tunablesAt + 1]}` : '') +
       (HEARD_AS_SAID ? ' --heard-as-said' : '') +
+      (ECHO_AS_REPLY.echoHeardAsReply ? ' --echo-heard-as-reply' : '') +
       (gridAt >= 0 ? ` --grid ${process.argv[gridAt + 1]} --seed ${arg('seed', '50')[0]}` : ''),
   };
   const md = markdown(summary, rows, meta);

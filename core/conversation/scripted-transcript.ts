@@ -4,12 +4,28 @@
 // While a script is set, each transcription the conversation asks for still runs the recogniser (so the time it takes
 // is real) and then reports the scripted text: what a real recogniser would write for the phrase the rig plays.
 // docs/echo.md, "Backchannels in the room".
+//
+// `REPLY_WORDS` as the text stands for the reply's own words: each transcription reports the last words the reply
+// gave the voice, which is what a real recogniser writes for the reply's echo (the fixture's letters are what none
+// would). The room rig plays no user over a silent reply, so whatever is transcribed there is the echo.
+
+/** The script text that reports the reply's latest words instead of a fixed phrase. */
+export const REPLY_WORDS = '{reply-words}';
+/** About two seconds of speech: the part of the reply an echo burst covers. */
+const REPLY_WORDS_KEPT = 6;
 
 export class TranscriptScript {
   private text: string | null = null;
   private until = -Infinity;
+  private replyWords: string[] = [];
   /** How many transcriptions were given the scripted text since it was set (the bench reports it). */
   used = 0;
+
+  /** A sentence the reply gave the voice; `first` starts a new reply. */
+  spoke(sentence: string, first: boolean): void {
+    if (first) this.replyWords = [];
+    this.replyWords = [...this.replyWords, ...sentence.split(/\s+/).filter(Boolean)].slice(-REPLY_WORDS_KEPT);
+  }
 
   /** `text` for every transcription asked for in the next `forMs` (from `now`); null removes the script. */
   set(text: string | null, now: number, forMs: number): void {
@@ -22,6 +38,6 @@ export class TranscriptScript {
   heard(recognised: string, now: number): string {
     if (this.text === null || now > this.until) return recognised;
     this.used += 1;
-    return this.text;
+    return this.text === REPLY_WORDS ? this.replyWords.join(' ') : this.text;
   }
 }

@@ -182,7 +182,10 @@ export class Conversation {
             : Promise.reject(new Error('the end-of-turn model is not loaded')),
         respond: (turn, signal) => responder.respond(turn, signal),
         route: (turn) => responder.route(turn),
-        speak: (sentence, signal, meta) => this.speaker.speak(sentence, signal, meta),
+        speak: (sentence, signal, meta) => {
+          options.transcriptScript?.spoke(sentence, meta.index === 0);
+          return this.speaker.speak(sentence, signal, meta);
+        },
         audioComplete: (turnId) => options.audio.end(turnId),
         playedSentences: (turnId) => this.speaker.sentenceAudio.sentences(turnId),
         replyAudio: (turnId, range) => this.speaker.replyAudio.audio(turnId, range),

@@ -24,6 +24,7 @@ import { RIG_RATE, startRig, type Acoustics, type Recording, type Rig } from './
 import { assistantSpeech, phraseStart, USER_LEAD_S } from './speech';
 import { backchannelOutcome, replyLevels, silentReplyMarks } from './turns';
 import type { ReplyResult, Say } from './results';
+import { REPLY_WORDS } from '../../core/conversation/scripted-transcript';
 import { DEBUG, printAroundVoice, printMarks, printSilentMarks, printTail, printVoiceMatch } from './debug-print';
 import { activeRms, bestMatch, endOfLastLoud, rms } from './signal';
 
@@ -38,6 +39,17 @@ const SILENT_RMS = 1e-4;
 const SENTENCE_START_WAIT_MS = 1000;
 /** How long the scripted recogniser stand-in reports a phrase's words: the phrase, its endpoint and transcription. */
 const HEARD_AS_WINDOW_MS = 8000;
+/** Longer than a reply and its echo's tail: the silent reply's script outlasts what it covers. */
+const ECHO_HEARD_AS_REPLY_MS = 40_000;
+
+export interface ReplyOptions {
+  /**
+   * The recogniser reports the reply's latest words for whatever it transcribes while no user speaks (the scripted
+   * stand-in's REPLY_WORDS): a real recogniser writes the reply's words for its echo, the fixture writes letters that
+   * read as the user asking for the floor. The user's own voice is still read as its `heardAs` or the fixture's.
+   */
+  echoHeardAsReply?: boolean;
+}
 /** A reply is "lowered" once it stays this far below its level before the voice: the duck (−20 dB) or the cut. */
 const LOWERED_DB = 10;
 /**
@@ -175,9 +187,10 @@ async function freshStart(panel: Page): Promise<void> {
  * Sends a typed question and follows its reply. With `say`, the user's phrase is played into the room `sayAfterMs`
  * after the reply became audible, and the reply the interruption gets is followed too (the user is silent then).
  */
-export async function reply(room: RoomSession, say?: Say): Promise<ReplyResult> {
+export async function reply(room: RoomSession, say?: Say, options: ReplyOptions = {}): Promise<ReplyResult> {
   const { panel } = room;
   await freshStart(panel);
+  if (options.echoHeardAsReply) await scriptTranscripts(panel, REPLY_WORDS, ECHO_HEARD_AS_REPLY_MS);
   const before = (await engineMarks(panel)).length;
   await panel.getByTestId('composer').fill('tell me a story about a lighthouse');
   await panel.getByRole('button', { name: 'Send' }).click();
@@ -201,10 +214,17 @@ export async function reply(room: RoomSession, say?: Say): Promise<ReplyResult> 
   });
   const audibleAt = Date.now();
   const turnId = started.find((x) => x.name === 'first-audio')!.turnId;
-  return follow(room, before, turnId, audibleAt, say);
+  return follow(room, before, turnId, audibleAt, say, options);
 }
 
-async function follow(room: RoomSession, before: number, turnId: string, audibleAt: number, say?: Say): Promise<ReplyResult> {
+async function follow(
+  room: RoomSession,
+  before: number,
+  turnId: string,
+  audibleAt: number,
+  say: Say | undefined,
+  options: ReplyOptions,
+): Promise<ReplyResult> {
   const { panel, rig } = room;
   const probeMs = 2500;
   // The residual the engine gets, while the user is still silent. A silent reply is probed once its echo is in the
@@ -272,6 +292,8 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
         .catch(() => null)
     : null;
   if (say.heardAs !== undefined) await scriptTranscripts(panel, say.heardAs, HEARD_AS_WINDOW_MS);
+  // Without its own words the user's voice is read by the fixture recogniser (letters: words that want the floor).
+  else if (options.echoHeardAsReply) await scriptTranscripts(panel, null, 0);
   const { spawnedAt, startedAt, done } = await rig.say(say.wav);
   await done;
   const after = await poll(
@@ -370,7 +392,9 @@ async function follow(room: RoomSession, before: number, turnId: string, audible
       50,
     ).catch(() => [] as EngineMark[]);
     const first = next.find((x) => x.name === 'first-audio' && x.turnId !== turnId);
-    if (first) followUp = await follow(room, before + next.indexOf(first), first.turnId, Date.now());
+    // The interruption has been read; the follow-up reply's echo is heard as its words again.
+    if (first && options.echoHeardAsReply) await scriptTranscripts(panel, REPLY_WORDS, ECHO_HEARD_AS_REPLY_MS);
+    if (first) followUp = await follow(room, before + next.indexOf(first), first.turnId, Date.now(), undefined, options);
   }
   if (DEBUG) printMarks(await marksAfter(panel, before), barge?.at ?? 0);
   return { turnId, ...early, interrupted, echoRms, residualRms, residualPeakRms, ...(followUp ? { followUp } : {}) };

@@ -14,6 +14,14 @@ import { backchannelPhrase, userPhrase } from './speech';
 const ROOM = { delayS: 0.04, reverb: 50, overdrive: 3 };
 const LEVEL_DB = -10;
 
+/**
+ * Whatever the recogniser transcribes while the user is silent is heard as the reply's own latest words, as a real
+ * recogniser hears an echo (the scripted stand-in; the fixture recogniser's letters would read as the user asking for
+ * the floor: CI and runs here cut 1 in 3 silent replies that way, at an echo the canceller let through). The user's
+ * voice is still read by the fixture (the interruption) or as its phrase (the backchannel).
+ */
+const ECHO_HEARD_AS_REPLY = { echoHeardAsReply: true };
+
 let room: RoomSession;
 let gainDb = 0;
 
@@ -37,7 +45,7 @@ afterAll(async () => {
 describe('talking over the reply through a room', () => {
   it('a reply playing through the room with the user silent: no barge-in, no user turn, played to its end', async () => {
     const from = Date.now();
-    const r = await reply(room);
+    const r = await reply(room, undefined, ECHO_HEARD_AS_REPLY);
     const to = Date.now();
     const atMic = room.room.between(from, to);
     const played = room.speakers.between(from, to);
@@ -63,7 +71,7 @@ describe('talking over the reply through a room', () => {
   });
 
   it('a spoken interruption at normal level stops the audio; its reply then plays with no barge-in', async () => {
-    const r = await reply(room, { wav: userPhrase(0), afterMs: 2500 });
+    const r = await reply(room, { wav: userPhrase(0), afterMs: 2500 }, ECHO_HEARD_AS_REPLY);
     console.log('ROOM interrupt', JSON.stringify(r));
     expect(r.falseBargeIns).toBe(0); // before the user spoke
     expect(r.interrupted?.detected).toBe(true);
@@ -80,13 +88,17 @@ describe('talking over the reply through a room', () => {
   it('"mm-hm" over the reply, heard as a listener\'s word: the reply goes on to its end and no turn is taken', async () => {
     // The fixture recogniser writes letters for any burst, which ask for the floor; the scripted stand-in reports what
     // a real recogniser writes for this phrase, so what is measured is the engine's hold and release over a real room.
-    const r = await reply(room, {
-      wav: backchannelPhrase(0),
-      afterMs: 2500,
-      kind: 'backchannel',
-      text: 'Mm-hm.',
-      heardAs: 'Mm-hmm.',
-    });
+    const r = await reply(
+      room,
+      {
+        wav: backchannelPhrase(0),
+        afterMs: 2500,
+        kind: 'backchannel',
+        text: 'Mm-hm.',
+        heardAs: 'Mm-hmm.',
+      },
+      ECHO_HEARD_AS_REPLY,
+    );
     console.log('ROOM backchannel', JSON.stringify(r));
     expect(r.falseBargeIns).toBe(0); // before the user spoke
     const b = r.backchannel!;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TranscriptScript } from '../../../core/conversation/scripted-transcript';
+import { REPLY_WORDS, TranscriptScript } from '../../../core/conversation/scripted-transcript';
+import { isEchoOfReplyEnd, isOwnEcho } from '../../../core/engine/backchannel';
 
 describe('the scripted recogniser stand-in', () => {
   it('reports the scripted text only inside its window, and counts the transcriptions it replaced', () => {
@@ -18,5 +19,28 @@ describe('the scripted recogniser stand-in', () => {
     script.set(null, 10, 0);
     expect(script.heard('jcals', 20)).toBe('jcals');
     expect(script.used).toBe(0);
+  });
+
+  it("the reply's words: each transcription reports the reply's latest words, which the engine takes for its own echo", () => {
+    const script = new TranscriptScript();
+    const sentences = [
+      'The keeper climbed the stairs at dusk.',
+      'He wiped the great lens and lit the lamp.',
+      'Ships passed safely all night.',
+    ];
+    script.set(REPLY_WORDS, 0, 60_000);
+    script.spoke('An old reply that is over now.', true);
+    const spoken: string[] = [];
+    sentences.forEach((sentence, i) => {
+      script.spoke(sentence, i === 0);
+      spoken.push(sentence);
+      const heard = script.heard('wzwzw', 100 * (i + 1));
+      // Over the reply: its own words (the burst is released as echo, not read as the user's).
+      expect(isOwnEcho(heard, spoken.join(' ')), heard).toBe(true);
+      expect(heard).not.toMatch(/old reply/);
+    });
+    // Just after it: its last words (the echo of the reply's end, no turn).
+    expect(isEchoOfReplyEnd(script.heard('jcals', 500), spoken.join(' '))).toBe(true);
+    expect(script.used).toBe(4);
   });
 });
