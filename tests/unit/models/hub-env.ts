@@ -6,7 +6,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { env } from '@huggingface/transformers';
-import { generateFixtureRepos, type FixtureRepos } from '../../fixtures/models/generate';
+import { generateFixtureRepos, writeLlmRepo, type FixtureRepos } from '../../fixtures/models/generate';
+import { buildLfm2ExporterGraph, type Lfm2ExporterStyle } from '../../../bench/stages/lfm2-exporter-graphs';
+import { LFM2_TINY } from '../../../bench/stages/llm-graph';
 import { startHubServer, type HubServer, type HubLogEntry } from '../../fixtures/hub/server';
 import { WEIGHTS_MANIFEST } from '../../../models/registry';
 import type { ModelBundle } from '../../../core/weights/types';
@@ -49,6 +51,21 @@ export async function serveFixtureRepos<T>(generate: (root: string) => Promise<T
 }
 
 /** A 16 kHz test tone (amplitude 0.5) or silence. */
+/**
+ * Serves an LLM repo whose graph is the tiny LFM2 of one published exporter's structure (q4, external data), with a
+ * tokenizer of one CJK character per remaining id: it encodes back to the same id (an answer re-rendered into the next
+ * prompt keeps the cached prefix) and the streamer releases it at once (answers stream in many pieces).
+ */
+export function serveExporterLlm(style: Lfm2ExporterStyle): Promise<ServedRepos<void>> {
+  return serveFixtureRepos(async (root) => {
+    const graph = buildLfm2ExporterGraph(LFM2_TINY, style, 'q4', { external: 'model_q4.onnx_data' });
+    const dims = { ...LFM2_TINY, intermediate: LFM2_TINY.ff };
+    await writeLlmRepo(root, dims, { onnx: graph.onnx, data: graph.external!.data }, 'q4', (id) =>
+      String.fromCodePoint(0x4e00 + id),
+    );
+  });
+}
+
 export function clip(seconds: number, hz: number | null): Float32Array {
   const out = new Float32Array(Math.round(16000 * seconds));
   if (hz !== null) for (let i = 0; i < out.length; i++) out[i] = 0.5 * Math.sin((2 * Math.PI * hz * i) / 16000);

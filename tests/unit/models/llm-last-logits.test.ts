@@ -8,10 +8,9 @@ import type { Tensor } from '@huggingface/transformers';
 import { LlmRuntime, type ChatMessage } from '../../../models/llm/llm-runtime';
 import type { OrtClasses } from '../../../models/llm/static-kv/static-decoder';
 import { llmTunables, setTunable } from '../../../core/tunables';
-import { writeLlmRepo } from '../../fixtures/models/generate';
-import { buildLfm2ExporterGraph, LFM2_EXPORTER_STYLES } from '../../../bench/stages/lfm2-exporter-graphs';
+import { LFM2_EXPORTER_STYLES } from '../../../bench/stages/lfm2-exporter-graphs';
 import { LFM2_TINY } from '../../../bench/stages/llm-graph';
-import { serveFixtureRepos } from './hub-env';
+import { serveExporterLlm } from './hub-env';
 
 const ORT = ort as unknown as OrtClasses;
 const SYSTEM: ChatMessage = { role: 'system', content: 'You are Sidetalk.' };
@@ -39,13 +38,7 @@ for (const style of LFM2_EXPORTER_STYLES) {
 
     beforeAll(async () => {
       expect(setTunable('llm.contextTokenBudget', LFM2_TINY.maxPositions)).toEqual({ ok: true });
-      const served = await serveFixtureRepos(async (root) => {
-        const graph = buildLfm2ExporterGraph(LFM2_TINY, style, 'q4', { external: 'model_q4.onnx_data' });
-        const dims = { ...LFM2_TINY, intermediate: LFM2_TINY.ff };
-        await writeLlmRepo(root, dims, { onnx: graph.onnx, data: graph.external!.data }, 'q4', (id) =>
-          String.fromCodePoint(0x4e00 + id),
-        );
-      });
+      const served = await serveExporterLlm(style);
       close = served.close;
       full = await LlmRuntime.load({ device: 'cpu', warmUp: false, staticKv: 'plain', lastLogits: false, ort: ORT });
       last = await LlmRuntime.load({ device: 'cpu', warmUp: false, staticKv: 'plain', ort: ORT });
