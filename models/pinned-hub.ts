@@ -47,11 +47,23 @@ export async function pinnedBytes(repo: string, revision: string, file: string):
   return new Uint8Array(await (await pinnedResponse(repo, revision, file)).arrayBuffer());
 }
 
+/** Files served in place of the pinned ones while a load that asked for it runs (URL → bytes). */
+const replacedFiles = new Map<string, Uint8Array>();
+/** Without a weights cache (Node) transformers.js reads each fetched file back from the cache it was given. */
+const heldFiles = new Map<string, Uint8Array>();
+let savedCacheSettings: { useCustomCache: boolean; customCache: unknown } | null = null;
+
+const keyOf = (request: RequestInfo | URL) =>
+  typeof request === 'string' ? request : 'url' in request ? request.url : request.href;
+const bytesResponse = (bytes: Uint8Array) =>
+  new Response(bytes as BlobPart, { headers: { 'content-length': String(bytes.byteLength) } });
+
 /**
  * Runs `load` (a transformers.js from_pretrained) with one pinned file's bytes replaced by `bytes`: a graph the product
  * rewrote at load (models/llm/last-logits.ts). transformers.js reads files through `env.customCache` when one is set
  * (4.3.2, utils/cache.js), under the same URL the weights manager stored them; every other file is passed to the weights
- * cache as before (or fetched, where there is none), and the settings are restored afterwards.
+ * cache as before (or fetched, where there is none). Loads that overlap (a reload after a lost GPU) share one wrapper,
+ * and the settings it replaced come back when the last of them ends.
  */
 export async function withPinnedFileReplaced<T>(
   repo: string,
@@ -61,30 +73,37 @@ export async function withPinnedFileReplaced<T>(
   load: () => Promise<T>,
 ): Promise<T> {
   const url = pinnedUrl(repo, revision, file);
-  const inner = env.useBrowserCache && typeof caches !== 'undefined' ? await caches.open(WEIGHTS_CACHE).catch(() => null) : null;
-  // Without a weights cache (Node), transformers.js still reads each fetched file back from the cache it was given:
-  // those are held here for this load only.
-  const held = new Map<string, Response>();
-  const saved = { useCustomCache: env.useCustomCache, customCache: env.customCache };
-  const keyOf = (request: RequestInfo | URL) =>
-    typeof request === 'string' ? request : 'url' in request ? request.url : request.href;
-  env.useCustomCache = true;
-  env.customCache = {
-    match: async (request: RequestInfo | URL) => {
-      const key = keyOf(request);
-      if (key === url) return new Response(bytes as BlobPart, { headers: { 'content-length': String(bytes.byteLength) } });
-      return inner ? inner.match(request) : held.get(key)?.clone();
-    },
-    put: async (request: RequestInfo | URL, response: Response) => {
-      if (inner) await inner.put(request, response);
-      else held.set(keyOf(request), response);
-    },
-  } as typeof env.customCache;
+  if (!savedCacheSettings) {
+    const inner =
+      env.useBrowserCache && typeof caches !== 'undefined' ? await caches.open(WEIGHTS_CACHE).catch(() => null) : null;
+    savedCacheSettings = { useCustomCache: env.useCustomCache, customCache: env.customCache };
+    env.useCustomCache = true;
+    env.customCache = {
+      match: async (request: RequestInfo | URL) => {
+        const key = keyOf(request);
+        const replaced = replacedFiles.get(key);
+        if (replaced) return bytesResponse(replaced);
+        if (inner) return inner.match(request);
+        const held = heldFiles.get(key);
+        return held ? bytesResponse(held) : undefined;
+      },
+      put: async (request: RequestInfo | URL, response: Response) => {
+        if (inner) await inner.put(request, response);
+        else heldFiles.set(keyOf(request), new Uint8Array(await response.arrayBuffer()));
+      },
+    } as typeof env.customCache;
+  }
+  replacedFiles.set(url, bytes);
   try {
     return await load();
   } finally {
-    env.useCustomCache = saved.useCustomCache;
-    env.customCache = saved.customCache;
+    replacedFiles.delete(url);
+    if (replacedFiles.size === 0 && savedCacheSettings) {
+      env.useCustomCache = savedCacheSettings.useCustomCache;
+      env.customCache = savedCacheSettings.customCache as typeof env.customCache;
+      savedCacheSettings = null;
+      heldFiles.clear();
+    }
   }
 }
 

@@ -17,6 +17,7 @@ const REPLY_WORDS_KEPT = 6;
 export class TranscriptScript {
   private text: string | null = null;
   private until = -Infinity;
+  private otherwise: string | null = null;
   private replyWords: string[] = [];
   /** How many transcriptions were given the scripted text since it was set (the bench reports it). */
   used = 0;
@@ -27,17 +28,22 @@ export class TranscriptScript {
     this.replyWords = [...this.replyWords, ...sentence.split(/\s+/).filter(Boolean)].slice(-REPLY_WORDS_KEPT);
   }
 
-  /** `text` for every transcription asked for in the next `forMs` (from `now`); null removes the script. */
-  set(text: string | null, now: number, forMs: number): void {
+  /**
+   * `text` for every transcription asked for in the next `forMs` (from `now`; null there: the recogniser's own), and
+   * `otherwise` after that (null: the recogniser's own). `set(null, now, 0)` removes the script.
+   */
+  set(text: string | null, now: number, forMs: number, otherwise: string | null = null): void {
     this.text = text;
-    this.until = text === null ? -Infinity : now + forMs;
+    this.until = now + forMs;
+    this.otherwise = otherwise;
     this.used = 0;
   }
 
   /** The text to report instead of the recogniser's at `now`, or the recogniser's own when no script is active. */
   heard(recognised: string, now: number): string {
-    if (this.text === null || now > this.until) return recognised;
+    const text = now > this.until ? this.otherwise : this.text;
+    if (text === null) return recognised;
     this.used += 1;
-    return this.text === REPLY_WORDS ? this.replyWords.join(' ') : this.text;
+    return text === REPLY_WORDS ? this.replyWords.join(' ') : text;
   }
 }

@@ -28,9 +28,10 @@ export class PageEmbeddingIndex {
     return this.pages.size;
   }
 
-  /** Embeds the page's chunks unless this text was embedded before; a failure is forgotten so the next ask retries. */
+  /** Embeds the page's chunks unless this text was embedded before in as many chunks; a failure is forgotten so the next ask retries. */
   index(pageText: string, chunks: readonly Chunk[]): Promise<ChunkVectors> {
-    const key = contentHash(pageText);
+    // The chunk count too: a page first indexed in part (on the CPU) is indexed whole once the GPU serves.
+    const key = `${chunks.length}:${contentHash(pageText)}`;
     const held = this.pages.get(key);
     if (held) {
       this.pages.delete(key);

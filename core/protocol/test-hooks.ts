@@ -196,7 +196,14 @@ export function testHookRequests() {
      */
     'debug/asr-script': {
       target: 'offscreen',
-      payload: z.object({ text: z.string().max(500).nullable(), forMs: z.number().int().min(0).max(120_000) }).strict(),
+      payload: z
+        .object({
+          text: z.string().max(500).nullable(),
+          forMs: z.number().int().min(0).max(120_000),
+          /** What it reports once `forMs` has passed (absent or null: the recogniser's own). */
+          otherwise: z.string().max(500).nullable().optional(),
+        })
+        .strict(),
       result: z.object({ replaced: z.number().int().nonnegative() }).strict(),
     },
     /**

@@ -190,6 +190,8 @@ export class ModelWorkerClient {
 
   /** Streams the LLM's text deltas (tool-call markers included) until the model stops or `signal` aborts. */
   async *generate(messages: ChatMessage[], signal: AbortSignal, tools?: Record<string, unknown>[]): AsyncGenerator<string> {
+    // A log entry whose answer never reached the model (a rewrite not asked on WASM) must not take the last one's counts.
+    this.lastLlmTokens = null;
     await this.restarting;
     const queue: string[] = [];
     let wake: (() => void) | null = null;

@@ -143,10 +143,10 @@ export function testHookHandlers(deps: TestHookDeps): TestHookHandlers {
       deps.llm.script = rules.length > 0 ? new ScriptedModel(rules) : null;
       return {};
     },
-    'debug/asr-script': async ({ text, forMs }) => {
+    'debug/asr-script': async ({ text, forMs, otherwise }) => {
       await requireDebugPanel('The scripted recogniser');
       const replaced = deps.transcriptScript.used;
-      deps.transcriptScript.set(text, performance.now(), forMs);
+      deps.transcriptScript.set(text, performance.now(), forMs, otherwise ?? null);
       return { replaced };
     },
     'debug/llm-log': () => deps.llm.log.map((e) => ({ ...e })),

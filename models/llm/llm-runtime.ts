@@ -131,10 +131,18 @@ export class LlmRuntime {
         ...(LLM_HAS_EXTERNAL_DATA ? { use_external_data_format: true } : {}),
       });
     const graphFile = `onnx/model${dtypeSuffix(options.dtype ?? LLM_MODEL.dtype)}.onnx`;
-    const lastLogits = options.lastLogits === false ? null : await lastLogitsGraph(repo, common.revision, graphFile);
-    const model = lastLogits?.ok
-      ? await withPinnedFileReplaced(repo, common.revision, graphFile, lastLogits.onnx, load)
-      : await load();
+    let lastLogits = options.lastLogits === false ? null : await lastLogitsGraph(repo, common.revision, graphFile);
+    let model: PreTrainedModel;
+    if (lastLogits?.ok) {
+      try {
+        model = await withPinnedFileReplaced(repo, common.revision, graphFile, lastLogits.onnx, load);
+      } catch (e) {
+        // The published graph, as before the rewrite existed; the status says why (a real load failure fails again).
+        const why = (e instanceof Error ? e.message : String(e)).slice(0, 120);
+        lastLogits = { ok: false, reason: `the rewritten graph did not load (${why})` };
+        model = await load();
+      }
+    } else model = await load();
     const runtime = new LlmRuntime(tokenizer, model, options.device);
     runtime.logitsNote = allLogitsNote(lastLogits);
     const ort = options.ort ?? ((globalThis as Record<symbol, unknown>)[Symbol.for('onnxruntime')] as OrtClasses | undefined);

@@ -291,9 +291,11 @@ async function follow(
         // A backchannel's reply never reads it: a page closed before the probe returned must not end the process.
         .catch(() => null)
     : null;
-  if (say.heardAs !== undefined) await scriptTranscripts(panel, say.heardAs, HEARD_AS_WINDOW_MS);
-  // Without its own words the user's voice is read by the fixture recogniser (letters: words that want the floor).
-  else if (options.echoHeardAsReply) await scriptTranscripts(panel, null, 0);
+  // The voice's words for a while (absent: the fixture recogniser's letters, words that want the floor), then the
+  // reply's own again for its echo until it ends.
+  const echoAfterVoice = options.echoHeardAsReply ? REPLY_WORDS : null;
+  if (say.heardAs !== undefined || echoAfterVoice !== null)
+    await scriptTranscripts(panel, say.heardAs ?? null, HEARD_AS_WINDOW_MS, echoAfterVoice);
   const { spawnedAt, startedAt, done } = await rig.say(say.wav);
   await done;
   const after = await poll(
@@ -404,10 +406,15 @@ async function follow(
  * Sets the scripted recogniser stand-in (null removes it); the number of transcriptions the previous script replaced.
  * A request it refuses fails the run: a result without the script would be read as one with it.
  */
-async function scriptTranscripts(panel: Page, text: string | null, forMs: number): Promise<number> {
+async function scriptTranscripts(
+  panel: Page,
+  text: string | null,
+  forMs: number,
+  otherwise: string | null = null,
+): Promise<number> {
   const reply = await sendFromPage<{ ok: boolean; data?: { replaced: number }; error?: unknown }>(
     panel,
-    request('debug/asr-script', 'offscreen', { text, forMs }),
+    request('debug/asr-script', 'offscreen', { text, forMs, otherwise }),
   );
   if (!reply.ok || reply.data === undefined) throw new Error(`debug/asr-script refused: ${JSON.stringify(reply.error)}`);
   return reply.data.replaced;

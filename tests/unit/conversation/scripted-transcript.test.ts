@@ -43,4 +43,16 @@ describe('the scripted recogniser stand-in', () => {
     expect(isEchoOfReplyEnd(script.heard('jcals', 500), spoken.join(' '))).toBe(true);
     expect(script.used).toBe(4);
   });
+
+  it('otherwise: after its window the script reports another text, or the recogniser when none is given', () => {
+    const script = new TranscriptScript();
+    script.spoke('The keeper climbed the stairs at dusk.', true);
+    script.set('Mm-hmm.', 0, 1000, REPLY_WORDS);
+    expect(script.heard('wzwzw', 500)).toBe('Mm-hmm.');
+    expect(script.heard('wzwzw', 1500)).toBe('keeper climbed the stairs at dusk.');
+    script.set(null, 2000, 1000, REPLY_WORDS); // the recogniser's own for the user's voice, then the reply's words
+    expect(script.heard('jcals', 2500)).toBe('jcals');
+    expect(script.heard('jcals', 3500)).toBe('keeper climbed the stairs at dusk.');
+    expect(script.used).toBe(1);
+  });
 });

@@ -89,4 +89,17 @@ describe('meanPoolNormalized', () => {
     const [zero] = meanPoolNormalized([0, 0], [1, 1, 2], [1]);
     expect(Array.from(zero!)).toEqual([0, 0]);
   });
+
+  it('a page first embedded in part is embedded whole when asked with more of its chunks (the GPU came)', async () => {
+    const { calls, embed } = fakeModel();
+    const index = new PageEmbeddingIndex(embed);
+    const text = page('Harbours');
+    const { chunks } = chunkPage(text, { chunkTokens: 40 });
+    const part = chunks.slice(0, 3);
+    expect((await index.scores(text, part, 'where do boats moor')).size).toBe(part.length);
+    const before = calls.length;
+    const whole = await index.scores(text, chunks, 'where do boats moor');
+    expect(whole.size).toBe(chunks.length);
+    expect(calls.length).toBeGreaterThan(before + 1); // the chunks, not only the question
+  });
 });
