@@ -15,10 +15,12 @@ const ROOM = { delayS: 0.04, reverb: 50, overdrive: 3 };
 const LEVEL_DB = -10;
 
 /**
- * Whatever the recogniser transcribes while the user is silent is heard as the reply's own latest words, as a real
- * recogniser hears an echo (the scripted stand-in; the fixture recogniser's letters would read as the user asking for
- * the floor: CI and runs here cut 1 in 3 silent replies that way, at an echo the canceller let through). The user's
- * voice is still read by the fixture (the interruption) or as its phrase (the backchannel).
+ * The silent reply: whatever the recogniser transcribes is heard as the reply's own latest words, as a real recogniser
+ * hears an echo (the scripted stand-in; the fixture recogniser's letters read as the user asking for the floor: CI and
+ * runs here cut 1 in 3 silent replies that way, at an echo the canceller let through). Not for the talked-over reply:
+ * there an echo burst released as the reply's own raises the gate's floor to its level (core/engine/residual-floor.ts,
+ * released), and the user's voice at normal level was then missed in 2 of 4 runs here: the floor rule the one detector
+ * of issue 50 is to replace, not a thing for this test to hide.
  */
 const ECHO_HEARD_AS_REPLY = { echoHeardAsReply: true };
 
@@ -71,7 +73,7 @@ describe('talking over the reply through a room', () => {
   });
 
   it('a spoken interruption at normal level stops the audio; its reply then plays with no barge-in', async () => {
-    const r = await reply(room, { wav: userPhrase(0), afterMs: 2500 }, ECHO_HEARD_AS_REPLY);
+    const r = await reply(room, { wav: userPhrase(0), afterMs: 2500 });
     console.log('ROOM interrupt', JSON.stringify(r));
     expect(r.falseBargeIns).toBe(0); // before the user spoke
     expect(r.interrupted?.detected).toBe(true);
@@ -88,17 +90,13 @@ describe('talking over the reply through a room', () => {
   it('"mm-hm" over the reply, heard as a listener\'s word: the reply goes on to its end and no turn is taken', async () => {
     // The fixture recogniser writes letters for any burst, which ask for the floor; the scripted stand-in reports what
     // a real recogniser writes for this phrase, so what is measured is the engine's hold and release over a real room.
-    const r = await reply(
-      room,
-      {
-        wav: backchannelPhrase(0),
-        afterMs: 2500,
-        kind: 'backchannel',
-        text: 'Mm-hm.',
-        heardAs: 'Mm-hmm.',
-      },
-      ECHO_HEARD_AS_REPLY,
-    );
+    const r = await reply(room, {
+      wav: backchannelPhrase(0),
+      afterMs: 2500,
+      kind: 'backchannel',
+      text: 'Mm-hm.',
+      heardAs: 'Mm-hmm.',
+    });
     console.log('ROOM backchannel', JSON.stringify(r));
     expect(r.falseBargeIns).toBe(0); // before the user spoke
     const b = r.backchannel!;
