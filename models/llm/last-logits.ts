@@ -16,6 +16,11 @@ export type LastLogitsRewrite = { ok: true; onnx: Uint8Array } | { ok: false; re
 const HEADS = new Set(['MatMul', 'MatMulNBits']);
 const PASS_THROUGH = new Set(['Identity', 'Cast']);
 const SLICED = 'last_logits/hidden';
+/** The graph needs no rewrite: it already computes the last position only (or the one transformers.js asks for). */
+export const ALREADY_LAST = {
+  keepInput: 'the graph already keeps the logits asked for (num_logits_to_keep)',
+  onePosition: 'the graph already computes one position',
+} as const;
 
 export function keepLastLogits(plain: Uint8Array): LastLogitsRewrite {
   let m: OnnxModel;
@@ -24,12 +29,11 @@ export function keepLastLogits(plain: Uint8Array): LastLogitsRewrite {
   } catch (e) {
     return { ok: false, reason: `not a readable ONNX model (${(e as Error).message})` };
   }
-  if (m.inputs.some((i) => i.name === 'num_logits_to_keep'))
-    return { ok: false, reason: 'the graph already keeps the logits asked for (num_logits_to_keep)' };
+  if (m.inputs.some((i) => i.name === 'num_logits_to_keep')) return { ok: false, reason: ALREADY_LAST.keepInput };
   const out = m.outputs.find((o) => o.name === 'logits');
   if (!out) return { ok: false, reason: 'no "logits" output' };
   if (out.dims.length !== 3) return { ok: false, reason: `"logits" has rank ${out.dims.length}, not [batch, sequence, vocab]` };
-  if (out.dims[1] === 1) return { ok: false, reason: 'the graph already computes one position' };
+  if (out.dims[1] === 1) return { ok: false, reason: ALREADY_LAST.onePosition };
   const prod = producers(m);
   const downstream: string[] = ['logits'];
   let node = prod.get('logits');

@@ -28,7 +28,7 @@ import { SystemCheckpoint, type OrtTensorFactory } from './system-checkpoint';
 import type { DecodeStatus, StaticKvMode } from './decode-path';
 import { openStaticPath, type StaticPath } from './static-path';
 import { generateStatic, prefillIds } from './static-generate';
-import { keepLastLogits, type LastLogitsRewrite } from './last-logits';
+import { ALREADY_LAST, keepLastLogits, type LastLogitsRewrite } from './last-logits';
 import type { OrtClasses, StaticDecoder } from './static-kv/static-decoder';
 
 export type { ChatMessage } from './compaction';
@@ -347,6 +347,6 @@ async function lastLogitsGraph(repo: string, revision: string, file: string): Pr
  * through the rewrite or because the graph takes `num_logits_to_keep` (transformers.js passes 1), or when turned off.
  */
 function allLogitsNote(r: LastLogitsRewrite | null): string | undefined {
-  if (!r || r.ok || r.reason.includes('num_logits_to_keep') || r.reason.includes('one position')) return undefined;
+  if (!r || r.ok || Object.values<string>(ALREADY_LAST).includes(r.reason)) return undefined;
   return r.reason;
 }

@@ -24,7 +24,9 @@ import { RIG_RATE, startRig, type Acoustics, type Recording, type Rig } from './
 import { assistantSpeech, phraseStart, USER_LEAD_S } from './speech';
 import { backchannelOutcome, replyLevels, silentReplyMarks } from './turns';
 import type { ReplyResult, Say } from './results';
-import { REPLY_WORDS } from '../../core/conversation/scripted-transcript';
+
+export type { ReplyOptions } from './scripted-words';
+import { ECHO_HEARD_AS_REPLY_MS, HEARD_AS_WINDOW_MS, REPLY_WORDS, scriptTranscripts, type ReplyOptions } from './scripted-words';
 import { DEBUG, printAroundVoice, printMarks, printSilentMarks, printTail, printVoiceMatch } from './debug-print';
 import { activeRms, bestMatch, endOfLastLoud, rms } from './signal';
 
@@ -37,19 +39,6 @@ const FRAMES_PER_SENTENCE = 18;
 const SILENT_RMS = 1e-4;
 /** How long the voice waits for a sentence of the reply to begin before it talks over whatever sounds. */
 const SENTENCE_START_WAIT_MS = 1000;
-/** How long the scripted recogniser stand-in reports a phrase's words: the phrase, its endpoint and transcription. */
-const HEARD_AS_WINDOW_MS = 8000;
-/** Longer than a reply and its echo's tail: the silent reply's script outlasts what it covers. */
-const ECHO_HEARD_AS_REPLY_MS = 40_000;
-
-export interface ReplyOptions {
-  /**
-   * The recogniser reports the reply's latest words for whatever it transcribes while no user speaks (the scripted
-   * stand-in's REPLY_WORDS): a real recogniser writes the reply's words for its echo, the fixture writes letters that
-   * read as the user asking for the floor. The user's own voice is still read as its `heardAs` or the fixture's.
-   */
-  echoHeardAsReply?: boolean;
-}
 /** A reply is "lowered" once it stays this far below its level before the voice: the duck (−20 dB) or the cut. */
 const LOWERED_DB = 10;
 /**
@@ -400,24 +389,6 @@ async function follow(
   }
   if (DEBUG) printMarks(await marksAfter(panel, before), barge?.at ?? 0);
   return { turnId, ...early, interrupted, echoRms, residualRms, residualPeakRms, ...(followUp ? { followUp } : {}) };
-}
-
-/**
- * Sets the scripted recogniser stand-in (null removes it); the number of transcriptions the previous script replaced.
- * A request it refuses fails the run: a result without the script would be read as one with it.
- */
-async function scriptTranscripts(
-  panel: Page,
-  text: string | null,
-  forMs: number,
-  otherwise: string | null = null,
-): Promise<number> {
-  const reply = await sendFromPage<{ ok: boolean; data?: { replaced: number }; error?: unknown }>(
-    panel,
-    request('debug/asr-script', 'offscreen', { text, forMs, otherwise }),
-  );
-  if (!reply.ok || reply.data === undefined) throw new Error(`debug/asr-script refused: ${JSON.stringify(reply.error)}`);
-  return reply.data.replaced;
 }
 
 /** Which gate held the reply, from its `barge-tentative` mark: both tracks' run (docs/echo.md), or one track's. */

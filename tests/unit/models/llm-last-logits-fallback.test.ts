@@ -8,7 +8,10 @@ import { llmTunables, setTunable } from '../../../core/tunables';
 import { LFM2_TINY } from '../../../bench/stages/llm-graph';
 import { serveExporterLlm } from './hub-env';
 
-vi.mock('../../../models/llm/last-logits', () => ({ keepLastLogits: () => ({ ok: true, onnx: Uint8Array.of(8, 7, 6, 5) }) }));
+vi.mock('../../../models/llm/last-logits', async (original) => ({
+  ...(await original<typeof import('../../../models/llm/last-logits')>()),
+  keepLastLogits: () => ({ ok: true, onnx: Uint8Array.of(8, 7, 6, 5) }),
+}));
 
 describe('last-position logits: a rewrite the runtime cannot load', () => {
   let close: () => Promise<void>;
