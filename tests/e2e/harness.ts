@@ -67,6 +67,10 @@ export async function launchExtension(options: LaunchOptions = {}): Promise<Exte
     '--no-first-run',
     '--disable-quic',
   ];
+  // Extra flags for a whole run, e.g. Dawn's OpenGL ES backend in compatibility mode, the adapter Chromium gives pages
+  // on the GPU machine (docs/gpu-browser.md): SIDETALK_E2E_CHROMIUM_FLAGS='--use-angle=swiftshader
+  // --use-webgpu-adapter=opengles --force-webgpu-compat' runs the same tests on it over SwiftShader's GL.
+  args.push(...(process.env.SIDETALK_E2E_CHROMIUM_FLAGS ?? '').split(/\s+/).filter(Boolean));
   if (!options.pulseServer) args.push('--use-fake-device-for-media-stream');
   if (options.autoGrantMedia !== false) args.push('--use-fake-ui-for-media-stream');
   if (options.toolbarClicks) args.push('--enable-unsafe-extension-debugging');
