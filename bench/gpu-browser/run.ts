@@ -47,7 +47,12 @@ const BACKEND = arg('backend', 'auto');
  * share, peak, first frame against the int8 WASM graph) refuse the GPU for a reason a trained voice does not have
  * (the 2026-12-07 runs: "noisy", every reply on WASM); its finite and silence checks stay.
  */
-const DEFAULT_SETS = ['llm.maxNewTokens=64', 'tts.selfTestMaxHighFreqShare=1', 'tts.selfTestMaxPeak=100', 'tts.selfTestMinSnrDb=0'];
+const DEFAULT_SETS = [
+  'llm.maxNewTokens=64',
+  'tts.selfTestMaxHighFreqShare=1',
+  'tts.selfTestMaxPeak=100',
+  'tts.selfTestMinSnrDb=0',
+];
 const SETS = [
   ...DEFAULT_SETS,
   ...process.argv.flatMap((a, i) => (a === '--set' && process.argv[i + 1] ? [process.argv[i + 1]!] : [])),
