@@ -228,7 +228,7 @@ export function createResponder(deps: ResponderDeps) {
             const answer = (prompt.notice ? `${prompt.notice} ` : '') + (await untrustedAnswer(prompt, signal));
             // Where the answer came from; a selection has no place of its own to show.
             if (read.page.kind !== 'selection' && prompt.sources.length && !signal.aborted)
-              deps.onCard({ kind: 'page-sources', url: read.page.url, sources: prompt.sources });
+              deps.onCard({ kind: 'page-sources', url: read.page.url, sources: prompt.sourcesFor(answer) });
             return answer.trim() || "I couldn't find an answer to that on this page.";
           },
         };

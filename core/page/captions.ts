@@ -3,6 +3,7 @@
 // time ("At 12:34"), so a quoted part says when it is said and a source can seek the video there. Pure.
 import { z } from 'zod';
 import { placeHeading } from './places';
+import { timeMark } from './video-times';
 
 export interface Cue {
   /** Seconds from the start of the video. */
@@ -85,11 +86,14 @@ export function parseCaptions(body: string): Cue[] | null {
 
 /**
  * Page text for the captions: the title as the top heading, then one section per `sectionSeconds` or so, headed by
- * the start of its first cue. A section never splits a cue, and a cue's words stay whole.
+ * the start of its first cue. A section never splits a cue, and a cue's words stay whole. Inside a section, the first
+ * cue at least `markSeconds` after the last time named gets a time mark, "(12:30)" (video-times.ts), so an answer can
+ * name the second, not only the section (0: no marks).
  */
-export function captionPageText(title: string, cues: readonly Cue[], sectionSeconds: number): string {
+export function captionPageText(title: string, cues: readonly Cue[], sectionSeconds: number, markSeconds = 0): string {
   const parts = [`# ${title.replace(/\s+/g, ' ').trim() || 'Video'}`];
   let start = -Infinity;
+  let marked = -Infinity;
   let words: string[] = [];
   const flush = () => {
     if (words.length) parts.push(`## ${placeHeading({ seconds: start })}`, words.join(' ').replace(/^(#{1,6}\s)/, ' $1'));
@@ -98,7 +102,10 @@ export function captionPageText(title: string, cues: readonly Cue[], sectionSeco
   for (const cue of cues) {
     if (cue.start - start >= sectionSeconds) {
       flush();
-      start = cue.start;
+      start = marked = cue.start;
+    } else if (markSeconds > 0 && Math.floor(cue.start) - Math.floor(marked) >= markSeconds) {
+      words.push(timeMark(cue.start));
+      marked = cue.start;
     }
     words.push(cue.text);
   }

@@ -4,12 +4,13 @@
 // Page turns are generated without tools (`allowTools: false`).
 import { pageTunables } from '../tunables';
 import type { SearchQuery } from './bm25';
-import { chunkPage } from './chunking';
+import { chunkPage, type Chunk } from './chunking';
 import type { PageIndex } from './page-index';
 import { retrievePassages, selectForSummary, type Selection } from './retrieval';
 import { estimateTokens, type TokenCounter } from './tokens';
 import { placeOf, type Place } from './places';
 import type { ExtractionKind, PageExtraction } from './types';
+import { secondInSection, stretchesOf } from './video-times';
 
 export const PAGE_OPEN = '<<<PAGE_TEXT>>>';
 export const PAGE_CLOSE = '<<<END_PAGE_TEXT>>>';
@@ -104,6 +105,11 @@ export interface PagePrompt {
   usedSections: string[];
   /** The quoted sections in page order, each with a snippet to find it by. */
   sources: PageSource[];
+  /**
+   * The sources once the answer is known: a video's source seeks to the second the answer names or quotes within its
+   * section (core/page/video-times.ts), not to the section's start. Other kinds: `sources` as they are.
+   */
+  sourcesFor(answer: string): PageSource[];
   /** A short line the assistant may say first, e.g. when only part of a long page was read. */
   notice: string | null;
   allowTools: false;
@@ -143,6 +149,34 @@ function sourcesOf(selection: Pick<Selection, 'chunks' | 'ranked'>, kind: Extrac
     out.push({ heading: c.heading, path: [...c.path], snippet: snippet.trim(), ...(place ? { place } : {}) });
   }
   return out;
+}
+
+/**
+ * Each video source at the second the answer points to in its section: the section runs to the next section's start
+ * (from every chunk of the page), and its quoted text is cut at its time marks.
+ */
+function videoSourcesFor(
+  sources: readonly PageSource[],
+  quoted: readonly Chunk[],
+  all: readonly Chunk[],
+  answer: string,
+  question: string,
+): PageSource[] {
+  const starts = [
+    ...new Set(all.map((c) => placeOf('video', c.heading)).flatMap((p) => (p && 'seconds' in p ? [p.seconds] : []))),
+  ];
+  starts.sort((a, b) => a - b);
+  return sources.map((s) => {
+    if (!s.place || !('seconds' in s.place)) return s;
+    const start = s.place.seconds;
+    const end = starts.find((t) => t > start) ?? Infinity;
+    const text = quoted
+      .filter((c) => c.heading === s.heading)
+      .map((c) => c.text)
+      .join(' ');
+    const seconds = secondInSection({ start, end, stretches: stretchesOf(text, start) }, answer, question);
+    return { ...s, place: { seconds } };
+  });
 }
 
 /** What the user is told when the answer rests on part of the page only. */
@@ -199,11 +233,16 @@ export function buildPagePrompt(input: PagePromptInput): PagePrompt {
     task,
     `User: ${input.question}`,
   ].join('\n');
+  const sources = sourcesOf(selection, page.kind);
   return {
     system: SYSTEM,
     user,
     usedSections: selection.sections,
-    sources: sourcesOf(selection, page.kind),
+    sources,
+    sourcesFor:
+      page.kind === 'video'
+        ? (answer) => videoSourcesFor(sources, selection.chunks, chunked.chunks, answer, input.question)
+        : () => sources,
     notice,
     allowTools: false,
   };

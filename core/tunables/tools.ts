@@ -104,6 +104,11 @@ export const pageTunables = registerTunables(
     maxPdfBytes: 32 * 1024 * 1024,
     /** A video's captions become sections of about this many seconds, each headed by its start time. */
     captionSectionSeconds: 30,
+    /**
+     * Inside a section, a time mark "(12:30)" every this many seconds or so: how near a source seeks to what the
+     * answer quotes, against the prompt's length (each mark is ~5 tokens; 0: none). docs/tools.md, "Videos".
+     */
+    captionMarkSeconds: 10,
     /** A page answer's sources card lists the sections of this many best-matching quoted chunks (in page order). */
     maxSources: 5,
     /**
@@ -142,6 +147,7 @@ export const pageTunables = registerTunables(
     embeddedPagesKept: { min: 1, max: 100, integer: true },
     maxPdfBytes: { min: 1_024, max: 40 * 1024 * 1024, integer: true },
     captionSectionSeconds: { min: 5, max: 600, integer: true },
+    captionMarkSeconds: { min: 0, max: 600, integer: true },
     maxSources: { min: 1, max: 12, integer: true },
     rewriteCapMs: { min: 0, max: 30_000, integer: true },
     rewriteMaxChars: { min: 20, max: 2_000, integer: true },

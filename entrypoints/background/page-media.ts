@@ -125,7 +125,7 @@ export async function readVideoTab(tab: chrome.tabs.Tab): Promise<VideoRead> {
   // An empty body is what YouTube answers when it withholds a track (docs/tools.md, "Videos").
   const cues = typeof fetched?.result === 'string' ? parseCaptions(fetched.result) : null;
   if (!cues?.length) return unavailable('no_captions');
-  const text = captionPageText(parsed.data.title, cues, pageTunables.captionSectionSeconds);
+  const text = captionPageText(parsed.data.title, cues, pageTunables.captionSectionSeconds, pageTunables.captionMarkSeconds);
   const page: PageExtraction = {
     title: parsed.data.title,
     url: videoPageUrl(videoId),
