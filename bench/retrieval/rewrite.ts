@@ -1,12 +1,13 @@
 /**
  * Lexical retrieval with and without the question rewrite (core/page/query-rewrite.ts; docs/benchmarks.md, "Page
  * retrieval"), the rewriter being one of two SCRIPTED STAND-INS made from the questions' own words, NOT the real LLM:
- * GloVe neighbours (stand-in-rewriter.ts) and WordNet synonyms (wordnet-replies.json, make-wordnet-replies.ts). The rewrite runs through the product's rewriteQuery (prompt, parse, merge) with a cap that
- * never passes. Recall of the answer sentences at the prompt budget and in the top 1 / 3 chunks, per question kind, on
+ * GloVe neighbours (stand-in-rewriter.ts), and the product's own built-in thesaurus (core/page/thesaurus.ts, the
+ * shipped WordNet table: what a CPU-only machine gets, no stand-in). Each runs through the product's rewriteQuery
+ * (prompt, parse, merge) with a cap that never passes; the thesaurus as the path without an LLM answer. Recall of the answer sentences at the prompt budget and in the top 1 / 3 chunks, per question kind, on
  * the retrieval set's pages and on whole pages of 15k / 60k / 250k words (the set's page last, as whole-page.ts).
  *   npx jiti bench/retrieval/run.ts --rewrite [--out bench/results/<name>]
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import type { SearchQuery } from '../../core/page/bm25';
 import { chunkPage, type Chunk } from '../../core/page/chunking';
@@ -18,6 +19,7 @@ import { pageTunables } from '../../core/tunables';
 import { RETRIEVAL_PAGES, type Question } from '../../tests/fixtures/retrieval/pages';
 import { pageEndingWith } from '../../tests/fixtures/retrieval/whole-page';
 import { gloveReplies, scriptedRewriter } from './stand-in-rewriter';
+import { readThesaurus } from '../../tests/fixtures/thesaurus';
 
 const KINDS: Question['kind'][] = ['words', 'paraphrase', 'two-sections'];
 const SIZES = [15_000, 60_000, 250_000];
@@ -28,7 +30,7 @@ const noCap = { now: () => 0, sleep: () => new Promise<void>(() => undefined) };
 
 type Scores = { budget: number; top1: number; top3: number };
 /** The question as asked, and each stand-in's rewrite of it. */
-type Variant = 'asked' | 'glove' | 'wordnet';
+type Variant = 'asked' | 'glove' | 'thesaurus';
 type Scored = { q: Question } & Record<Variant, Scores>;
 export interface RewriteRow {
   page: string;
@@ -62,24 +64,28 @@ function summarise(page: string, words: number, chunks: number, rows: Scored[]):
       top1: mean(of.map((r) => r[v].top1)),
       top3: mean(of.map((r) => r[v].top3)),
     });
-    recall[kind] = { questions: of.length, asked: avg('asked'), glove: avg('glove'), wordnet: avg('wordnet') };
+    recall[kind] = { questions: of.length, asked: avg('asked'), glove: avg('glove'), thesaurus: avg('thesaurus') };
   }
   return { page, words, chunks, recall };
 }
 
 export async function measureRewrite(): Promise<{ replies: Record<string, Record<string, string>>; rows: RewriteRow[] }> {
   const questions = RETRIEVAL_PAGES.flatMap((p) => p.questions.map((q) => q.question));
-  const replies = {
-    glove: gloveReplies(questions),
-    wordnet: (JSON.parse(readFileSync('bench/retrieval/wordnet-replies.json', 'utf8')) as { replies: Record<string, string> })
-      .replies,
-  };
+  const replies = { glove: gloveReplies(questions) };
+  const thesaurus = readThesaurus();
+  // The in-browser model on WASM: an empty answer (query-rewrite.ts localRewriteAnswer).
+  const noAnswer = async function* (): AsyncGenerator<string> {};
   const signal = new AbortController().signal;
   const queries = new Map<string, Record<Variant, SearchQuery>>();
   for (const q of questions) {
     const rewritten = async (r: Record<string, string>) =>
       rewriteQuery(q, signal, { generate: scriptedRewriter(r), clock: noCap });
-    queries.set(q, { asked: q, glove: await rewritten(replies.glove), wordnet: await rewritten(replies.wordnet) });
+    const fromThesaurus = await rewriteQuery(q, signal, {
+      generate: noAnswer,
+      clock: noCap,
+      thesaurus: async (question) => thesaurus.keywords(question, pageTunables.rewriteMaxKeywords),
+    });
+    queries.set(q, { asked: q, glove: await rewritten(replies.glove), thesaurus: fromThesaurus });
   }
   const scored = (q: Question, chunks: Chunk[], index?: PageIndex): Scored => {
     const qs = queries.get(q.question)!;
@@ -87,7 +93,7 @@ export async function measureRewrite(): Promise<{ replies: Record<string, Record
       q,
       asked: score(q, chunks, qs.asked, index),
       glove: score(q, chunks, qs.glove, index),
-      wordnet: score(q, chunks, qs.wordnet, index),
+      thesaurus: score(q, chunks, qs.thesaurus, index),
     };
   };
   const rows: RewriteRow[] = [];
@@ -124,14 +130,14 @@ export function rewriteMarkdown(rows: RewriteRow[]): string {
   const pct = (x: number) => `${Math.round(x * 100)} %`;
   const cell = (s: Scores) => `${pct(s.budget)} / ${pct(s.top1)} / ${pct(s.top3)}`;
   return [
-    `Lexical recall without and with the question rewrite. The rewriters are SCRIPTED STAND-INS, NOT the real LLM: GloVe neighbours / WordNet synonyms of the question's own words (bench/retrieval/stand-in-rewriter.ts, make-wordnet-replies.ts). Each cell: at the prompt budget (${pageTunables.contextTokens} tokens) / top 1 chunk / top 3 chunks. Added stems weigh ${pageTunables.rewriteTermWeight}, at most ${pageTunables.rewriteMaxAddedTerms}; ${os.cpus().length} cores, Node ${process.versions.node}.`,
+    `Lexical recall without and with the question rewrite. The rewriters are SCRIPTED STAND-INS, NOT the real LLM: GloVe neighbours of the question's own words (bench/retrieval/stand-in-rewriter.ts). The built-in thesaurus is the product's own (core/page/thesaurus.ts, WordNet 3.0 synonyms shipped in public/thesaurus), as a CPU-only machine runs it. Each cell: at the prompt budget (${pageTunables.contextTokens} tokens) / top 1 chunk / top 3 chunks. Added stems weigh ${pageTunables.rewriteTermWeight}, at most ${pageTunables.rewriteMaxAddedTerms}; ${os.cpus().length} cores, Node ${process.versions.node}.`,
     '',
-    '| page | words | chunks | kind | n | as asked | GloVe stand-in rewrite | WordNet stand-in rewrite |',
+    '| page | words | chunks | kind | n | as asked | GloVe stand-in rewrite | built-in thesaurus |',
     '|---|---|---|---|---|---|---|---|',
     ...rows.flatMap((r) =>
       KINDS.map((k) => {
         const x = r.recall[k]!;
-        return `| ${r.page} | ${r.words.toLocaleString('en-US')} | ${r.chunks} | ${k} | ${x.questions} | ${cell(x.asked)} | ${cell(x.glove)} | ${cell(x.wordnet)} |`;
+        return `| ${r.page} | ${r.words.toLocaleString('en-US')} | ${r.chunks} | ${k} | ${x.questions} | ${cell(x.asked)} | ${cell(x.glove)} | ${cell(x.thesaurus)} |`;
       }),
     ),
     '',
@@ -147,7 +153,7 @@ export async function runRewriteBench(out: string | undefined): Promise<void> {
     date: new Date().toISOString(),
     host: { cpu: os.cpus()[0]?.model ?? 'unknown', cores: os.cpus().length, node: process.versions.node },
     rewriter:
-      'scripted stand-in rewriters, not the real LLM, made from the questions only: glove = GloVe nearest neighbours of the question words (bench/retrieval/stand-in-rewriter.ts); wordnet = WordNet 3.0 synonyms of the question words (bench/retrieval/make-wordnet-replies.ts)',
+      'glove: a scripted stand-in rewriter, not the real LLM, made from the questions only (GloVe nearest neighbours of the question words, bench/retrieval/stand-in-rewriter.ts); thesaurus: the product itself, the built-in WordNet 3.0 thesaurus (core/page/thesaurus.ts, public/thesaurus/wordnet-synonyms.tsv.gz) used when the LLM gives no keywords',
     tunables: {
       rewriteTermWeight: pageTunables.rewriteTermWeight,
       rewriteMaxKeywords: pageTunables.rewriteMaxKeywords,

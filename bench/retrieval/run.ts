@@ -7,7 +7,7 @@
  *   npx jiti bench/retrieval/run.ts --gpu-kit     writes bench/out/retrieval-kit/retrieval-{index.mjs,batches.json,
  *     whole.json} (whole.json: the whole pages, whole-page-batches.ts)
  *   npx jiti bench/retrieval/run.ts --rewrite [--out <base>]   lexical recall with the question rewrite (rewrite.ts;
- *     the rewriter is a scripted stand-in, not the real LLM)
+ *     a scripted GloVe stand-in for the LLM, and the built-in thesaurus itself)
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -6,7 +6,7 @@
  * first neighbours of every word, then second ones, as one comma-separated line. The replies are served by the
  * product's ScriptedModel and go through the product's parse and merge, as the real LLM's would. GloVe neighbours are
  * related words more than synonyms ("guarantee" → ensure, assure; "kids" → girls, folks), so this is a weak rewriter.
- * The second stand-in, WordNet synonyms of the question's words, is made by make-wordnet-replies.ts.
+ * The product's own built-in thesaurus (core/page/thesaurus.ts) is measured beside it in rewrite.ts.
  */
 import type { ChatMessage } from '../../core/conversation/chat-message';
 import { ScriptedModel } from '../../core/conversation/scripted-model';

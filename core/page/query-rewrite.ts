@@ -88,14 +88,28 @@ export interface QueryRewriteDeps {
   /** The conversation's LLM, without tools. */
   generate(messages: ChatMessage[], signal: AbortSignal): AsyncIterable<string>;
   clock: Clock;
+  /**
+   * Keywords without a model (the built-in thesaurus, thesaurus.ts), used when the LLM gives none: it runs on the CPU
+   * only as an empty answer, or it was too slow, or its reply was no keyword list.
+   */
+  thesaurus?(question: string): Promise<string[]>;
 }
 
 /**
- * The question's lexical query: merged with the LLM's keywords when they come within `page.rewriteCapMs`, else the
- * question as asked. An abort of `signal` stops the generation and returns the question at once; so does the cap.
+ * The question's lexical query: merged with the LLM's keywords when they come within `page.rewriteCapMs`, else with
+ * the built-in thesaurus's, else the question as asked. An abort of `signal` stops the generation and returns the
+ * question at once; so does the cap, for the LLM's part.
  */
 export async function rewriteQuery(question: string, signal: AbortSignal, deps: QueryRewriteDeps): Promise<SearchQuery> {
-  if (signal.aborted || pageTunables.rewriteCapMs <= 0 || !searchTerms(question).length) return question;
+  if (signal.aborted || !searchTerms(question).length) return question;
+  const fromModel = pageTunables.rewriteCapMs > 0 ? await modelKeywords(question, signal, deps) : [];
+  if (signal.aborted) return question;
+  const keywords = fromModel.length ? fromModel : await (deps.thesaurus?.(question) ?? Promise.resolve([])).catch(() => []);
+  return signal.aborted ? question : mergeQuery(question, keywords);
+}
+
+/** The LLM's keywords, or none when it does not answer within `page.rewriteCapMs` or `signal` aborts. */
+async function modelKeywords(question: string, signal: AbortSignal, deps: QueryRewriteDeps): Promise<string[]> {
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   signal.addEventListener('abort', onAbort, { once: true });
@@ -113,8 +127,7 @@ export async function rewriteQuery(question: string, signal: AbortSignal, deps: 
   })().catch(() => null);
   try {
     const raw = await Promise.race([reply, late]);
-    if (raw === null || stop.signal.aborted) return question;
-    return mergeQuery(question, parseRewrite(raw));
+    return raw === null || stop.signal.aborted ? [] : parseRewrite(raw);
   } finally {
     // Stops a generation still running (the cap passed, the reply was too long) and the cap's timer.
     stop.abort();

@@ -6,6 +6,7 @@ import { buildPersonaPrompt, greetingFor } from '../../core/characters/persona-p
 import type { Character } from '../../core/characters/character';
 import { createResponder, type ResponderDeps } from '../../core/conversation/responder';
 import { localRewriteAnswer, rewriteQuery } from '../../core/page/query-rewrite';
+import { thesaurusKeywords } from './thesaurus-file';
 import { DuplexEngine } from '../../core/engine/duplex-engine';
 import { FactMemory } from '../../core/memory/fact-memory';
 import { eventMessage, sendRequest, type AudioSink, type GpuInfo, type ModelChoiceValue } from '../../core/protocol';
@@ -159,7 +160,8 @@ export class Conversation {
       sceneTag: () => this.vision.sceneTag(),
       pageSimilarity: (page, question, signal) => similarity.scores(page, question, signal),
       pageIndex: (text, signal) => pageIndexes.indexFor(text, signal),
-      rewriteQuery: (question, signal) => rewriteQuery(question, signal, { generate: rewriteGenerate, clock: systemClock }),
+      rewriteQuery: (q, signal) =>
+        rewriteQuery(q, signal, { generate: rewriteGenerate, clock: systemClock, thesaurus: thesaurusKeywords }),
     });
     this.engine = new DuplexEngine({
       clock: { now: () => performance.now(), date: () => new Date() },

@@ -65,6 +65,8 @@ describe('production manifest', () => {
       'ort/ort-wasm-simd-threaded.asyncify.mjs',
       'vad/silero_vad_v5.onnx',
       'worklets/mic-framer.js',
+      'thesaurus/wordnet-synonyms.tsv.gz',
+      'thesaurus/LICENSE-WordNet.txt',
     ]) {
       expect(readFileSync(join(EXTENSION_DIR, file)).length).toBeGreaterThan(1000);
     }

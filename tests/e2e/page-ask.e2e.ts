@@ -4,7 +4,8 @@
 // Breaks that turned these red: page.maxIndexedTokens back to 60,000 (the second answer is "I only read the first
 // part"), the selection guard removed from the extractor (the contenteditable selection is read), the highlight never
 // attached (the view scrolls, no highlight appears), the question rewrite not wired in the offscreen document (no
-// keyword prompt in the model log).
+// keyword prompt in the model log), the built-in thesaurus not passed to the rewrite (the guarantee question finds
+// no warranty and the page "does not seem to say").
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import type { Reply } from '../../core/protocol';
 import { PAGE_OPEN } from '../../core/page/prompt';
 import { REWRITE_MARK } from '../../core/page/query-rewrite';
 import { ASR_BUNDLES, LLM_BUNDLE, TTS_BUNDLE } from '../../models/registry';
+import { RETRIEVAL_PAGES } from '../fixtures/retrieval/pages';
 import { LATE_FACT, pageHtml, wholePage } from '../fixtures/retrieval/whole-page';
 import { startFixtureHub, type FixtureHub } from './fixture-hub';
 import { pageTurns } from './page-turns';
@@ -36,6 +38,11 @@ const ARTIFACTS = join('tests', 'artifacts');
 const WHOLE_URL = 'https://en.wikipedia.org/wiki/Whole_page_e2e';
 const WHOLE = wholePage(250_000);
 const SELECT_URL = 'https://en.wikipedia.org/wiki/Selection_e2e';
+const GUIDE_URL = 'https://en.wikipedia.org/wiki/Router_guide_e2e';
+const GUIDE = RETRIEVAL_PAGES[0]!;
+/** Asked in other words than the page's: it says "warranty" and "coverage", never "guarantee" or "valid". */
+const GUIDE_QUESTION = 'How long is the guarantee valid for?';
+const GUIDE_ANSWER = GUIDE.questions.find((q) => q.question === GUIDE_QUESTION)!.answers[0]!;
 const SELECT_HTML = `<!doctype html><html lang="en"><head><title>Council minutes</title></head><body><main><article>
 <h1>Council minutes</h1>
 <p>The meeting opened at seven with eleven members present and the chair reading the agenda aloud.</p>
@@ -53,6 +60,9 @@ beforeAll(async () => {
   session = await launchExtension({ extensionDir: fixtures.extensionDir, toolbarClicks: true });
   await session.context.route(SELECT_URL, (route) =>
     route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: SELECT_HTML }),
+  );
+  await session.context.route(GUIDE_URL, (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: pageHtml(GUIDE.title, GUIDE.text) }),
   );
   await session.context.route(WHOLE_URL, (route) =>
     route.fulfill({ status: 200, contentType: 'text/html; charset=utf-8', body: pageHtml('Harbour records', WHOLE.text) }),
@@ -143,6 +153,33 @@ describe('ask about any page (built extension)', () => {
     );
     await must('tunables/reset', 'background', {});
     await wholeTab.close();
+  });
+
+  it("a question in other words than the page's, no embedding model, no keywords from the LLM: the built-in thesaurus finds it", async () => {
+    expect(GUIDE.text).not.toMatch(/guarantee|valid/i);
+    const tab = await session.context.newPage();
+    await tab.goto(GUIDE_URL);
+    await clickToolbarButton(session, tab);
+    await panel.bringToFront();
+    await must('debug/llm-script', 'offscreen', {
+      rules: [
+        { match: GUIDE_ANSWER, reply: 'The warranty runs out twenty-four months after you bought it.' },
+        { match: GUIDE.title, reply: 'The page does not seem to say.' },
+      ],
+    });
+    const lines = await ask(`According to this page, ${GUIDE_QUESTION.toLowerCase()}`, (l) =>
+      l.some((t) => /twenty-four months|does not seem to say/.test(t)),
+    );
+    expect(lines.join('\n')).toContain('twenty-four months after you bought it');
+    expect(await lastPagePrompt()).toContain(GUIDE_ANSWER);
+    // The LLM was asked for keywords and answered no keyword list (the scripted stand-in's sentence): the words that
+    // found the warranty section came from the thesaurus.
+    const log = await sendFromPage<Reply<{ prompt: string; text: string }[]>>(panel, request('debug/llm-log', 'offscreen'));
+    if (!log.ok) throw new Error(log.error.message);
+    const rewrite = log.data.findLast((e) => e.prompt.includes(REWRITE_MARK));
+    expect(rewrite?.prompt).toContain('guarantee');
+    expect(rewrite?.text).not.toMatch(/warrant/i);
+    await tab.close();
   });
 
   it('"what does this mean" acts on the selected text; a selection in a text box or an editor is not read', async () => {
