@@ -1,4 +1,5 @@
 import { PageSourcesCard } from './PageSources';
+import { PdfPickCard } from './PdfPick';
 
 /**
  * Cards for tool results. The card arrives as untyped data from another context, so each field is checked before it
@@ -20,6 +21,7 @@ const safeUrl = (v: unknown): string | null => {
 export function ToolCard({ card }: { card: Record<string, unknown> }) {
   const kind = str(card.kind);
   if (kind === 'page-sources') return <PageSourcesCard card={card} />;
+  if (kind === 'pdf-pick') return <PdfPickCard card={card} />;
   if (kind === 'weather') {
     const current = (card.current ?? {}) as Record<string, unknown>;
     const units = (card.units ?? {}) as Record<string, unknown>;

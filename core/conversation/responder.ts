@@ -14,12 +14,12 @@ import type { ChatMessage } from './chat-message';
 import { toolResultMessage } from '../tools/executor';
 import { routeUtterance } from '../tools/router';
 import { ToolCallStreamParser } from '../tools/tool-call-stream';
-import type { PageSourcesCard, ToolCall, ToolCard, ToolName, ToolResult } from '../tools/types';
+import type { PageSourcesCard, PdfPickCard, ToolCall, ToolCard, ToolName, ToolResult } from '../tools/types';
 
 /** A chat message as the responder builds it (core/conversation/chat-message.ts). */
 export type LlmMessage = ChatMessage;
 
-export type PageRead = { ok: true; page: PageExtraction } | { ok: false; message: string };
+export type PageRead = { ok: true; page: PageExtraction } | { ok: false; message: string; reason?: string };
 
 export interface ResponderDeps {
   generate(messages: LlmMessage[], signal: AbortSignal, tools?: Record<string, unknown>[]): AsyncIterable<string>;
@@ -28,7 +28,7 @@ export interface ResponderDeps {
   /** The persona's system prompt for this moment (time and memory are appended here). */
   systemPrompt(turn: UserTurn): string;
   /** A card to show for the current exchange, or null to clear it. */
-  onCard(card: ToolCard | PageSourcesCard | null): void;
+  onCard(card: ToolCard | PageSourcesCard | PdfPickCard | null): void;
   /** Webcam questions ("what do you see?") answered from detections; null when the words are not one. */
   visionAnswer?(text: string): string | null;
   /** What the camera currently shows, as a data line for the prompt; null when vision is off. */
@@ -208,7 +208,11 @@ export function createResponder(deps: ResponderDeps) {
           fromPage: true,
           run: async (signal) => {
             const read = await deps.readPage(signal);
-            if (!read.ok) return read.message;
+            if (!read.ok) {
+              // A PDF on this computer: the panel can open the file itself and ask again (docs/tools.md, "PDFs").
+              if (read.reason === 'pdf_local') deps.onCard({ kind: 'pdf-pick', question: turn.text });
+              return read.message;
+            }
             deps.onCard(null);
             const similar: Promise<DenseScores | null> =
               route.mode === 'question' && deps.pageSimilarity

@@ -36,7 +36,7 @@ export const PAGE_MESSAGES: Record<PageUnavailableReason, string> = {
     'This PDF has no text I can read: its pages look like scanned pictures. A version with selectable text would work.',
   pdf_too_large: 'This PDF is too large for me to read.',
   pdf_local:
-    "Chrome doesn't let extensions read PDF files stored on this computer, even with file access on. The same PDF opened from a web address works.",
+    "Chrome doesn't let extensions read PDF files stored on this computer, even with file access on. Choose the file in the panel and I'll read it from there.",
   no_captions:
     "I couldn't get captions for this video, so I can't tell what is said in it. It may have none, or YouTube didn't hand them to me.",
   no_permission:

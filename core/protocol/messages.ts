@@ -95,8 +95,17 @@ export const PageReadSchema = z.union([
       data: z.string().max(56_000_000),
     }),
   }),
-  z.object({ ok: z.literal(false), message: z.string() }),
+  z.object({ ok: z.literal(false), message: z.string(), reason: z.string().max(40).optional() }),
 ]);
+
+/** A PDF file the user opened in the panel for the tab that shows it (Chrome lets no extension read file:// PDFs). */
+export const LocalPdfSchema = z
+  .object({
+    name: z.string().max(1_000),
+    /** The file, base64 (at most page.maxPdfBytes before encoding). */
+    data: z.string().min(1).max(56_000_000),
+  })
+  .strict();
 
 export const TtsVerdictSchema = cachedVerdictSchema;
 
@@ -185,6 +194,8 @@ export const REQUESTS = {
   'page/read': { target: 'background', payload: Empty, result: PageReadSchema },
   /** A source of a page answer clicked in the panel: scroll the tab to it and highlight it (docs/tools.md). */
   'page/show-section': { target: 'background', payload: ShowSectionSchema, result: ShowSectionResultSchema },
+  /** The PDF file of the user's file:// tab, opened by the user in the panel; kept for that tab's address. */
+  'page/local-pdf': { target: 'background', payload: LocalPdfSchema, result: ShowSectionResultSchema },
   'offscreen/ping': { target: 'offscreen', payload: Empty, result: z.object({ startedAt: z.number() }) },
   'offscreen/status': { target: 'offscreen', payload: Empty, result: OffscreenStatusSchema },
   ...PERSONAL_REQUESTS,

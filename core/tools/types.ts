@@ -77,6 +77,16 @@ export interface PageSourcesCard {
   sources: { heading: string; path: string[]; snippet: string }[];
 }
 
+/**
+ * A PDF stored on this computer, which Chrome lets no extension read (docs/tools.md, "PDFs"): the panel offers to open
+ * the file itself, then asks the question again.
+ */
+export interface PdfPickCard {
+  kind: 'pdf-pick';
+  /** The user's words, asked again once the file is read. */
+  question: string;
+}
+
 export type ToolCard = WeatherCard | WikipediaCard | WikipediaChoicesCard | CalculationCard | TimeCard;
 
 export interface ToolSuccess<C extends ToolCard = ToolCard> {

@@ -41,11 +41,29 @@ function readOwnBytes(max: number): Promise<string | null> {
   });
 }
 
+/**
+ * PDF files the user opened in the panel for a file:// tab (Chrome lets no extension read those: docs/tools.md,
+ * "PDFs"), by the tab's address; the latest two, for the service worker's life. Nothing is written to disk.
+ */
+const openedByUser = new Map<string, { name: string; data: string }>();
+const OPENED_KEPT = 2;
+
+/** Keeps the file the user opened for the tab at `href` (a file:// PDF tab); false for any other tab. */
+export function keepOpenedPdf(href: string, file: { name: string; data: string }): boolean {
+  if (!href.startsWith('file:') || file.data.length > Math.ceil(pageTunables.maxPdfBytes / 3) * 4) return false;
+  openedByUser.delete(href);
+  openedByUser.set(href, file);
+  while (openedByUser.size > OPENED_KEPT) openedByUser.delete(openedByUser.keys().next().value!);
+  return true;
+}
+
 export async function readPdfTab(tab: chrome.tabs.Tab): Promise<PdfRead> {
   const href = tab.url ?? '';
   const max = pageTunables.maxPdfBytes;
   const meta = { title: tab.title ?? '', url: pageUrlForPrompt(href) };
   try {
+    const opened = openedByUser.get(href);
+    if (opened) return { ok: true, pdf: { ...meta, title: meta.title || opened.name, data: opened.data } };
     if (href.startsWith('file:')) {
       // Measured in Chromium 156 with file access on: neither this in-tab read nor an extension page's XHR or fetch
       // can read a file:// PDF (docs/tools.md, "PDFs"); kept for builds that allow it, and said plainly when it fails.

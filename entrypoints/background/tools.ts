@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { Handlers, ShowSectionSchema } from '../../core/protocol';
-import { assessExtraction, checkUrl, classifyInjectionError } from '../../core/page/access';
+import { assessExtraction, checkUrl, classifyInjectionError, PAGE_MESSAGES } from '../../core/page/access';
 import type { PageExtraction } from '../../core/page/types';
 import { showSection } from '../../core/page/show-section';
 import { pageUrlForPrompt } from '../../core/page/url';
 import { samePage, watchVideoId } from '../../core/page/youtube';
-import { readPdfTab, readVideoTab, showMediaPlace, type PdfRead } from './page-media';
+import { keepOpenedPdf, readPdfTab, readVideoTab, showMediaPlace, type PdfRead } from './page-media';
 import { pageTunables } from '../../core/tunables';
 import { systemClock } from '../../core/tools/clock';
 import { createToolExecutor } from '../../core/tools/executor';
@@ -81,7 +81,9 @@ async function pageTab(): Promise<chrome.tabs.Tab | undefined> {
  * Reads the user's tab through the injected extractor; every failure becomes a sentence the assistant can say. A
  * YouTube watch page is read as its captions; a PDF comes back as its bytes, for the offscreen document to read.
  */
-async function readActivePage(): Promise<{ ok: true; page: PageExtraction } | PdfRead | { ok: false; message: string }> {
+async function readActivePage(): Promise<
+  { ok: true; page: PageExtraction } | PdfRead | { ok: false; message: string; reason?: string }
+> {
   const tab = await pageTab();
   const access = checkUrl(tab?.url ?? tab?.pendingUrl);
   if (!access.ok) return { ok: false, message: access.message };
@@ -98,7 +100,7 @@ async function readActivePage(): Promise<{ ok: true; page: PageExtraction } | Pd
     }
     if (extracted.kind === 'pdf') {
       const pdf = await readPdfTab(tab!);
-      return pdf.ok ? pdf : { ok: false, message: pdf.message };
+      return pdf.ok ? pdf : { ok: false, message: pdf.message, reason: pdf.reason };
     }
     // Again here, whatever the tab handed back: the address goes on without its query or fragment.
     const page = { ...extracted, url: pageUrlForPrompt(String(extracted.url)) };
@@ -133,7 +135,18 @@ async function showPageSection(source: ShowSection): Promise<{ ok: boolean; mess
   }
 }
 
-export function createToolHandlers(): Pick<Handlers<'background'>, 'tools/run' | 'page/read' | 'page/show-section'> {
+/** The PDF file the user opened in the panel, kept for the file:// tab it belongs to. */
+async function keepLocalPdf(file: { name: string; data: string }): Promise<{ ok: boolean; message?: string }> {
+  const tab = await pageTab();
+  const href = tab?.url ?? '';
+  if (!href.startsWith('file:')) return { ok: false, message: 'The tab no longer shows a PDF from this computer.' };
+  return keepOpenedPdf(href, file) ? { ok: true } : { ok: false, message: PAGE_MESSAGES.pdf_too_large };
+}
+
+export function createToolHandlers(): Pick<
+  Handlers<'background'>,
+  'tools/run' | 'page/read' | 'page/show-section' | 'page/local-pdf'
+> {
   let run: ReturnType<typeof createToolExecutor> | null = null;
   return {
     'tools/run': async ({ call }) => {
@@ -143,5 +156,6 @@ export function createToolHandlers(): Pick<Handlers<'background'>, 'tools/run' |
     },
     'page/read': () => readActivePage(),
     'page/show-section': (source) => showPageSection(source),
+    'page/local-pdf': (file) => keepLocalPdf(file),
   };
 }

@@ -6,7 +6,8 @@
 // Breaks that turned these red: the PDF branch of page/read skipped (both PDFs answer "I couldn't open this PDF"),
 // the page number taken as i instead of i + 1 in pdfPageText (the quote is headed Page 26), the seek skipped in
 // seekVideo (currentTime stays 0), the source left at its section's start (12:18) when the answer names 12:34; page.maxSources at 12 before the card took the best sections only (the card's
-// twelve in page order missed "at 12:18"); a failed file:// read mapped to the generic 'pdf' reason ("couldn't open").
+// twelve in page order missed "at 12:18"); a failed file:// read mapped to the generic 'pdf' reason ("couldn't open");
+// the file the user opened in the panel not kept for the tab (the question asked again hears the same refusal).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -214,6 +215,25 @@ describe('PDFs and videos as the page (built extension)', () => {
     );
     // The caption breaks the sentence at its comma; its first part is what only this reason says.
     expect(lines.join(' ')).toContain("Chrome doesn't let extensions read PDF files stored on this computer,");
+
+    // What the user can do instead: open the same file in the panel; the question is asked again and read from it.
+    await must('debug/llm-script', 'offscreen', {
+      rules: [
+        { match: PDF_FACT.sentence, reply: 'The engineer Ottilie Brandvold recalibrated it in March.' },
+        { match: 'tide gauge', reply: 'The document does not seem to say.' },
+      ],
+    });
+    const pick = panel.getByTestId('card-pdf-pick');
+    await pick.waitFor({ state: 'visible', timeout: 30_000 });
+    const before = await panel.locator('.line.assistant').count();
+    await panel.getByTestId('pdf-pick-input').setInputFiles(file);
+    const answered = await poll(
+      async () => (await panel.locator('.line.assistant').allInnerTexts()).slice(before),
+      (l) => l.some((t) => /Brandvold|not seem to say|couldn't|stored on this computer/.test(t)),
+      90_000,
+    );
+    expect(answered.join('\n')).toContain('Ottilie Brandvold recalibrated it');
+    expect(await lastPagePrompt()).toContain(`Page ${PDF_FACT.page}]`);
     await tab.close();
   });
 });

@@ -1,0 +1,55 @@
+/**
+ * A PDF stored on this computer, which Chrome lets no extension read (docs/tools.md, "PDFs"): the user opens the file
+ * here, the panel hands its bytes to the background for that tab, and the question is asked again. The file is read
+ * only in memory and never leaves this computer.
+ */
+import { useState } from 'preact/hooks';
+import { pageTunables } from '../../core/tunables';
+import { request } from '../ui/runtime';
+
+function toBase64(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(out);
+}
+
+export function PdfPickCard({ card }: { card: Record<string, unknown> }) {
+  const question = typeof card.question === 'string' && card.question.length <= 4_000 ? card.question : null;
+  const [state, setState] = useState<{ busy: boolean; message: string | null }>({ busy: false, message: null });
+  if (!question) return null;
+  const open = async (file: File | undefined) => {
+    if (!file) return;
+    if (file.size > pageTunables.maxPdfBytes) return setState({ busy: false, message: 'This PDF is too large for me to read.' });
+    setState({ busy: true, message: null });
+    try {
+      const data = toBase64(new Uint8Array(await file.arrayBuffer()));
+      const kept = await request('page/local-pdf', { name: file.name.slice(0, 1_000), data }, 60_000);
+      if (!kept.ok) throw new Error(kept.message ?? "I couldn't take that file.");
+      setState({ busy: false, message: null });
+      await request('conversation/text', { text: question }, 180_000);
+    } catch (e) {
+      setState({ busy: false, message: (e as Error).message });
+    }
+  };
+  return (
+    <article class="card" data-testid="card-pdf-pick" aria-label="Open the PDF from this computer">
+      <p class="small">Open the same PDF here and I'll read it for your question.</p>
+      <label class="button">
+        {state.busy ? 'Reading…' : 'Choose the PDF…'}
+        <input
+          type="file"
+          accept="application/pdf,.pdf"
+          class="visually-hidden"
+          data-testid="pdf-pick-input"
+          disabled={state.busy}
+          onChange={(e) => void open((e.currentTarget as HTMLInputElement).files?.[0])}
+        />
+      </label>
+      {state.message && (
+        <p class="muted small" role="status">
+          {state.message}
+        </p>
+      )}
+    </article>
+  );
+}
