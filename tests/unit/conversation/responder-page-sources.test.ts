@@ -1,5 +1,6 @@
 // Answers that show where (docs/tools.md): a page answer hands the panel the sections it was drawn from, each with
-// the first words of its quoted text to find it by; an answer about a selection does not.
+// the first words of its quoted text to find it by; an answer about a selection does not. A PDF on this computer, which
+// Chrome lets no extension read, gets the card that lets the user open the file (red when any refusal shows it, or none).
 import { describe, expect, it } from 'vitest';
 import { createResponder } from '../../../core/conversation/responder';
 import type { UserTurn } from '../../../core/engine/types';
@@ -55,5 +56,25 @@ describe('page answers show where they came from', () => {
     });
     await responder.route(turn('according to this page, where do boats moor?'))!.run(new AbortController().signal);
     expect(cards.filter((c) => c !== null)).toEqual([]);
+  });
+
+  it('a PDF on this computer that Chrome will not hand over: the refusal, and the card to open the file and ask again', async () => {
+    const cards: unknown[] = [];
+    const refused = (reason?: string) =>
+      createResponder({
+        async *generate() {
+          yield 'never';
+        },
+        runTool: () => Promise.reject(new Error('no tool may run')),
+        readPage: async () => ({ ok: false, message: 'Refused.', ...(reason ? { reason } : {}) }),
+        systemPrompt: () => 'You are Sidetalk.',
+        onCard: (card) => cards.push(card),
+      });
+    const question = 'according to this pdf, who recalibrated the gauge?';
+    expect(await refused('pdf_local').route(turn(question))!.run(new AbortController().signal)).toBe('Refused.');
+    expect(cards).toEqual([{ kind: 'pdf-pick', question }]);
+    await refused('pdf').route(turn(question))!.run(new AbortController().signal);
+    await refused().route(turn(question))!.run(new AbortController().signal);
+    expect(cards).toHaveLength(1);
   });
 });
