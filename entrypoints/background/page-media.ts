@@ -47,12 +47,14 @@ function readOwnBytes(max: number): Promise<string | null> {
  */
 const openedByUser = new Map<string, { name: string; data: string }>();
 const OPENED_KEPT = 2;
+/** The file's address without its fragment: a source click moves the viewer to `#page=27`, and it is the same file. */
+const fileKey = (href: string) => href.split('#')[0]!;
 
 /** Keeps the file the user opened for the tab at `href` (a file:// PDF tab); false for any other tab. */
 export function keepOpenedPdf(href: string, file: { name: string; data: string }): boolean {
   if (!href.startsWith('file:') || file.data.length > Math.ceil(pageTunables.maxPdfBytes / 3) * 4) return false;
-  openedByUser.delete(href);
-  openedByUser.set(href, file);
+  openedByUser.delete(fileKey(href));
+  openedByUser.set(fileKey(href), file);
   while (openedByUser.size > OPENED_KEPT) openedByUser.delete(openedByUser.keys().next().value!);
   return true;
 }
@@ -62,7 +64,7 @@ export async function readPdfTab(tab: chrome.tabs.Tab): Promise<PdfRead> {
   const max = pageTunables.maxPdfBytes;
   const meta = { title: tab.title ?? '', url: pageUrlForPrompt(href) };
   try {
-    const opened = openedByUser.get(href);
+    const opened = openedByUser.get(fileKey(href));
     if (opened) return { ok: true, pdf: { ...meta, title: meta.title || opened.name, data: opened.data } };
     if (href.startsWith('file:')) {
       // Measured in Chromium 156 with file access on: neither this in-tab read nor an extension page's XHR or fetch
