@@ -169,7 +169,9 @@ function videoSourcesFor(
   return sources.map((s) => {
     if (!s.place || !('seconds' in s.place)) return s;
     const start = s.place.seconds;
-    const end = starts.find((t) => t > start) ?? Infinity;
+    // Every cue of a section starts within `page.captionSectionSeconds` of its start (captions.ts); the last section
+    // has no next one, and a time past the video's end must not be taken.
+    const end = Math.min(starts.find((t) => t > start) ?? Infinity, start + pageTunables.captionSectionSeconds);
     const text = quoted
       .filter((c) => c.heading === s.heading)
       .map((c) => c.text)

@@ -113,7 +113,8 @@ export const pageTunables = registerTunables(
     maxSources: 5,
     /**
      * Without the embedding model, a page question is first rewritten by the LLM into keywords and synonyms
-     * (core/page/query-rewrite.ts); past this wait the question is searched as asked (docs/tools.md, "Page questions").
+     * (core/page/query-rewrite.ts); past this wait (0: the LLM is not asked) the built-in thesaurus's synonyms are
+     * used instead (docs/tools.md, "Page questions").
      */
     rewriteCapMs: 1_500,
     /** The rewrite's reply is read up to this many characters (about 8 keywords), then the generation is stopped. */

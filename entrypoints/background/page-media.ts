@@ -52,7 +52,9 @@ const fileKey = (href: string) => href.split('#')[0]!;
 
 /** Keeps the file the user opened for the tab at `href` (a file:// PDF tab); false for any other tab. */
 export function keepOpenedPdf(href: string, file: { name: string; data: string }): boolean {
-  if (!href.startsWith('file:') || file.data.length > Math.ceil(pageTunables.maxPdfBytes / 3) * 4) return false;
+  // "JVBER" is "%PDF-" in base64: the file is at least shaped like a PDF.
+  if (!href.startsWith('file:') || !file.data.startsWith('JVBER')) return false;
+  if (file.data.length > Math.ceil(pageTunables.maxPdfBytes / 3) * 4) return false;
   openedByUser.delete(fileKey(href));
   openedByUser.set(fileKey(href), file);
   while (openedByUser.size > OPENED_KEPT) openedByUser.delete(openedByUser.keys().next().value!);

@@ -140,7 +140,8 @@ async function keepLocalPdf(file: { name: string; data: string }): Promise<{ ok:
   const tab = await pageTab();
   const href = tab?.url ?? '';
   if (!href.startsWith('file:')) return { ok: false, message: 'The tab no longer shows a PDF from this computer.' };
-  return keepOpenedPdf(href, file) ? { ok: true } : { ok: false, message: PAGE_MESSAGES.pdf_too_large };
+  if (keepOpenedPdf(href, file)) return { ok: true };
+  return { ok: false, message: file.data.startsWith('JVBER') ? PAGE_MESSAGES.pdf_too_large : "That file isn't a PDF." };
 }
 
 export function createToolHandlers(): Pick<

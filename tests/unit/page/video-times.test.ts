@@ -2,7 +2,8 @@
 // section, the times an answer names, and the stretch that shares the answer's words.
 // Breaks that turned these red: no marks in the captions' text (the 12:18 source stayed at 12:18 for an answer at
 // 12:34), a named time taken outside its section (the 2:05 of another section moved this one), the ratio "3:1" read as a
-// time, the overlap fallback taking the last stretch on a tie instead of the first, sourcesFor ignoring the answer.
+// time, the overlap fallback taking the last stretch on a tie instead of the first, sourcesFor ignoring the answer, the
+// last section taken to run for ever (an answer's "9:30" moved a 40 s video's last source past its end).
 import { describe, expect, it } from 'vitest';
 import { captionPageText, parseCaptions } from '../../../core/page/captions';
 import { placeLabel } from '../../../core/page/places';
@@ -63,6 +64,22 @@ describe('times inside a video section', () => {
     expect(at('At 12:34, the harbour pilot Ingrid Solvang reads it every morning.')).toEqual({ seconds: 754 });
     expect(placeLabel(at('At 12:34, the pilot reads it.')!)).toBe('at 12:34');
     expect(at('The harbour pilot Ingrid Solvang reads it every morning.')).toEqual({ seconds: 750 });
+    // The last section has no next one: a time past its ~30 s is not its own (the video may end there).
+    const short = buildPagePrompt({
+      page: videoPage(
+        captionPageText(
+          'Tide gauge',
+          [0, 4, 8, 12, 16, 20, 24, 28, 32, 36].map((t) => ({ start: t, text: t === 36 ? VIDEO_FACT.text : 'boats float' })),
+          30,
+          10,
+        ),
+      ),
+      question: VIDEO_FACT.question,
+      mode: 'question',
+    });
+    const last = (answer: string) => short.sourcesFor(answer).find((s) => s.heading === 'At 0:32')?.place;
+    expect(last('At 0:36 the pilot Ingrid Solvang reads it.')).toEqual({ seconds: 36 });
+    expect(last('At 9:30 the pilot Ingrid Solvang reads it.')).toEqual({ seconds: 32 });
     // Another kind of page: the sources as they are.
     const plain = buildPagePrompt({
       page: { ...videoPage('# T\n\n## At 0:02\n\nthe pilot reads it at 0:05'), kind: 'article' as const },
