@@ -54,6 +54,8 @@ export class BargeDetector {
   /** The loudest playback level of this reply, and when the side panel last reported one. */
   private replyPeak = 0;
   private lastLevelAt = -Infinity;
+  /** The panel's player ran dry since its last level (between sentences): its silence is the reply's, not a starved page. */
+  private drained = false;
   /** The last frame fed was a barge candidate (the other track's gate reads it for a run both heard). */
   protected candidateNow = false;
   /** The gate the last frame fed was judged against (NaN while calibrating). */
@@ -86,6 +88,7 @@ export class BargeDetector {
     this.tentative = null;
     this.trace.reset();
     this.replyPeak = 0;
+    this.drained = false;
   }
 
   /** `at`: when the level is heard (the echo's clock); `arrivedAt`: when the report came (its staleness). */
@@ -94,9 +97,18 @@ export class BargeDetector {
     this.levels.push({ at, rms });
     this.replyPeak = Math.max(this.replyPeak, rms);
     this.lastLevelAt = arrivedAt;
+    this.drained = false;
     // Kept long enough for a microphone frame that reached the engine late (a busy VAD queue) to find its playback.
     const horizon = at - Math.max(engineTunables.echoTailMs, LEVEL_KEEP_MS) - FRAME_MS;
     while (this.levels.length > 0 && this.levels[0]!.at < horizon) this.levels.shift();
+  }
+
+  /**
+   * The panel's player ran dry (a sentence ended before the next one arrived) and sends no levels until it plays again:
+   * no report since is silence, not a starved page.
+   */
+  playbackDrained(): void {
+    this.drained = true;
   }
 
   /** Loudest playback within the echo tail: what may be arriving at the mic now. */
@@ -164,9 +176,10 @@ export class BargeDetector {
     const pathKnown = this.echo.evaluated || this.echo.estimate !== null;
     const unknown = pathKnown ? 0 : this.echo.recentPlayback(capturedAt);
     // The panel stopped reporting mid-reply (its page is starved, not silent): the reply's loudest level, at the
-    // largest coupling known, may be what the microphone hears.
+    // largest coupling known, may be what the microphone hears. Not after its player said it ran dry: in the room
+    // test's gaps between sentences that put the reply's loudest echo over a voice that came in the gap.
     const stale =
-      now - this.lastLevelAt > LEVEL_STALE_MS
+      !this.drained && now - this.lastLevelAt > LEVEL_STALE_MS
         ? this.replyPeak * (pathKnown ? Math.max(this.coupling, this.echo.estimate?.coupling ?? 0) : 1)
         : 0;
     const heard = this.coupling * this.expectedPlayback(capturedAt);
@@ -214,11 +227,18 @@ export class BargeDetector {
   /**
    * Feed one mic frame (time = end of frame). `otherTrackAgrees`: false
    * when the other track's frame shows no voice over its echo (`overEchoSoFar`): the frame is no candidate.
+   * `prob` null: the frame's VAD was skipped (a feed behind real time, the unprocessed track): it decides nothing and
+   * the run or burst in progress waits for a judged frame, but its level still measures the echo, as voiced: on the
+   * unprocessed track the echo is the reply's own speech (docs/echo.md, "The unprocessed microphone").
    */
-  onFrame(now: number, prob: number, micRms: number, capturedAt = now, otherTrackAgrees = true): BargeDecision {
-    const voiced = prob > engineTunables.vadOn;
+  onFrame(now: number, prob: number | null, micRms: number, capturedAt = now, otherTrackAgrees = true): BargeDecision {
     this.candidateNow = false;
     this.judgedAgainst = Number.NaN;
+    if (prob === null) {
+      this.residual.onFrame(true, micRms, false);
+      return NONE;
+    }
+    const voiced = prob > engineTunables.vadOn;
     this.residual.onFrame(voiced, micRms);
     const playback = this.expectedPlayback(capturedAt);
     const audible = playback > engineTunables.playbackAudibleRms;
@@ -233,7 +253,10 @@ export class BargeDetector {
     const candidate = voiced && micRms > gate && otherTrackAgrees && (!this.measuredOnly || this.residual.floor !== null);
     this.candidateNow = candidate;
     this.trace.frame(voiced, candidate, micRms, gate);
-    if (candidate) this.echo.markNearEnd(capturedAt);
+    // Near end: a candidate, or any voiced frame louder than the floor and than the path explains (one the other
+    // track vetoed, or under a gate raised by another echo term), lest the path's fit learn the voice as echo.
+    const unexplained = voiced && micRms > Math.max(this.floor, engineTunables.bargeRatio * this.echo.expected(capturedAt));
+    if (candidate || unexplained) this.echo.markNearEnd(capturedAt);
     if (this.tentative) return this.decide(this.tentative, candidate);
     if (!candidate) {
       this.run = 0;

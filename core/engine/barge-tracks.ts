@@ -167,13 +167,14 @@ export function crossCheckTracks(
 }
 
 /**
- * The unprocessed twin as a second barge gate's input: captured, asked for, and with its own P(speech) (a feed behind
- * real time leaves it out).
+ * The unprocessed twin as a second barge gate's input, where it is captured and asked for. `prob` is null where its
+ * VAD was skipped (a feed behind real time): the frame still teaches that gate's echo path and floor, which on a
+ * loaded machine otherwise saw too few frames of a reply to measure a floor at all, and the gate stayed mute.
  */
-export function bargeTrack(frame: MicFrame): { rms: number; prob: number } | undefined {
+export function bargeTrack(frame: MicFrame): { rms: number; prob: number | null } | undefined {
   const raw = frame.raw;
-  if (!T.bargeFromUnprocessed || raw?.prob === undefined) return undefined;
-  return { rms: raw.rms, prob: raw.prob };
+  if (!T.bargeFromUnprocessed || !raw) return undefined;
+  return { rms: raw.rms, prob: raw.prob ?? null };
 }
 
 /** The unprocessed track's gate over the reply, as the `echo-path` mark's fields. */

@@ -137,7 +137,8 @@ export class EchoPath {
   }
 
   /**
-   * The microphone frame at `at` may be the user talking over the reply (voiced, over the barge gate). Until it has
+   * The microphone frame at `at` may be the user talking over the reply (a barge candidate, or voiced and louder than
+   * the floor and than this path explains: barge-detector.ts). Until it has
    * left the estimate's window, the path does not learn a louder echo from the fit (DOUBLE_TALK_MAX_RISE).
    */
   markNearEnd(at: number): void {

@@ -62,7 +62,7 @@ export function gateFrameRow(
   at: number,
   processed: { rms: number; prob: number },
   gate: TrackGate,
-  raw: { rms: number; prob: number } | undefined,
+  raw: { rms: number; prob: number | null } | undefined,
   rawGate: TrackGate,
   decision: BargeDecision['kind'],
 ): GateFrameRow {

@@ -45,6 +45,8 @@ export interface InterruptionDetector {
   reset(): void;
   /** A playback level from the panel; true when it was audible. */
   playbackLevel(now: number, rms: number, at: number | undefined): boolean;
+  /** The panel's player ran dry between sentences: no level until it plays again is silence. */
+  playbackDrained(): void;
   /** A mic frame while the reply plays. */
   judge(now: number, frame: MicFrame, level: number, timing: FrameTiming): OverReplyJudgement;
   /** A burst over the reply was let go: a backchannel, or (`ownEcho`) the reply's own audio. */
@@ -99,6 +101,11 @@ export class TwoTrackDetector implements InterruptionDetector {
     this.lastAudibleAt = now;
     this.lastAudibleHeardAt = heardAt;
     return true;
+  }
+
+  playbackDrained(): void {
+    this.barge.playbackDrained();
+    this.rawGate.playbackDrained();
   }
 
   judge(now: number, frame: MicFrame, level: number, timing: FrameTiming): OverReplyJudgement {

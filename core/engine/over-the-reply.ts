@@ -54,6 +54,7 @@ export class OverTheReply {
       answers.heard.played(event);
     } else {
       // A run that drained was heard, also when its start never arrived (docs/echo.md, "A start the player lost").
+      this.parts.detector.playbackDrained();
       this.heardFirstAudio(active);
       active.turn.stage('echo-path', this.parts.detector.replyTrace());
       // A run that ran dry while more of the reply was on its way to the player is not its end, also when the last

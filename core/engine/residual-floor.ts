@@ -58,8 +58,12 @@ export class ResidualFloor {
    */
   constructor(private readonly behindCanceller = false) {}
 
-  /** One microphone frame while the reply plays. */
-  onFrame(voiced: boolean, micRms: number): void {
+  /**
+   * One microphone frame while the reply plays. `judged` false: its VAD was skipped (barge-detector.ts), and it is
+   * taken as voiced for the floor this reply leaves, but not for what its echo has sustained so far (`provisional`,
+   * what the cross-checks read while the reply plays): an interruption nobody has heard yet would be taken for echo.
+   */
+  onFrame(voiced: boolean, micRms: number, judged = true): void {
     if (this.mode === 'closed') return;
     this.before.push({ frames: this.frames, runLevel: this.runLevel });
     if (this.before.length > ROLLBACK_FRAMES) this.before.shift();
@@ -75,6 +79,7 @@ export class ResidualFloor {
     if (this.voicedRun.length < need) return;
     const sustained = Math.min(...this.voicedRun);
     this.sustainedAt[this.frames - 1] = sustained;
+    if (!judged) return;
     if (this.mode === 'open') this.runLevel = Math.max(this.runLevel, sustained);
     else this.pendingLevel = Math.max(this.pendingLevel, sustained);
   }

@@ -84,11 +84,15 @@ export const engineTunables = registerTunables(
     /**
      * Once a reply nobody talked over has been measured, the floor is this many times the level the canceller's
      * residual sustained over an onset run in the last `residualReplies` such replies (of at least `residualMinFrames`
-     * frames), never under `bargeLearnedMinRms` (docs/echo.md, "The measured floor").
+     * frames), never under `bargeLearnedMinRms` (docs/echo.md, "The measured floor"). 1: the floor describes the room
+     * as the last reply found it. At 3 (the largest of three), a louder room's floor stayed over the voice in the
+     * quieter rooms after it: in the 24-room grid of 2026-12-07, 7 of its 13 missed interruptions stood under a floor
+     * of 0.07–0.25 RMS, 2.8–25× what that room's own reply before would have left (bench/room/floor-carry.ts), over a
+     * voice of ~0.1 at its loudest.
      */
     bargeResidualMargin: 2.5,
     bargeLearnedMinRms: 0.01,
-    residualReplies: 3,
+    residualReplies: 1,
     residualMinFrames: 60,
     /**
      * A reply's level is the loudest it sustained, but at most `residualPeakOverRank` times its `residualWindowRank`-th

@@ -96,7 +96,8 @@ describe('the measured floor of the barge gate', () => {
     };
     const capped = session();
     expect(capped.missed).not.toContain('duck');
-    expect(capped.floor).toBeCloseTo(0.03, 6); // the voice's reply taught 2 × 0.004: the louder reply's floor stands
+    // The voice's reply taught twice its echo's level (the cap), and the floor is the last reply's: 2.5 × 2 × 0.004.
+    expect(capped.floor).toBeCloseTo(T.bargeResidualMargin * T.residualPeakOverRank * 0.004, 6);
     expect(capped.next).toContain('barge');
     // Learned at its level (rank 1), the chopped voice lifts the floor to 2.5 × 0.025 = 0.0625, over the next voice.
     setTunable('engine.residualWindowRank', 1);
@@ -104,6 +105,19 @@ describe('the measured floor of the barge gate', () => {
     expect(uncapped.missed).not.toContain('duck');
     expect(uncapped.floor).toBeCloseTo(0.0625, 6);
     expect(uncapped.next).not.toContain('duck');
+  });
+
+  // The 24-room grid of 2026-12-07: with the largest of the last three replies, a louder room's floor (0.07–0.25) stood
+  // over the voice in the quieter rooms after it, and 8 of its 13 interruptions were missed (`residualReplies`).
+  it('the speakers turned down: the next reply measures the quieter room, and a voice over it interrupts', () => {
+    const W = T.residualWindowFrames;
+    const barge = new BargeDetector();
+    expect(play(barge, residual(4 * W, 0.016, 0.05))).not.toContain('duck'); // loud: it sustains 0.016
+    play(barge, residual(4 * W, 0.003, 0.01)); // the volume turned down
+    play(barge, []);
+    expect(barge.floor).toBe(T.bargeLearnedMinRms); // 2.5 × 0.003, not 2.5 × 0.016 = 0.04
+    const voice = Array.from({ length: 20 }, () => 0.03);
+    expect(play(barge, [...residual(2 * W, 0.003, 0.01), ...voice])).toContain('barge');
   });
 
   it('a reply whose echo is as loud as the measured ones has not outgrown the floor: peak against peak', () => {
