@@ -2,7 +2,7 @@
  * What the room test prints with ROOM_DEBUG=1: the speakers and the raw room around a reply's end and around the
  * user's voice, the engine's onsets, echo-path marks and utterances. Only for reading a run; nothing here decides.
  */
-import type { EngineMark } from '../e2e/harness';
+import { request, sendFromPage, type EngineMark } from '../e2e/harness';
 import { RIG_RATE, type Recording } from './rig';
 import type { RoomSession } from './session';
 import { silentFrom } from './session';
@@ -86,4 +86,23 @@ export function printMarks(all: EngineMark[], t0: number): void {
   const keep = all.filter((m) => (m.fields && names.includes(m.name)) || more.includes(m.name));
   const shown = keep.map((m) => ({ name: m.name, turnId: m.turnId, at: Math.round(m.at - t0), ...m.fields }));
   console.log('ROOM marks', JSON.stringify(shown));
+}
+
+/**
+ * Both barge gates' frames around the voice (ROOM_TUNABLES=engine.traceGateFrames=1; core/engine/gate-frames.ts): each
+ * frame's level against the gate it met, in ms from the voice. Nothing when the log is off.
+ */
+export async function printGateFrames(room: RoomSession, voiceAt: number): Promise<void> {
+  type Frames = { ok: boolean; data?: { columns: string[]; rows: number[][]; clockToWallMs: number } };
+  const r = await sendFromPage<Frames>(room.panel, request('debug/gate-frames', 'offscreen')).catch(() => null);
+  if (!r?.ok || !r.data || r.data.rows.length === 0) return;
+  const { columns, rows, clockToWallMs } = r.data;
+  const keep = ['prob', 'rms', 'gate', 'candidate', 'rawProb', 'rawRms', 'rawGate', 'rawCandidate', 'echo', 'playback', 'floor'];
+  const at = columns.indexOf('at');
+  const near = rows.filter((row) => Math.abs(row[at]! + clockToWallMs - voiceAt - 600) <= 900);
+  const shown = near.map((row) => [
+    Math.round(row[at]! + clockToWallMs - voiceAt),
+    ...keep.map((c) => Math.round(row[columns.indexOf(c)]! * 1e3) / 1e3),
+  ]);
+  console.log(`ROOM gate frames (ms from the voice, ${keep.join(', ')})\n${shown.map((x) => x.join(' ')).join('\n')}`);
 }

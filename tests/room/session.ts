@@ -27,7 +27,15 @@ import type { ReplyResult, Say } from './results';
 
 export type { ReplyOptions } from './scripted-words';
 import { ECHO_HEARD_AS_REPLY_MS, HEARD_AS_WINDOW_MS, REPLY_WORDS, scriptTranscripts, type ReplyOptions } from './scripted-words';
-import { DEBUG, printAroundVoice, printMarks, printSilentMarks, printTail, printVoiceMatch } from './debug-print';
+import {
+  DEBUG,
+  printAroundVoice,
+  printGateFrames,
+  printMarks,
+  printSilentMarks,
+  printTail,
+  printVoiceMatch,
+} from './debug-print';
 import { activeRms, bestMatch, endOfLastLoud, rms } from './signal';
 
 /** Five sentences, each `FRAMES_PER_SENTENCE` × 80 ms of speech from the fixture TTS: 7 s of reply, more with gaps. */
@@ -310,7 +318,8 @@ async function follow(
   await sleep(1500);
   // When the voice began: found in the room's recording (paplay's start-up varies by up to a second under load).
   const searchFrom = spawnedAt;
-  const match = bestMatch(room.room.between(searchFrom, spawnedAt + 4000), phraseStart(say.wav));
+  // The earliest strong match: in a run on 2026-12-08 a sound 3 s after the voice matched its start better (0.95).
+  const match = bestMatch(room.room.between(searchFrom, spawnedAt + 4000), phraseStart(say.wav), 0.85);
   const found = match.correlation >= VOICE_MIN_CORRELATION ? match.index : -1;
   if (DEBUG) printVoiceMatch(match, startedAt + USER_LEAD_S * 1000 - spawnedAt);
   const voiceAt = found >= 0 ? searchFrom + (found / RIG_RATE) * 1000 : startedAt + USER_LEAD_S * 1000;
@@ -320,6 +329,7 @@ async function follow(
   const afterVoice = room.speakers.between(voiceAt, stoppedAt ?? Date.now());
   const loweredAt = voiceAt + (endOfLastLoud(afterVoice, level * 10 ** (-LOWERED_DB / 20)) / RIG_RATE) * 1000;
   if (DEBUG) await printAroundVoice(room, voiceAt, await aroundVoice);
+  if (DEBUG) await printGateFrames(room, voiceAt);
   const duck = after.find((m) => m.turnId === turnId && m.name === 'barge-tentative' && m.wallAt >= voiceAt - 500);
   const echoPaths = after.filter((m) => m.name === 'echo-path');
   // A reply may mark its echo path more than once, each mark with the reply's counts so far: the newest per turn.

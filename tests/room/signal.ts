@@ -60,8 +60,11 @@ export function findTemplate(s: Float32Array, template: Float32Array, minCorrela
   return m.correlation >= minCorrelation ? m.index : -1;
 }
 
-/** The best normalised cross-correlation of `template` in `s` at 8 kHz, and where (a sample index of `s`). */
-export function bestMatch(s: Float32Array, template: Float32Array): { index: number; correlation: number } {
+/**
+ * The best normalised cross-correlation of `template` in `s` at 8 kHz, and where (a sample index of `s`); with
+ * `earliestWithin` under 1, the earliest local peak at least that share of the best instead.
+ */
+export function bestMatch(s: Float32Array, template: Float32Array, earliestWithin = 1): { index: number; correlation: number } {
   const x = to8k(s);
   const t = to8k(template);
   const n = t.length;
@@ -69,15 +72,24 @@ export function bestMatch(s: Float32Array, template: Float32Array): { index: num
   const tNorm = Math.sqrt(t.reduce((a, v) => a + v * v, 0));
   const energy = new Float64Array(x.length + 1);
   for (let i = 0; i < x.length; i++) energy[i + 1] = energy[i]! + x[i]! * x[i]!;
+  const corr = new Float64Array(x.length - n + 1).fill(-Infinity);
   let best = -1;
-  let bestCorr = -Infinity;
   for (let lag = 0; lag + n <= x.length; lag++) {
     const e = energy[lag + n]! - energy[lag]!;
     if (e <= 0) continue;
     let dot = 0;
     for (let k = 0; k < n; k++) dot += t[k]! * x[lag + k]!;
-    const corr = dot / (tNorm * Math.sqrt(e));
-    if (corr > bestCorr) [best, bestCorr] = [lag, corr];
+    corr[lag] = dot / (tNorm * Math.sqrt(e));
+    if (best < 0 || corr[lag]! > corr[best]!) best = lag;
   }
-  return { index: best * 6, correlation: best < 0 ? 0 : bestCorr };
+  if (best < 0) return { index: -1, correlation: 0 };
+  // The earliest lag nearly as good as the best (`earliestWithin` of it), at the peak of the 50 ms after it: the first
+  // time the phrase is heard, not a later sound that happens to match it better.
+  let pick = best;
+  const first = corr.findIndex((c) => c >= earliestWithin * corr[best]!);
+  if (first >= 0 && first < best) {
+    pick = first;
+    for (let lag = first + 1; lag < Math.min(best, first + 400); lag++) if (corr[lag]! > corr[pick]!) pick = lag;
+  }
+  return { index: pick * 6, correlation: corr[pick]! };
 }

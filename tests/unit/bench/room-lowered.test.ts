@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { RIG_RATE } from '../../room/rig';
-import { activeRms, endOfLastLoud, findTemplate } from '../../room/signal';
+import { activeRms, bestMatch, endOfLastLoud, findTemplate } from '../../room/signal';
 
 /** Words of 180 ms (a 220 Hz tone whose level wanders ±4 dB) with 120 ms pauses, `seconds` long. */
 function speech(seconds: number): Float32Array {
@@ -60,6 +60,19 @@ describe("finding the user's voice in the room's recording", () => {
     const at = Math.round(1.337 * RIG_RATE);
     for (let i = 0; i < voice.length; i++) room[at + i]! += voice[i]!;
     expect(Math.abs(ms(findTemplate(room, voice)) - 1337)).toBeLessThanOrEqual(1);
+  });
+
+  it('the first time the phrase is heard, not a later, cleaner copy of it (the earliest strong match)', () => {
+    const room = new Float32Array(3 * RIG_RATE);
+    const first = Math.round(0.4 * RIG_RATE);
+    const later = Math.round(2.1 * RIG_RATE);
+    const under = speech(1);
+    for (let i = 0; i < voice.length; i++) {
+      room[first + i] = voice[i]! + 0.3 * under[i]!; // heard over the reply
+      room[later + i] = voice[i]!; // the same sound again, alone
+    }
+    expect(Math.abs(ms(bestMatch(room, voice).index) - 2100)).toBeLessThanOrEqual(1);
+    expect(Math.abs(ms(bestMatch(room, voice, 0.85).index) - 400)).toBeLessThanOrEqual(1);
   });
 
   it('no match when the phrase is not there', () => {
