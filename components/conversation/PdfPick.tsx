@@ -4,14 +4,9 @@
  * only in memory and never leaves this computer.
  */
 import { useRef, useState } from 'preact/hooks';
+import { bytesToBase64 } from '../../core/text/base64';
 import { pageTunables } from '../../core/tunables';
 import { request } from '../ui/runtime';
-
-function toBase64(bytes: Uint8Array): string {
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(out);
-}
 
 export function PdfPickCard({ card }: { card: Record<string, unknown> }) {
   const question = typeof card.question === 'string' && card.question.length <= 4_000 ? card.question : null;
@@ -29,7 +24,7 @@ export function PdfPickCard({ card }: { card: Record<string, unknown> }) {
       const bytes = new Uint8Array(await file.arrayBuffer());
       // Every PDF starts with "%PDF-": anything else would only fail in pdf.js, after the question was asked again.
       if (String.fromCharCode(...bytes.subarray(0, 5)) !== '%PDF-') throw new Error("That file isn't a PDF.");
-      const data = toBase64(bytes);
+      const data = bytesToBase64(bytes);
       const kept = await request('page/local-pdf', { name: file.name.slice(0, 1_000), data }, 60_000);
       if (!kept.ok) throw new Error(kept.message ?? "I couldn't take that file.");
       setState({ busy: false, message: null });

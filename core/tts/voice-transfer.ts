@@ -3,7 +3,10 @@
  * so the consent statement and time travel with the voice and an import is validated exactly like a stored voice.
  * Runtime messaging is JSON-only, so the bytes cross between the side panel and the offscreen document as base64.
  */
+import { base64ToBytes, bytesToBase64 } from '../text/base64';
 import { consentSchema, deserializeVoice, serializeVoice, VoiceFileError, type StoredVoice } from './voice-store';
+
+export { base64ToBytes, bytesToBase64 };
 
 export const VOICE_FILE_EXTENSION = '.stvoice';
 
@@ -13,20 +16,6 @@ export const VOICE_FILE_EXTENSION = '.stvoice';
  */
 export const MAX_VOICE_TRANSFER_BYTES = 24 * 1024 * 1024;
 export const MAX_VOICE_TRANSFER_BASE64 = Math.ceil(MAX_VOICE_TRANSFER_BYTES / 3) * 4;
-
-export function bytesToBase64(bytes: Uint8Array): string {
-  let bin = '';
-  // Chunked: String.fromCharCode(...all) overflows the argument limit on megabyte inputs.
-  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(bin);
-}
-
-export function base64ToBytes(b64: string): Uint8Array<ArrayBuffer> {
-  const bin = atob(b64);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
 
 /** "Anna's voice!" → "Anna-s-voice.stvoice": letters, digits, "-" and "_" only, so no OS or path trouble. */
 export function voiceFileName(name: string): string {

@@ -8,6 +8,7 @@ import { captionPageText, parseCaptions } from '../../core/page/captions';
 import type { PageExtraction } from '../../core/page/types';
 import { pageUrlForPrompt } from '../../core/page/url';
 import { captionUrl, pickCaptionTrack, PlayerCaptionsSchema, videoPageUrl, watchVideoId } from '../../core/page/youtube';
+import { bytesToBase64 } from '../../core/text/base64';
 import { pageTunables } from '../../core/tunables';
 
 export type PdfRead = { ok: true; pdf: { title: string; url: string; data: string } } | PageUnavailable;
@@ -15,12 +16,6 @@ export type VideoRead = { ok: true; page: PageExtraction } | PageUnavailable;
 
 /** Largest caption response read (a three-hour json3 track with word timings is about 3 MB). */
 const MAX_CAPTION_CHARS = 8_000_000;
-
-function toBase64(bytes: Uint8Array): string {
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(out);
-}
 
 /** In the tab, for file:// PDFs (fetch has no file: scheme): the document's bytes, base64, or null. */
 function readOwnBytes(max: number): Promise<string | null> {
@@ -83,7 +78,7 @@ export async function readPdfTab(tab: chrome.tabs.Tab): Promise<PdfRead> {
     if (Number(response.headers.get('content-length') ?? 0) > max) return unavailable('pdf_too_large');
     const bytes = new Uint8Array(await response.arrayBuffer());
     if (bytes.length > max) return unavailable('pdf_too_large');
-    return { ok: true, pdf: { ...meta, data: toBase64(bytes) } };
+    return { ok: true, pdf: { ...meta, data: bytesToBase64(bytes) } };
   } catch {
     return unavailable('pdf');
   }
